@@ -1,0 +1,22 @@
+// The subcommands of the `hsalit` executable. Each registers itself on the CLI11 app and
+// returns a callback that runs it and yields the process exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace hsalit::cli {
+
+// Exit statuses shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct Command {
+  CLI::App* app = nullptr;     // the subcommand, to know whether it was chosen
+  std::function<int()> run;    // runs it once the command line is parsed
+};
+
+Command add_parse_command(CLI::App& app);
+
+}  // namespace hsalit::cli

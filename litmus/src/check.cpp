@@ -1,0 +1,272 @@
+// Semantic checks of a test: what the grammar cannot say. Shared by the text parser and
+// the JSON reader so that both accept exactly the same tests.
+#include "hsalit/litmus/check.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace hsalit::litmus {
+namespace {
+
+class TestChecker {
+ public:
+  TestChecker(Test& test, DiagnosticList& diags, const ParseLimits& limits)
+      : test_(test), diags_(diags), limits_(limits) {}
+
+  void run() {
+    if (!check_threads()) return;
+    check_init();
+    for (const Thread& t : test_.threads) check_thread(t);
+    check_scopes();
+    check_regions();
+    for (const ObservedRef& r : test_.locations) check_observed(r, "'locations'");
+    if (test_.filter) check_prop(*test_.filter, "filter");
+    check_prop(test_.condition.prop, "condition");
+  }
+
+ private:
+  int thread_count() const { return static_cast<int>(test_.threads.size()); }
+
+  bool check_threads() {
+    if (test_.threads.empty()) {
+      diags_.error({}, "the test has no threads");
+      return false;
+    }
+    if (thread_count() > limits_.max_threads) {
+      diags_.error(test_.threads[0].pos.at,
+                   fmt::format("too many threads ({}; the limit is {})", thread_count(),
+                               limits_.max_threads));
+      return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < thread_count(); ++i) {
+      const Thread& t = test_.threads[static_cast<std::size_t>(i)];
+      if (t.id != i) {
+        diags_.error(t.pos.at, fmt::format("thread {} is numbered {} (threads are numbered 0, 1, "
+                                           "... in order)",
+                                           i, t.id));
+        ok = false;
+      }
+      if (static_cast<int>(t.code.size()) > limits_.max_instructions_per_thread) {
+        diags_.error(t.pos.at, fmt::format("thread P{} has more than {} instructions", t.id,
+                                           limits_.max_instructions_per_thread));
+        ok = false;
+      }
+      registers_.emplace_back();
+    }
+    return ok;
+  }
+
+  void check_init() {
+    std::set<std::pair<int, std::string>> seen;
+    for (const InitEntry& e : test_.init) {
+      if (e.thread && (*e.thread < 0 || *e.thread >= thread_count())) {
+        diags_.error(e.pos.at, fmt::format("initial state names thread {} but the test has {} "
+                                           "thread{}",
+                                           *e.thread, thread_count(), thread_count() == 1 ? "" : "s"));
+        continue;
+      }
+      if (!seen.insert({e.thread.value_or(-1), e.name}).second)
+        diags_.error(e.pos.at, fmt::format("'{}' is initialised twice",
+                                           e.thread ? fmt::format("{}:{}", *e.thread, e.name) : e.name));
+      if (!e.value.is_constant() && !e.value.is_location())
+        diags_.error(e.pos.at, "an initial value is a number or a location name");
+      if (e.thread) registers_[static_cast<std::size_t>(*e.thread)].insert(e.name);
+      else if (e.name.empty() || e.name[0] == '%')
+        diags_.error(e.pos.at, fmt::format("'{}' is not a location name", e.name));
+    }
+  }
+
+  // Registers a thread can read: initialised ones and those some instruction writes.
+  void collect_registers(const Thread& t) {
+    auto& regs = registers_[static_cast<std::size_t>(t.id)];
+    for (const Instruction& ins : t.code)
+      if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov)
+        regs.insert(ins.reg);
+  }
+
+  void check_expr_registers(const Thread& t, const Expr& e) {
+    if (e.is_register() && !registers_[static_cast<std::size_t>(t.id)].count(e.name))
+      diags_.error(e.pos.at, fmt::format("unknown register '{}': thread P{} neither initialises "
+                                         "nor writes it",
+                                         e.name, t.id));
+    if (e.kind == Expr::Kind::Binary && e.operands.size() != 2)
+      diags_.error(e.pos.at, "an operation has exactly two operands");
+    for (const Expr& o : e.operands) check_expr_registers(t, o);
+  }
+
+  void check_address(const Thread& t, const Instruction& ins) {
+    const Address& a = ins.addr;
+    if (!a.base.is_location() && !a.base.is_register()) {
+      diags_.error(a.pos.at, "an address is a location or a register");
+      return;
+    }
+    check_expr_registers(t, a.base);
+    if (a.offset) {
+      if (!a.offset->is_constant() && !a.offset->is_register())
+        diags_.error(a.pos.at, "an address offset is a constant or a register");
+      check_expr_registers(t, *a.offset);
+    }
+  }
+
+  void check_thread(const Thread& t) {
+    collect_registers(t);
+    std::map<std::string, std::size_t> labels;
+    for (std::size_t i = 0; i < t.code.size(); ++i) {
+      const Instruction& ins = t.code[i];
+      if (ins.kind != OpKind::Label) continue;
+      if (!labels.emplace(ins.label, i).second)
+        diags_.error(ins.pos.at, fmt::format("label '{}' is defined twice in thread P{}",
+                                             ins.label, t.id));
+    }
+    for (std::size_t i = 0; i < t.code.size(); ++i) {
+      const Instruction& ins = t.code[i];
+      check_annotations(ins);
+      switch (ins.kind) {
+        case OpKind::Load:
+          check_address(t, ins);
+          break;
+        case OpKind::Store:
+          check_address(t, ins);
+          if (!ins.value.is_constant() && !ins.value.is_register())
+            diags_.error(ins.pos.at, "a store writes a constant or a register");
+          check_expr_registers(t, ins.value);
+          break;
+        case OpKind::Rmw:
+          check_address(t, ins);
+          check_expr_registers(t, ins.value);
+          if (ins.expected) check_expr_registers(t, *ins.expected);
+          if (ins.annots.cas != ins.expected.has_value())
+            diags_.error(ins.pos.at, "a compare-and-swap has an expected value and a new value");
+          break;
+        case OpKind::Mov:
+          check_expr_registers(t, ins.value);
+          break;
+        case OpKind::Branch: {
+          if (ins.condition) check_expr_registers(t, *ins.condition);
+          auto target = labels.find(ins.label);
+          if (target == labels.end())
+            diags_.error(ins.pos.at, fmt::format("unknown label '{}' in thread P{}", ins.label, t.id));
+          else if (target->second < i)
+            diags_.error(ins.pos.at, fmt::format("backward branch to '{}': only forward branches "
+                                                 "are supported (a loop makes executions "
+                                                 "unbounded)",
+                                                 ins.label));
+          break;
+        }
+        case OpKind::Label:
+        case OpKind::Fence:
+        case OpKind::Barrier:
+          break;
+      }
+      if (ins.reg.empty() &&
+          (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov))
+        diags_.error(ins.pos.at, "missing destination register");
+    }
+  }
+
+  // The annotation rules of HSA SysArch 3.3.1 and 3.3.6 and HSA PRM 6.2: which orders each
+  // operation takes, and that only atomics and fences carry a scope.
+  void check_annotations(const Instruction& ins) {
+    const Annotations& a = ins.annots;
+    const SourcePos at = ins.pos.at;
+    if (ins.kind != OpKind::Branch && !a.tags.empty())
+      diags_.error(at, fmt::format("unknown annotation '{}'", a.tags.front()));
+    if (a.cas && ins.kind != OpKind::Rmw) diags_.error(at, "'cas' applies to rmw only");
+    if (!ins.is_memory_access() && ins.kind != OpKind::Fence) return;
+
+    if (ins.kind == OpKind::Fence) {
+      if (a.atomic) diags_.error(at, "a fence is not 'atomic': write f[ORDER,SCOPE]");
+      if (a.order == MemoryOrder::Relaxed)
+        diags_.error(at, "a fence needs an order: scacq, screl or scar (HSA has no relaxed fence)");
+      if (a.scope == Scope::WorkItem)
+        diags_.error(at, "a fence needs a scope: wave, wg, agent or system");
+      if (a.size != AccessSize::Single) diags_.error(at, "a fence has no access size");
+      return;
+    }
+    if (!a.atomic) {
+      if (ins.kind == OpKind::Rmw)
+        diags_.error(at, "a read-modify-write is atomic: write rmw[atomic,ORDER,SCOPE]");
+      if (a.order != MemoryOrder::Relaxed)
+        diags_.error(at, fmt::format("an ordinary access cannot be '{}': write 'atomic' for an "
+                                     "atomic operation (HSA SysArch 3.3.1)",
+                                     to_string(a.order)));
+      if (a.scope != Scope::WorkItem)
+        diags_.error(at, fmt::format("an ordinary access has work-item scope, not '{}': write "
+                                     "'atomic' for an atomic operation (HSA SysArch 3.3.6)",
+                                     to_string(a.scope)));
+      return;
+    }
+    if (a.scope == Scope::WorkItem)
+      diags_.error(at, "an atomic operation needs a scope: wave, wg, agent or system");
+    if (ins.kind == OpKind::Load && a.order == MemoryOrder::Release)
+      diags_.error(at, "a load cannot be 'screl' (loads are rlx, scacq or scar)");
+    if (ins.kind == OpKind::Store && a.order == MemoryOrder::Acquire)
+      diags_.error(at, "a store cannot be 'scacq' (stores are rlx, screl or scar)");
+    if (ins.addr.base.is_location() && a.scope > Scope::WorkGroup &&
+        test_.segment_of(ins.addr.base.name) == Segment::Group)
+      diags_.warning(at, fmt::format("'{}' is in the group segment: scope '{}' acts as wg "
+                                     "(HSA SysArch 3.3.6)",
+                                     ins.addr.base.name, to_string(a.scope)));
+  }
+
+  void check_scopes() {
+    if (test_.scopes.nodes().empty()) {
+      test_.scopes = ScopeTree::default_for(thread_count());
+      diags_.warning(test_.condition.pos.at,
+                     "no 'scopes:' line: each thread is placed in its own work-group of one agent");
+    }
+    test_.scopes.resolve(thread_count(), diags_);
+  }
+
+  void check_regions() {
+    std::set<std::string> seen;
+    for (const RegionEntry& r : test_.regions) {
+      if (!seen.insert(r.location).second)
+        diags_.error(r.pos.at, fmt::format("'{}' is given a region twice", r.location));
+    }
+  }
+
+  void check_observed(const ObservedRef& r, std::string_view where) {
+    if (!r.thread) return;
+    if (*r.thread < 0 || *r.thread >= thread_count()) {
+      diags_.error(r.pos.at, fmt::format("{} names thread {} but the test has {} thread{}", where,
+                                         *r.thread, thread_count(), thread_count() == 1 ? "" : "s"));
+      return;
+    }
+    if (!registers_[static_cast<std::size_t>(*r.thread)].count(r.name))
+      diags_.error(r.pos.at, fmt::format("{} reads {}:{} but thread P{} neither initialises nor "
+                                         "writes {}",
+                                         where, *r.thread, r.name, *r.thread, r.name));
+  }
+
+  void check_prop(const Prop& p, std::string_view where) {
+    if (p.kind == Prop::Kind::Equals) {
+      check_observed(p.lhs, where);
+      if (!p.rhs.is_constant() && !p.rhs.is_location())
+        diags_.error(p.pos.at, "a condition compares with a number or a location");
+    }
+    std::size_t arity = p.kind == Prop::Kind::Not ? 1
+                        : (p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or) ? 2
+                                                                                   : 0;
+    if (p.operands.size() != arity) diags_.error(p.pos.at, "malformed condition");
+    for (const Prop& o : p.operands) check_prop(o, where);
+  }
+
+  Test& test_;
+  DiagnosticList& diags_;
+  const ParseLimits& limits_;
+  std::vector<std::set<std::string>> registers_;  // per thread
+};
+
+}  // namespace
+
+bool check_test(Test& test, DiagnosticList& diags, const ParseLimits& limits) {
+  std::size_t before = diags.error_count();
+  TestChecker(test, diags, limits).run();
+  return diags.error_count() == before;
+}
+
+}  // namespace hsalit::litmus

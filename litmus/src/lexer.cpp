@@ -1,0 +1,224 @@
+#include "lexer.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+namespace hsalit::litmus::detail {
+
+std::string_view describe(TokenKind kind) {
+  switch (kind) {
+    case TokenKind::Ident: return "a name";
+    case TokenKind::Register: return "a register";
+    case TokenKind::Number: return "a number";
+    case TokenKind::String: return "a string";
+    case TokenKind::LParen: return "'('";
+    case TokenKind::RParen: return "')'";
+    case TokenKind::LBrack: return "'['";
+    case TokenKind::RBrack: return "']'";
+    case TokenKind::LBrace: return "'{'";
+    case TokenKind::RBrace: return "'}'";
+    case TokenKind::Semi: return "';'";
+    case TokenKind::Pipe: return "'|'";
+    case TokenKind::Comma: return "','";
+    case TokenKind::Colon: return "':'";
+    case TokenKind::Equals: return "'='";
+    case TokenKind::Plus: return "'+'";
+    case TokenKind::Tilde: return "'~'";
+    case TokenKind::And: return "'/\\'";
+    case TokenKind::Or: return "'\\/'";
+    case TokenKind::End: return "end of file";
+  }
+  return "?";
+}
+
+namespace {
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+void Lexer::advance() {
+  if (pos_ >= text_.size()) return;
+  if (text_[pos_] == '\n') {
+    ++line_;
+    column_ = 1;
+  } else {
+    ++column_;
+  }
+  ++pos_;
+}
+
+void Lexer::skip_blanks_and_comments(bool cross_lines) {
+  for (;;) {
+    char c = at(0);
+    if (c == ' ' || c == '\t' || c == '\r' || (cross_lines && c == '\n')) {
+      advance();
+    } else if (c == '(' && at(1) == '*') {
+      SourcePos start = position();
+      int depth = 0;
+      do {
+        if (at(0) == '(' && at(1) == '*') {
+          ++depth;
+          advance();
+          advance();
+        } else if (at(0) == '*' && at(1) == ')') {
+          --depth;
+          advance();
+          advance();
+        } else if (pos_ >= text_.size()) {
+          throw SyntaxError{start, "unterminated comment '(*'"};
+        } else {
+          advance();
+        }
+      } while (depth > 0);
+    } else {
+      return;
+    }
+  }
+}
+
+Token Lexer::next() {
+  skip_blanks_and_comments(true);
+  Token tok;
+  tok.pos = position();
+  char c = at(0);
+  if (pos_ >= text_.size()) {
+    tok.kind = TokenKind::End;
+    return tok;
+  }
+  auto single = [&](TokenKind k) {
+    tok.kind = k;
+    tok.text = std::string(1, c);
+    advance();
+    return tok;
+  };
+  switch (c) {
+    case '(': return single(TokenKind::LParen);
+    case ')': return single(TokenKind::RParen);
+    case '[': return single(TokenKind::LBrack);
+    case ']': return single(TokenKind::RBrack);
+    case '{': return single(TokenKind::LBrace);
+    case '}': return single(TokenKind::RBrace);
+    case ';': return single(TokenKind::Semi);
+    case '|': return single(TokenKind::Pipe);
+    case ',': return single(TokenKind::Comma);
+    case ':': return single(TokenKind::Colon);
+    case '=': return single(TokenKind::Equals);
+    case '+': return single(TokenKind::Plus);
+    case '~': return single(TokenKind::Tilde);
+    default: break;
+  }
+  if (c == '/' && at(1) == '\\') {
+    advance();
+    advance();
+    tok.kind = TokenKind::And;
+    tok.text = "/\\";
+    return tok;
+  }
+  if (c == '\\' && at(1) == '/') {
+    advance();
+    advance();
+    tok.kind = TokenKind::Or;
+    tok.text = "\\/";
+    return tok;
+  }
+  if (c == '"') {
+    advance();
+    while (at(0) != '"') {
+      if (pos_ >= text_.size() || at(0) == '\n')
+        throw SyntaxError{tok.pos, "unterminated string (a description is one line in double quotes)"};
+      tok.text += at(0);
+      advance();
+    }
+    advance();
+    tok.kind = TokenKind::String;
+    return tok;
+  }
+  if (is_digit(c) || (c == '-' && is_digit(at(1)))) {
+    std::string digits;
+    bool negative = c == '-';
+    if (negative) advance();
+    int base = 10;
+    if (at(0) == '0' && (at(1) == 'x' || at(1) == 'X')) {
+      base = 16;
+      advance();
+      advance();
+    }
+    while (std::isxdigit(static_cast<unsigned char>(at(0))) && (base == 16 || is_digit(at(0)))) {
+      digits += at(0);
+      advance();
+    }
+    if (digits.empty() || is_ident_char(at(0)))
+      throw SyntaxError{tok.pos, "malformed number"};
+    std::uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+    (void)ptr;
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (ec != std::errc() || magnitude > kMax + (negative ? 1 : 0))
+      throw SyntaxError{tok.pos, "number out of range (values are 64-bit signed integers)"};
+    tok.kind = TokenKind::Number;
+    tok.number = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+    tok.text = (negative ? "-" : "") + digits;
+    return tok;
+  }
+  if (c == '%' && is_ident_start(at(1))) {
+    tok.text += c;
+    advance();
+    while (is_ident_char(at(0))) {
+      tok.text += at(0);
+      advance();
+    }
+    tok.kind = TokenKind::Register;
+    return tok;
+  }
+  if (is_ident_start(c)) {
+    while (is_ident_char(at(0))) {
+      tok.text += at(0);
+      advance();
+    }
+    bool reg = tok.text.size() > 1 && tok.text[0] == 'r';
+    for (std::size_t i = 1; reg && i < tok.text.size(); ++i) reg = is_digit(tok.text[i]);
+    tok.kind = reg ? TokenKind::Register : TokenKind::Ident;
+    return tok;
+  }
+  std::string shown = std::isprint(static_cast<unsigned char>(c))
+                          ? fmt::format("'{}'", c)
+                          : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
+  throw SyntaxError{tok.pos, fmt::format("unexpected character {}", shown)};
+}
+
+std::string Lexer::raw_word_on_line() {
+  skip_blanks_and_comments(false);
+  std::string word;
+  while (pos_ < text_.size()) {
+    char c = at(0);
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') break;
+    word += c;
+    advance();
+  }
+  return word;
+}
+
+char Lexer::peek_char() {
+  skip_blanks_and_comments(true);
+  return at(0);
+}
+
+std::string Lexer::raw_rest_of_line() {
+  std::string rest;
+  while (pos_ < text_.size() && at(0) != '\n') {
+    rest += at(0);
+    advance();
+  }
+  advance();
+  while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ' || rest.back() == '\t'))
+    rest.pop_back();
+  return rest;
+}
+
+}  // namespace hsalit::litmus::detail

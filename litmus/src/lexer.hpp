@@ -1,0 +1,66 @@
+// The tokenizer of the LISA dialect. The parser drives it one token at a time and may
+// switch to raw reading for the header line and the metadata lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hsalit/litmus/source.hpp"
+
+namespace hsalit::litmus::detail {
+
+enum class TokenKind {
+  Ident,     // names, opcodes, labels, locations: [A-Za-z_][A-Za-z0-9_.]*
+  Register,  // r0, r12, %T1
+  Number,    // -12, 42, 0x2a
+  String,    // "..." (text without the quotes)
+  LParen, RParen, LBrack, RBrack, LBrace, RBrace,
+  Semi, Pipe, Comma, Colon, Equals, Plus, Tilde,
+  And,  // /\ .
+  Or,   // \/ .
+  End,
+};
+
+std::string_view describe(TokenKind kind);
+
+struct Token {
+  TokenKind kind = TokenKind::End;
+  std::string text;
+  std::int64_t number = 0;
+  SourcePos pos;
+};
+
+// Thrown for malformed input; the parser turns it into one diagnostic.
+struct SyntaxError {
+  SourcePos pos;
+  std::string message;
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  Token next();  // skips blanks and (* nested *) comments
+  SourcePos position() const { return {line_, column_}; }
+
+  // Raw reading for the header: skips blanks and comments on the current line and returns
+  // the next run of non-blank characters (empty at end of line).
+  std::string raw_word_on_line();
+  // Skips blanks and comments (across lines) and returns the next character, or '\0'.
+  char peek_char();
+  // Returns the rest of the current line (without the newline) and moves past it.
+  std::string raw_rest_of_line();
+
+ private:
+  char at(std::size_t i) const { return pos_ + i < text_.size() ? text_[pos_ + i] : '\0'; }
+  void advance();
+  void skip_blanks_and_comments(bool cross_lines);
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::uint32_t line_ = 1;
+  std::uint32_t column_ = 1;
+};
+
+}  // namespace hsalit::litmus::detail

@@ -1,0 +1,731 @@
+// Recursive-descent parser for herd7's LISA dialect with HSA annotations
+// (docs/litmus-format.md is the reference for what is accepted).
+#include "hsalit/litmus/parser.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "hsalit/litmus/check.hpp"
+#include "lexer.hpp"
+
+namespace hsalit::litmus {
+namespace {
+
+using detail::Lexer;
+using detail::SyntaxError;
+using detail::Token;
+using detail::TokenKind;
+
+bool is_trailer_keyword(const Token& t) {
+  if (t.kind == TokenKind::Tilde || t.kind == TokenKind::End) return true;
+  if (t.kind != TokenKind::Ident) return false;
+  return t.text == "scopes" || t.text == "regions" || t.text == "locations" ||
+         t.text == "filter" || t.text == "exists" || t.text == "forall";
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, const ParseLimits& limits) : lex_(text), limits_(limits) {}
+
+  Test parse() {
+    parse_header();
+    parse_init();
+    tok_ = lex_.next();
+    parse_program();
+    parse_trailers();
+    return std::move(test_);
+  }
+
+ private:
+  // ---- token helpers -------------------------------------------------------------------
+  void advance() { tok_ = lex_.next(); }
+
+  [[noreturn]] void fail(SourcePos pos, std::string message) {
+    throw SyntaxError{pos, std::move(message)};
+  }
+
+  [[noreturn]] void unexpected(std::string_view wanted) {
+    std::string got = tok_.kind == TokenKind::End ? "end of file"
+                                                  : fmt::format("'{}'", tok_.text);
+    fail(tok_.pos, fmt::format("expected {}, found {}", wanted, got));
+  }
+
+  bool at(TokenKind k) const { return tok_.kind == k; }
+  bool at_ident(std::string_view text) const {
+    return tok_.kind == TokenKind::Ident && tok_.text == text;
+  }
+
+  Token expect(TokenKind k, std::string_view wanted = {}) {
+    if (tok_.kind != k) unexpected(wanted.empty() ? detail::describe(k) : wanted);
+    Token t = std::move(tok_);
+    advance();
+    return t;
+  }
+
+  void skip_optional_comma() {
+    if (at(TokenKind::Comma)) advance();
+  }
+
+  void enter(SourcePos pos) {
+    if (++depth_ > limits_.max_nesting)
+      fail(pos, fmt::format("nesting deeper than {} levels", limits_.max_nesting));
+  }
+  void leave() { --depth_; }
+
+  // ---- header ----------------------------------------------------------------------------
+  void parse_header() {
+    SourcePos pos = lex_.position();
+    if (lex_.peek_char() == '\0') fail(lex_.position(), "empty file: expected 'LISA NAME'");
+    pos = lex_.position();
+    std::string arch = lex_.raw_word_on_line();
+    if (arch != "LISA") {
+      if (arch == "C" || arch == "AArch64" || arch == "PTX" || arch == "X86" || arch == "PPC")
+        fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA tests", arch));
+      fail(pos, fmt::format("expected 'LISA' at the start of the file, found '{}'", arch));
+    }
+    test_.arch = arch;
+    SourcePos name_pos = lex_.position();
+    test_.name = lex_.raw_word_on_line();
+    if (test_.name.empty()) fail(name_pos, "expected a test name after 'LISA'");
+    std::string extra = lex_.raw_rest_of_line();
+    if (extra.find_first_not_of(" \t") != std::string::npos)
+      fail(name_pos, "a test name cannot contain blanks");
+
+    // Optional description, then optional Key=value metadata lines, up to '{'.
+    if (lex_.peek_char() == '"') {
+      Token d = lex_.next();
+      test_.description = d.text;
+      std::string rest = lex_.raw_rest_of_line();
+      if (rest.find_first_not_of(" \t") != std::string::npos)
+        fail(d.pos, "unexpected text after the description");
+    }
+    for (;;) {
+      char c = lex_.peek_char();
+      if (c == '{') return;
+      SourcePos line_pos = lex_.position();
+      if (c == '\0') fail(line_pos, "expected '{' to start the initial state");
+      std::string line = lex_.raw_rest_of_line();
+      auto eq = line.find('=');
+      if (eq == std::string::npos || eq == 0)
+        fail(line_pos, "expected '{' to start the initial state (or a Key=value metadata line)");
+      auto trim = [](std::string s) {
+        auto b = s.find_first_not_of(" \t");
+        auto e = s.find_last_not_of(" \t");
+        return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+      };
+      test_.metadata.push_back({trim(line.substr(0, eq)), trim(line.substr(eq + 1))});
+    }
+  }
+
+  // ---- initial state -------------------------------------------------------------------
+  void parse_init() {
+    tok_ = lex_.next();
+    expect(TokenKind::LBrace, "'{'");
+    while (!at(TokenKind::RBrace)) {
+      if (at(TokenKind::Semi)) {
+        advance();
+        continue;
+      }
+      InitEntry entry;
+      entry.pos.at = tok_.pos;
+      if (at(TokenKind::Number)) {
+        entry.thread = thread_number(tok_);
+        advance();
+        expect(TokenKind::Colon, "':' after a thread number");
+        entry.name = expect(TokenKind::Register, "a register after 'N:'").text;
+      } else if (at(TokenKind::Ident)) {
+        entry.name = tok_.text;
+        advance();
+      } else if (at(TokenKind::End)) {
+        unexpected("'}' to close the initial state");
+      } else {
+        unexpected("a location or 'N:register' in the initial state");
+      }
+      if (at(TokenKind::Ident) && entry.thread) {
+        fail(tok_.pos, "type declarations are not supported in the initial state");
+      }
+      expect(TokenKind::Equals, "'='");
+      if (at(TokenKind::Number)) {
+        entry.value = Expr::constant(tok_.number, tok_.pos);
+      } else if (at(TokenKind::Ident)) {
+        entry.value = Expr::location(tok_.text, tok_.pos);
+      } else {
+        unexpected("a number or a location name");
+      }
+      advance();
+      test_.init.push_back(std::move(entry));
+      if (!at(TokenKind::Semi) && !at(TokenKind::RBrace)) unexpected("';' or '}'");
+    }
+  }
+
+  int thread_number(const Token& t) {
+    if (t.number < 0 || t.number >= limits_.max_threads)
+      fail(t.pos, fmt::format("thread number {} is out of range (at most {} threads)", t.number,
+                              limits_.max_threads));
+    return static_cast<int>(t.number);
+  }
+
+  // ---- program -------------------------------------------------------------------------
+  void parse_program() {
+    if (at(TokenKind::Semi)) advance();  // herd accepts a ';' before the header row
+    for (;;) {
+      Token t = expect(TokenKind::Ident, "a thread name 'P0'");
+      int expected_id = static_cast<int>(test_.threads.size());
+      if (t.text != fmt::format("P{}", expected_id))
+        fail(t.pos, fmt::format("expected thread name 'P{}', found '{}' (threads are numbered "
+                                "P0, P1, ... in column order)",
+                                expected_id, t.text));
+      if (expected_id >= limits_.max_threads)
+        fail(t.pos, fmt::format("too many threads (the limit is {})", limits_.max_threads));
+      Thread thread;
+      thread.id = expected_id;
+      thread.pos.at = t.pos;
+      test_.threads.push_back(std::move(thread));
+      if (at(TokenKind::Pipe)) {
+        advance();
+        continue;
+      }
+      expect(TokenKind::Semi, "'|' or ';' after the thread names");
+      break;
+    }
+    while (!is_trailer_keyword(tok_)) parse_row();
+  }
+
+  void parse_row() {
+    std::size_t column = 0;
+    for (;;) {
+      if (column >= test_.threads.size())
+        fail(tok_.pos, fmt::format("this row has more columns than the {} thread{}",
+                                   test_.threads.size(), test_.threads.size() == 1 ? "" : "s"));
+      parse_cell(test_.threads[column]);
+      if (at(TokenKind::Pipe)) {
+        advance();
+        ++column;
+        continue;
+      }
+      if (at(TokenKind::Semi)) {
+        advance();
+        return;
+      }
+      unexpected("'|' or ';' after an instruction");
+    }
+  }
+
+  void push_instruction(Thread& thread, Instruction ins) {
+    if (static_cast<int>(thread.code.size()) >= limits_.max_instructions_per_thread)
+      fail(ins.pos.at, fmt::format("thread P{} has more than {} instructions", thread.id,
+                                   limits_.max_instructions_per_thread));
+    thread.code.push_back(std::move(ins));
+  }
+
+  void parse_cell(Thread& thread) {
+    if (at(TokenKind::Pipe) || at(TokenKind::Semi)) return;
+    // `LABEL:` alone or before an instruction.
+    if (at(TokenKind::Ident) && !is_opcode(tok_.text)) {
+      Token name = tok_;
+      advance();
+      if (!at(TokenKind::Colon))
+        fail(name.pos, fmt::format("unknown instruction '{}'", name.text));
+      advance();
+      Instruction label;
+      label.kind = OpKind::Label;
+      label.label = name.text;
+      label.pos.at = name.pos;
+      push_instruction(thread, std::move(label));
+      if (at(TokenKind::Pipe) || at(TokenKind::Semi)) return;
+    }
+    push_instruction(thread, parse_instruction());
+  }
+
+  static bool is_opcode(std::string_view w) {
+    return w == "r" || w == "w" || w == "rmw" || w == "f" || w == "b" || w == "mov" ||
+           w == "barrier" || w == "call";
+  }
+
+  struct Word {
+    std::string text;
+    SourcePos pos;
+  };
+
+  std::vector<Word> parse_annotation_list() {
+    std::vector<Word> words;
+    if (!at(TokenKind::LBrack)) return words;
+    advance();
+    while (!at(TokenKind::RBrack)) {
+      if (!at(TokenKind::Ident)) unexpected("an annotation or ']'");
+      words.push_back({tok_.text, tok_.pos});
+      advance();
+      if (at(TokenKind::Comma)) {
+        advance();
+        if (at(TokenKind::RBrack)) unexpected("an annotation after ','");
+      } else if (!at(TokenKind::RBrack)) {
+        unexpected("',' or ']' in the annotation list");
+      }
+    }
+    advance();
+    return words;
+  }
+
+  // Resolves the annotation words of a memory access or fence. Whether the combination is
+  // legal under the HSA model is decided by check_test, which sees JSON input too.
+  Annotations resolve_annotations(const std::vector<Word>& words, OpKind kind) {
+    Annotations a;
+    std::optional<Word> order, scope, atomicity, size;
+    auto once = [&](std::optional<Word>& slot, const Word& w, std::string_view what) {
+      if (slot)
+        fail(w.pos, fmt::format("two {} annotations ('{}' and '{}')", what, slot->text, w.text));
+      slot = w;
+    };
+    for (const Word& w : words) {
+      if (w.text == "atomic" || w.text == "ordinary" || w.text == "na") {
+        once(atomicity, w, "atomicity");
+        a.atomic = w.text == "atomic";
+      } else if (w.text == "rlx" || w.text == "scacq" || w.text == "screl" || w.text == "scar") {
+        once(order, w, "memory order");
+        a.order = w.text == "rlx"     ? MemoryOrder::Relaxed
+                  : w.text == "scacq" ? MemoryOrder::Acquire
+                  : w.text == "screl" ? MemoryOrder::Release
+                                      : MemoryOrder::AcquireRelease;
+      } else if (auto s = scope_from_string(w.text)) {
+        once(scope, w, "scope");
+        a.scope = *s;
+      } else if (w.text == "single" || w.text == "double") {
+        once(size, w, "size");
+        if (kind == OpKind::Fence) fail(w.pos, "a fence has no access size");
+        a.size = w.text == "double" ? AccessSize::Double : AccessSize::Single;
+      } else if (w.text == "cas") {
+        if (kind != OpKind::Rmw) fail(w.pos, "'cas' applies to rmw only");
+        a.cas = true;
+      } else {
+        fail(w.pos, fmt::format("unknown annotation '{}' (expected atomic, ordinary, rlx, scacq, "
+                                "screl, scar, wi, wave, wg, agent, system, single, double{})",
+                                w.text, kind == OpKind::Rmw ? ", cas" : ""));
+      }
+    }
+    return a;
+  }
+
+  Instruction parse_instruction() {
+    Instruction ins;
+    ins.pos.at = tok_.pos;
+    if (!at(TokenKind::Ident)) unexpected("an instruction");
+    std::string op = tok_.text;
+    advance();
+    if (op == "call")
+      fail(ins.pos.at, "herd macro calls ('call[...]') are not supported: inline the macro");
+    if (op == "r") {
+      ins.kind = OpKind::Load;
+      ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
+      ins.reg = expect(TokenKind::Register, "a destination register").text;
+      skip_optional_comma();
+      ins.addr = parse_address();
+    } else if (op == "w") {
+      ins.kind = OpKind::Store;
+      ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
+      ins.addr = parse_address();
+      skip_optional_comma();
+      if (at(TokenKind::Number)) {
+        ins.value = Expr::constant(tok_.number, tok_.pos);
+      } else if (at(TokenKind::Register)) {
+        ins.value = Expr::reg(tok_.text, tok_.pos);
+      } else {
+        unexpected("a constant or a register to store");
+      }
+      advance();
+    } else if (op == "rmw") {
+      ins.kind = OpKind::Rmw;
+      ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
+      ins.reg = expect(TokenKind::Register, "a destination register").text;
+      skip_optional_comma();
+      if (ins.annots.cas) {
+        ins.expected = parse_operation();
+        skip_optional_comma();
+      }
+      ins.value = parse_operation();
+      skip_optional_comma();
+      ins.addr = parse_address();
+    } else if (op == "f") {
+      ins.kind = OpKind::Fence;
+      ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
+      if (at(TokenKind::LBrace))
+        fail(tok_.pos, "fence label sets ('f[...] {...} {...}') are not supported");
+    } else if (op == "barrier") {
+      ins.kind = OpKind::Barrier;
+      if (!parse_annotation_list().empty())
+        fail(ins.pos.at, "'barrier' takes no annotations");
+    } else if (op == "mov") {
+      ins.kind = OpKind::Mov;
+      ins.reg = expect(TokenKind::Register, "a destination register").text;
+      skip_optional_comma();
+      ins.value = parse_operation();
+    } else if (op == "b") {
+      parse_branch(ins);
+    } else {
+      fail(ins.pos.at, fmt::format("unknown instruction '{}'", op));
+    }
+    return ins;
+  }
+
+  // `b[tags] LABEL`, `b[tags] REG LABEL`, and the old `b[eq|ne] REG, VALUE, LABEL`.
+  void parse_branch(Instruction& ins) {
+    ins.kind = OpKind::Branch;
+    std::optional<BinaryOp> compare;
+    for (const Word& w : parse_annotation_list()) {
+      if (w.text == "eq" || w.text == "ne" || w.text == "neq") {
+        if (compare) fail(w.pos, "two comparison annotations on one branch");
+        compare = w.text == "eq" ? BinaryOp::Eq : BinaryOp::Ne;
+      } else {
+        ins.annots.tags.push_back(w.text);
+      }
+    }
+    if (at(TokenKind::Ident)) {
+      if (compare) fail(tok_.pos, "a comparison branch 'b[eq]' needs a register and a value");
+      ins.label = tok_.text;
+      advance();
+      return;
+    }
+    Token reg = expect(TokenKind::Register, "a register or a label");
+    if (compare) {
+      skip_optional_comma();
+      Expr rhs;
+      if (at(TokenKind::Number)) {
+        rhs = Expr::constant(tok_.number, tok_.pos);
+      } else if (at(TokenKind::Register)) {
+        rhs = Expr::reg(tok_.text, tok_.pos);
+      } else {
+        unexpected("a value to compare with");
+      }
+      advance();
+      skip_optional_comma();
+      ins.condition = Expr::binary(*compare, Expr::reg(reg.text, reg.pos), std::move(rhs), reg.pos);
+    } else {
+      ins.condition = Expr::reg(reg.text, reg.pos);
+    }
+    ins.label = expect(TokenKind::Ident, "a label").text;
+  }
+
+  Address parse_address() {
+    Address a;
+    a.pos.at = tok_.pos;
+    bool bracketed = at(TokenKind::LBrack);  // the old `[x]` form
+    if (bracketed) advance();
+    if (at(TokenKind::Ident)) {
+      a.base = Expr::location(tok_.text, tok_.pos);
+    } else if (at(TokenKind::Register)) {
+      a.base = Expr::reg(tok_.text, tok_.pos);
+    } else {
+      unexpected("an address (a location or a register)");
+    }
+    advance();
+    if (at(TokenKind::Plus)) {
+      advance();
+      if (at(TokenKind::Number)) {
+        a.offset = Expr::constant(tok_.number, tok_.pos);
+      } else if (at(TokenKind::Register)) {
+        a.offset = Expr::reg(tok_.text, tok_.pos);
+      } else {
+        unexpected("a constant or a register offset");
+      }
+      advance();
+    }
+    if (bracketed) expect(TokenKind::RBrack, "']'");
+    return a;
+  }
+
+  Expr parse_operation() {
+    SourcePos pos = tok_.pos;
+    switch (tok_.kind) {
+      case TokenKind::Number: {
+        Expr e = Expr::constant(tok_.number, pos);
+        advance();
+        return e;
+      }
+      case TokenKind::Register: {
+        Expr e = Expr::reg(tok_.text, pos);
+        advance();
+        return e;
+      }
+      case TokenKind::Ident: {
+        Expr e = Expr::location(tok_.text, pos);
+        advance();
+        return e;
+      }
+      case TokenKind::LParen: break;
+      default: unexpected("a value or '(OP a b)'");
+    }
+    enter(pos);
+    advance();
+    Token op = expect(TokenKind::Ident, "an operator (add, sub, xor, and, or, eq, neq)");
+    BinaryOp bop;
+    if (op.text == "add") bop = BinaryOp::Add;
+    else if (op.text == "sub") bop = BinaryOp::Sub;
+    else if (op.text == "xor") bop = BinaryOp::Xor;
+    else if (op.text == "and") bop = BinaryOp::And;
+    else if (op.text == "or") bop = BinaryOp::Or;
+    else if (op.text == "eq") bop = BinaryOp::Eq;
+    else if (op.text == "neq" || op.text == "ne") bop = BinaryOp::Ne;
+    else fail(op.pos, fmt::format("unknown operator '{}' (expected add, sub, xor, and, or, eq, neq)", op.text));
+    Expr lhs = parse_operation();
+    skip_optional_comma();
+    Expr rhs = parse_operation();
+    expect(TokenKind::RParen, "')' to close the operation");
+    leave();
+    return Expr::binary(bop, std::move(lhs), std::move(rhs), pos);
+  }
+
+  // ---- trailers ------------------------------------------------------------------------
+  void parse_trailers() {
+    std::set<std::string> seen;
+    for (;;) {
+      if (at(TokenKind::End)) fail(tok_.pos, "missing final condition (exists, ~exists or forall)");
+      Token key = tok_;
+      std::string name = key.kind == TokenKind::Tilde ? "~" : key.text;
+      bool is_condition = name == "exists" || name == "forall" || name == "~";
+      if (!is_condition && !seen.insert(name).second)
+        fail(key.pos, fmt::format("'{}' appears twice", name));
+      if (name == "scopes") {
+        advance();
+        expect(TokenKind::Colon, "':' after 'scopes'");
+        parse_scope_forest();
+      } else if (name == "regions") {
+        advance();
+        expect(TokenKind::Colon, "':' after 'regions'");
+        parse_regions();
+      } else if (name == "locations") {
+        advance();
+        parse_locations();
+      } else if (name == "filter") {
+        advance();
+        test_.filter = parse_prop();
+      } else if (is_condition) {
+        parse_condition();
+        if (!at(TokenKind::End))
+          fail(tok_.pos, "unexpected text after the final condition (it must come last)");
+        return;
+      } else {
+        unexpected("scopes:, regions:, locations, filter or the final condition");
+      }
+    }
+  }
+
+  void parse_scope_forest() {
+    if (!at(TokenKind::LParen)) unexpected("'(' to start a scope group");
+    while (at(TokenKind::LParen)) test_.scopes.add_root(parse_scope_group());
+  }
+
+  int parse_scope_group() {
+    SourcePos pos = tok_.pos;
+    enter(pos);
+    expect(TokenKind::LParen);
+    Token level = expect(TokenKind::Ident, "a scope level (system, agent, wg, wave, wi)");
+    auto scope = scope_from_string(level.text);
+    if (!scope)
+      fail(level.pos, fmt::format("unknown scope level '{}' (expected system, agent, wg, wave "
+                                  "or wi)",
+                                  level.text));
+    ScopeNode node;
+    node.level = *scope;
+    node.pos = pos;
+    while (!at(TokenKind::RParen)) {
+      if (at(TokenKind::LParen)) {
+        node.children.push_back({false, parse_scope_group()});
+      } else if (at(TokenKind::Number)) {
+        node.children.push_back({true, thread_number(tok_)});
+        advance();
+      } else if (at(TokenKind::Ident) && tok_.text.size() > 1 && tok_.text[0] == 'P' &&
+                 tok_.text.find_first_not_of("0123456789", 1) == std::string::npos) {
+        Token t = tok_;
+        t.number = tok_.text.size() > 10 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
+        node.children.push_back({true, thread_number(t)});
+        advance();
+      } else {
+        unexpected("a thread (0 or P0), a nested group or ')'");
+      }
+    }
+    advance();
+    leave();
+    return test_.scopes.add_node(std::move(node));
+  }
+
+  void parse_regions() {
+    for (;;) {
+      Token loc = expect(TokenKind::Ident, "a location name");
+      expect(TokenKind::Colon, "':' after the location");
+      Token seg = expect(TokenKind::Ident, "a segment (global or group)");
+      RegionEntry entry;
+      entry.location = loc.text;
+      entry.pos.at = loc.pos;
+      if (seg.text == "global") entry.segment = Segment::Global;
+      else if (seg.text == "group") entry.segment = Segment::Group;
+      else fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
+      test_.regions.push_back(std::move(entry));
+      if (at(TokenKind::Comma) || at(TokenKind::Semi)) {
+        advance();
+        if (is_trailer_keyword(tok_)) return;
+        continue;
+      }
+      if (at(TokenKind::Ident) && !is_trailer_keyword(tok_)) continue;
+      return;
+    }
+  }
+
+  void parse_locations() {
+    expect(TokenKind::LBrack, "'[' after 'locations'");
+    while (!at(TokenKind::RBrack)) {
+      test_.locations.push_back(parse_observed_ref());
+      if (at(TokenKind::Semi) || at(TokenKind::Comma)) advance();
+      else if (!at(TokenKind::RBrack)) unexpected("';' or ']'");
+    }
+    advance();
+  }
+
+  ObservedRef parse_observed_ref() {
+    ObservedRef ref;
+    ref.pos.at = tok_.pos;
+    if (at(TokenKind::Number)) {
+      ref.thread = thread_number(tok_);
+      advance();
+      expect(TokenKind::Colon, "':' after a thread number");
+      ref.name = expect(TokenKind::Register, "a register after 'N:'").text;
+    } else if (at(TokenKind::Ident)) {
+      ref.name = tok_.text;
+      advance();
+    } else if (at(TokenKind::LBrack)) {  // herd's `[x]`
+      advance();
+      ref.name = expect(TokenKind::Ident, "a location").text;
+      expect(TokenKind::RBrack, "']'");
+    } else {
+      unexpected("'N:register' or a location");
+    }
+    return ref;
+  }
+
+  void parse_condition() {
+    FinalCondition c;
+    c.pos.at = tok_.pos;
+    if (at(TokenKind::Tilde)) {
+      advance();
+      if (!at_ident("exists")) unexpected("'exists' after '~'");
+      c.quantifier = Quantifier::NotExists;
+    } else if (at_ident("exists")) {
+      c.quantifier = Quantifier::Exists;
+    } else {
+      c.quantifier = Quantifier::Forall;
+    }
+    advance();
+    c.prop = parse_prop();
+    test_.condition = std::move(c);
+  }
+
+  Prop parse_prop() {
+    enter(tok_.pos);
+    Prop lhs = parse_conjunction();
+    while (at(TokenKind::Or)) {
+      SourcePos pos = tok_.pos;
+      advance();
+      lhs = Prop::disjunction(std::move(lhs), parse_conjunction(), pos);
+    }
+    leave();
+    return lhs;
+  }
+
+  Prop parse_conjunction() {
+    Prop lhs = parse_unary();
+    while (at(TokenKind::And)) {
+      SourcePos pos = tok_.pos;
+      advance();
+      lhs = Prop::conjunction(std::move(lhs), parse_unary(), pos);
+    }
+    return lhs;
+  }
+
+  Prop parse_unary() {
+    SourcePos pos = tok_.pos;
+    if (at(TokenKind::Tilde)) {
+      enter(pos);
+      advance();
+      Prop p = Prop::negation(parse_unary(), pos);
+      leave();
+      return p;
+    }
+    if (at(TokenKind::LParen)) {
+      advance();
+      Prop p = parse_prop();
+      expect(TokenKind::RParen, "')' to close the condition");
+      return p;
+    }
+    if (at_ident("true") || at_ident("false")) {
+      Prop p;
+      p.kind = tok_.text == "true" ? Prop::Kind::True : Prop::Kind::False;
+      p.pos.at = pos;
+      advance();
+      return p;
+    }
+    ObservedRef lhs = parse_observed_ref();
+    expect(TokenKind::Equals, "'=' in the condition");
+    Expr rhs;
+    if (at(TokenKind::Number)) rhs = Expr::constant(tok_.number, tok_.pos);
+    else if (at(TokenKind::Ident)) rhs = Expr::location(tok_.text, tok_.pos);
+    else unexpected("a value");
+    advance();
+    return Prop::equals(std::move(lhs), std::move(rhs), pos);
+  }
+
+  Lexer lex_;
+  const ParseLimits& limits_;
+  Token tok_;
+  Test test_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
+  ParseResult result;
+  if (text.size() > limits.max_file_bytes) {
+    result.diagnostics.error({}, fmt::format("file is {} bytes, larger than the limit of {} bytes",
+                                             text.size(), limits.max_file_bytes));
+    return result;
+  }
+  Test test;
+  try {
+    test = Parser(text, limits).parse();
+  } catch (const SyntaxError& e) {
+    result.diagnostics.error(e.pos, e.message);
+    return result;
+  }
+  if (check_test(test, result.diagnostics, limits)) result.test = std::move(test);
+  return result;
+}
+
+ParseResult parse_litmus_file(const std::filesystem::path& path, const ParseLimits& limits) {
+  ParseResult result;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    result.diagnostics.error({}, "is a directory");
+    return result;
+  }
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    result.diagnostics.error({}, fmt::format("cannot read: {}", ec.message()));
+    return result;
+  }
+  if (size > limits.max_file_bytes) {
+    result.diagnostics.error({}, fmt::format("file is {} bytes, larger than the limit of {} bytes",
+                                             size, limits.max_file_bytes));
+    return result;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    result.diagnostics.error({}, "cannot open file");
+    return result;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_litmus(buffer.str(), limits);
+}
+
+}  // namespace hsalit::litmus

@@ -1,0 +1,181 @@
+#include "hsalit/litmus/scope_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "hsalit/litmus/source.hpp"
+
+namespace hsalit::litmus {
+
+std::string_view to_string(Scope scope) {
+  switch (scope) {
+    case Scope::WorkItem: return "wi";
+    case Scope::Wavefront: return "wave";
+    case Scope::WorkGroup: return "wg";
+    case Scope::Agent: return "agent";
+    case Scope::System: return "system";
+  }
+  return "?";
+}
+
+std::optional<Scope> scope_from_string(std::string_view t) {
+  if (t == "wi" || t == "workitem" || t == "work-item") return Scope::WorkItem;
+  if (t == "wave" || t == "wavefront" || t == "wf") return Scope::Wavefront;
+  if (t == "wg" || t == "workgroup" || t == "work-group") return Scope::WorkGroup;
+  if (t == "agent" || t == "component" || t == "cmp") return Scope::Agent;
+  if (t == "system" || t == "sys") return Scope::System;
+  return std::nullopt;
+}
+
+int ScopeTree::add_node(ScopeNode node) {
+  nodes_.push_back(std::move(node));
+  resolved_ = false;
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+ScopeTree ScopeTree::default_for(int thread_count) {
+  ScopeTree tree;
+  ScopeNode agent{Scope::Agent, {}, {}};
+  for (int t = 0; t < thread_count; ++t) {
+    int wg = tree.add_node(ScopeNode{Scope::WorkGroup, {{true, t}}, {}});
+    agent.children.push_back({false, wg});
+  }
+  tree.add_root(tree.add_node(std::move(agent)));
+  tree.default_ = true;
+  return tree;
+}
+
+namespace {
+
+// Walks the tree recording, per thread, the explicit nodes on its path from the root.
+struct PathCollector {
+  const std::vector<ScopeNode>& nodes;
+  int thread_count;
+  DiagnosticList& diags;
+  std::vector<std::vector<int>> paths;   // per thread
+  std::vector<SourcePos> placed_at;      // per thread, where it was first placed
+  std::vector<int> visits;               // per node, to reject shared subtrees
+  bool ok = true;
+
+  void visit(int node, std::vector<int>& path, const ScopeNode* parent) {
+    const ScopeNode& n = nodes[static_cast<std::size_t>(node)];
+    if (++visits[static_cast<std::size_t>(node)] > 1 || path.size() > 5) {
+      diags.error(n.pos, "malformed scope tree (a group appears twice)");
+      ok = false;
+      return;
+    }
+    if (parent && !(n.level < parent->level)) {
+      diags.error(n.pos, fmt::format("scope group '{}' cannot be inside '{}': levels must narrow "
+                                     "inwards (system > agent > wg > wave > wi)",
+                                     to_string(n.level), to_string(parent->level)));
+      ok = false;
+    }
+    if (n.children.empty()) {
+      diags.error(n.pos, fmt::format("empty scope group '{}'", to_string(n.level)));
+      ok = false;
+    }
+    int thread_children = 0;
+    path.push_back(node);
+    for (const ScopeNode::Child& c : n.children) {
+      if (!c.is_thread) {
+        visit(c.index, path, &n);
+        continue;
+      }
+      ++thread_children;
+      if (c.index < 0 || c.index >= thread_count) {
+        diags.error(n.pos, fmt::format("scope tree places thread {} but the test has {} thread{}",
+                                       c.index, thread_count, thread_count == 1 ? "" : "s"));
+        ok = false;
+        continue;
+      }
+      auto t = static_cast<std::size_t>(c.index);
+      if (placed_at[t].valid() || !paths[t].empty()) {
+        diags.error(n.pos, fmt::format("scope tree places thread {} twice", c.index));
+        ok = false;
+        continue;
+      }
+      paths[t] = path;
+      placed_at[t] = n.pos.valid() ? n.pos : SourcePos{1, 1};
+    }
+    if (n.level == Scope::WorkItem && (thread_children != 1 || n.children.size() != 1)) {
+      diags.error(n.pos, "a work-item group '(wi ...)' holds exactly one thread");
+      ok = false;
+    }
+    path.pop_back();
+  }
+};
+
+}  // namespace
+
+bool ScopeTree::resolve(int thread_count, DiagnosticList& diags) {
+  resolved_ = false;
+  instances_.clear();
+  PathCollector collect{nodes_, thread_count, diags, {}, {}, {}, true};
+  collect.paths.resize(static_cast<std::size_t>(std::max(thread_count, 0)));
+  collect.placed_at.resize(collect.paths.size());
+  collect.visits.assign(nodes_.size(), 0);
+  for (int root : roots_) {
+    if (root < 0 || static_cast<std::size_t>(root) >= nodes_.size()) {
+      diags.error({}, "malformed scope tree (bad root)");
+      return false;
+    }
+    std::vector<int> path;
+    collect.visit(root, path, nullptr);
+  }
+  SourcePos where = nodes_.empty() ? SourcePos{} : nodes_[static_cast<std::size_t>(roots_.empty() ? 0 : roots_.front())].pos;
+  for (int t = 0; t < thread_count; ++t) {
+    if (collect.paths[static_cast<std::size_t>(t)].empty()) {
+      diags.error(where, fmt::format("scope tree does not place thread {}", t));
+      collect.ok = false;
+    }
+  }
+  if (!collect.ok) return false;
+
+  // Instance identifiers: explicit node n at its own level gets id n; the implicit instance at
+  // level L that encloses explicit node n gets id (n, L); a thread alone at level L gets
+  // (node_count + thread, L). Ids are unique per level, which is all that equality needs.
+  const std::uint32_t node_count = static_cast<std::uint32_t>(nodes_.size());
+  instances_.resize(static_cast<std::size_t>(thread_count));
+  for (int t = 0; t < thread_count; ++t) {
+    const std::vector<int>& path = collect.paths[static_cast<std::size_t>(t)];
+    for (Scope level : kAllScopes) {
+      std::uint32_t id;
+      auto exact = std::find_if(path.begin(), path.end(), [&](int n) {
+        return nodes_[static_cast<std::size_t>(n)].level == level;
+      });
+      auto narrower = std::find_if(path.begin(), path.end(), [&](int n) {
+        return nodes_[static_cast<std::size_t>(n)].level < level;
+      });
+      if (level == Scope::System) {
+        id = 0;  // one system holds everything
+      } else if (level == Scope::WorkItem && exact == path.end()) {
+        id = node_count + static_cast<std::uint32_t>(t);
+      } else if (exact != path.end()) {
+        id = static_cast<std::uint32_t>(*exact);
+      } else if (narrower != path.end()) {
+        id = static_cast<std::uint32_t>(*narrower);  // the implicit instance around it
+      } else {
+        id = node_count + static_cast<std::uint32_t>(t);
+      }
+      instances_[static_cast<std::size_t>(t)][static_cast<std::size_t>(level)] = id;
+    }
+  }
+  resolved_ = true;
+  return true;
+}
+
+std::uint32_t ScopeTree::instance(int thread, Scope level) const {
+  if (!resolved_ || thread < 0 || thread >= thread_count())
+    throw std::logic_error("ScopeTree::instance on an unresolved tree or a bad thread");
+  return instances_[static_cast<std::size_t>(thread)][static_cast<std::size_t>(level)];
+}
+
+Scope ScopeTree::common_scope(int a, int b) const {
+  for (Scope level : kAllScopes)
+    if (same_instance(a, b, level)) return level;
+  return Scope::System;
+}
+
+}  // namespace hsalit::litmus
