@@ -18,5 +18,6 @@ struct Command {
 };
 
 Command add_parse_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
 
 }  // namespace hsalit::cli

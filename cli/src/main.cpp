@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
 
   const std::vector<Command> commands = {
       add_parse_command(app),
+      add_check_command(app),
   };
 
   try {

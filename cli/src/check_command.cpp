@@ -1,0 +1,162 @@
+// `hsalit check FILE...`: the model's verdict on each test, as herd7 prints it or as JSON.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/model/checker.hpp"
+#include "hsalit/model/report.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CheckCommandOptions {
+  std::vector<std::string> inputs;
+  std::string model = "hsa";
+  std::string engine = "z3";
+  bool json = false;
+  std::string graph_dir;
+  double timeout = 60;
+  unsigned jobs = 1;
+  bool expect = false;
+};
+
+// What checking one file produced, printed in input order.
+struct FileReport {
+  std::string out, err;
+  bool bad_input = false;
+  bool failed = false;  // unknown, or a verdict that differs from the expected one
+};
+
+// The verdict of the condition's proposition, as the library's expected.json states it.
+std::string proposition_verdict(const litmus::Test& test, const model::CheckResult& r) {
+  if (r.racy) return "racy";
+  std::size_t satisfying = r.positive;
+  (void)test;
+  return satisfying ? "allowed" : "forbidden";
+}
+
+FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, model::ModelVariant variant,
+                      model::Engine engine) {
+  FileReport rep;
+  litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+  rep.err = parsed.diagnostics.render(file.string());
+  if (!parsed.ok()) {
+    rep.bad_input = true;
+    return rep;
+  }
+  const litmus::Test& test = *parsed.test;
+  model::CheckOptions co;
+  co.variant = variant;
+  co.engine = engine;
+  co.timeout_seconds = opt.timeout;
+  co.want_graph = !opt.graph_dir.empty();
+  model::CheckResult r = model::check(test, co);
+  if (r.unknown()) rep.failed = true;
+  if (opt.json) rep.out = model::check_to_json(test, r, file.string()).dump() + "\n";
+  else rep.out = model::format_herd(test, r) + "\n";
+  if (r.graph) {
+    std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
+    write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
+  }
+  if (opt.expect && !r.unknown()) {
+    auto expected = litmus::read_expected_verdicts(file.parent_path());
+    auto it = expected.find(file.filename().string());
+    if (it == expected.end()) {
+      rep.err += fmt::format("{}: error: no expected verdict in {}\n", file.string(),
+                             (file.parent_path() / "expected.json").string());
+      rep.failed = true;
+    } else {
+      auto want = it->second.by_model.find(std::string(model::to_string(variant)));
+      if (want == it->second.by_model.end()) want = it->second.by_model.find("hsa");
+      std::string got = proposition_verdict(test, r);
+      if (got != want->second) {
+        rep.err += fmt::format("{}: error: expected {} under {}, got {}\n", file.string(), want->second,
+                               model::to_string(variant), got);
+        rep.failed = true;
+      }
+    }
+  }
+  return rep;
+}
+
+int run_check(const CheckCommandOptions& opt) {
+  auto variant = model::model_variant_from_string(opt.model);
+  auto engine = model::engine_from_string(opt.engine);
+  if (!variant || !engine) {
+    fmt::print(stderr, "hsalit check: error: unknown {} '{}'\n", variant ? "engine" : "model",
+               variant ? opt.engine : opt.model);
+    return kExitBadInput;
+  }
+  if (!opt.graph_dir.empty()) fs::create_directories(opt.graph_dir);
+  std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
+  std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
+  std::vector<FileReport> reports(files.size());
+  std::vector<char> done(files.size(), 0);
+  std::atomic<std::size_t> next{0};
+  std::mutex print_mutex;
+  std::size_t printed = 0;
+  // Workers check files in any order; reports are printed in input order as they complete.
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < files.size();) {
+      FileReport rep;
+      try {
+        rep = check_file(files[i], opt, *variant, *engine);
+      } catch (const std::exception& e) {
+        rep.err = fmt::format("{}: error: {}\n", files[i].string(), e.what());
+        rep.bad_input = true;
+      }
+      std::lock_guard lock(print_mutex);
+      reports[i] = std::move(rep);
+      done[i] = 1;
+      while (printed < files.size() && done[printed]) {
+        fmt::print(stderr, "{}", reports[printed].err);
+        fmt::print("{}", reports[printed].out);
+        std::fflush(stdout);
+        ++printed;
+      }
+    }
+  };
+  unsigned jobs = opt.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : opt.jobs;
+  std::vector<std::thread> pool;
+  for (unsigned j = 1; j < std::min<std::size_t>(jobs, files.size()); ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  bool bad = false, failed = false;
+  for (const FileReport& r : reports) {
+    bad |= r.bad_input;
+    failed |= r.failed;
+  }
+  return bad ? kExitBadInput : failed ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+Command add_check_command(CLI::App& app) {
+  auto opt = std::make_shared<CheckCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("check", "Check litmus tests against the HSA memory model: "
+                                              "allowed final states, races, the condition's verdict");
+  cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
+  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
+  cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");
+  cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
+  cmd->add_option("--graph", opt->graph_dir, "write a DOT witness execution per test into DIR");
+  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)");
+  cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)");
+  cmd->add_flag("--expect", opt->expect,
+                "compare with the verdicts in each folder's expected.json; exit 1 on a difference");
+  return {cmd, [opt] { return run_check(*opt); }};
+}
+
+}  // namespace hsalit::cli

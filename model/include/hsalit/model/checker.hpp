@@ -1,0 +1,83 @@
+// Checking a litmus test against the model: the allowed final states, whether the program
+// is racy (undefined), and the verdict of its final condition.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hsalit/litmus/ast.hpp"
+#include "hsalit/model/execution.hpp"
+#include "hsalit/model/program.hpp"
+
+namespace hsalit::model {
+
+enum class Engine : std::uint8_t { Z3, Enum };
+std::string_view to_string(Engine e);
+std::optional<Engine> engine_from_string(std::string_view text);
+
+struct CheckOptions {
+  ModelVariant variant = ModelVariant::Hsa;
+  Engine engine = Engine::Z3;
+  double timeout_seconds = 60;        // per test; exceeding it gives `unknown`
+  std::size_t max_candidates = 20'000'000;  // enumeration bound of the `enum` engine
+  bool want_graph = false;            // build a witness execution graph
+};
+
+// One final state: a value per observed register or location, in `CheckResult::observed`
+// order (then the extra references a filter reads).
+struct Outcome {
+  std::vector<Value> values;
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+  friend auto operator<=>(const Outcome&, const Outcome&) = default;
+};
+
+struct RaceReport {
+  int first_event = -1, second_event = -1;
+  std::string first, second;  // `P0:1 w[] x 1`
+  Conflict kind = Conflict::None;
+};
+
+enum class Verdict : std::uint8_t { Ok, No, Unknown };
+std::string_view to_string(Verdict v);
+
+struct CheckResult {
+  std::string name;
+  ModelVariant variant = ModelVariant::Hsa;
+  Engine engine = Engine::Z3;
+  std::vector<litmus::ObservedRef> observed;  // what an outcome reports
+  std::vector<litmus::ObservedRef> evaluated; // observed, then what only the filter reads
+  std::vector<Outcome> outcomes;              // sorted, distinct, over `evaluated`
+  bool racy = false;
+  std::optional<RaceReport> race;
+  std::size_t positive = 0, negative = 0;     // outcomes satisfying the condition or not
+  Verdict verdict = Verdict::Unknown;         // of the final condition
+  std::optional<std::string> unknown_reason;  // set iff the model could not decide
+  std::optional<ExecutionGraph> graph;        // the race, or an execution satisfying the condition
+  double time_ms = 0;
+
+  bool unknown() const { return unknown_reason.has_value(); }
+};
+
+CheckResult check(const litmus::Test& test, const CheckOptions& options = {});
+
+// Whether `prop` holds in `outcome` (values over `refs`).
+bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs,
+           const Outcome& outcome, const Program& program);
+
+// A deadline shared by the engines.
+class Deadline {
+ public:
+  explicit Deadline(double seconds)
+      : end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+  bool passed() const { return std::chrono::steady_clock::now() > end_; }
+  double seconds_left() const {
+    return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point end_;
+};
+
+}  // namespace hsalit::model

@@ -1,0 +1,107 @@
+// A concrete candidate execution and the relations the model derives from it. The
+// enumeration engine builds these directly; the Z3 engine builds one from a model to show
+// a witness. `evaluate_execution` is the model's definition on concrete executions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hsalit/model/program.hpp"
+#include "hsalit/model/relations.hpp"
+
+namespace hsalit::model {
+
+// A binary relation over the nodes of one execution, as a bit matrix.
+class Relation {
+ public:
+  explicit Relation(int n = 0) : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n) * static_cast<std::size_t>(words_), 0) {}
+  int size() const { return n_; }
+  bool test(int a, int b) const { return (row(a)[b >> 6] >> (b & 63)) & 1u; }
+  void set(int a, int b) { row(a)[b >> 6] |= std::uint64_t{1} << (b & 63); }
+  Relation& operator|=(const Relation& o);
+  // Transitive closure in place (Warshall on bit rows).
+  void close();
+  bool irreflexive() const;
+  bool any() const;
+  // Pairs a < b in row-major order, for output.
+  std::vector<std::pair<int, int>> pairs() const;
+
+ private:
+  std::uint64_t* row(int a) { return bits_.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(words_); }
+  const std::uint64_t* row(int a) const { return bits_.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(words_); }
+  int n_;
+  int words_;
+  std::vector<std::uint64_t> bits_;
+};
+
+// A memory cell: a location, and for group-segment locations the work-group's copy.
+struct Cell {
+  int location = -1;  // -1: not a valid location (the execution is then undefined)
+  std::uint32_t copy = 0;
+  friend bool operator==(const Cell&, const Cell&) = default;
+  friend auto operator<=>(const Cell&, const Cell&) = default;
+};
+
+// Node ids: static events 0..E-1 keep their ids; the initial write of cells[k] is E+k.
+struct ConcreteExecution {
+  std::vector<char> executed;           // per static event
+  std::vector<char> writes;             // per static event: it writes (a failed cas does not)
+  std::vector<Cell> cell;               // per static access event
+  std::vector<Value> read_value;        // per static event that reads
+  std::vector<Value> write_value;       // per static event that writes
+  std::vector<std::vector<int>> deps;   // per static event: read events it depends on (ldo)
+  std::vector<Cell> cells;              // every cell touched, one initial write each
+  std::vector<Value> initial;           // per cell
+  std::vector<int> rf;                  // per static event that reads: its source node
+  std::vector<std::vector<int>> co;     // per cell: write nodes in coherence order, initial first
+
+  int event_count() const { return static_cast<int>(executed.size()); }
+  int node_count() const { return event_count() + static_cast<int>(cells.size()); }
+  int cell_index(const Cell& c) const;  // index into cells, -1 if absent
+  bool is_init(int node) const { return node >= event_count(); }
+  bool node_writes(int node) const { return is_init(node) || (executed[static_cast<std::size_t>(node)] && writes[static_cast<std::size_t>(node)]); }
+  bool node_reads(int node, const Program& p) const;
+  Cell node_cell(int node) const;
+};
+
+// The derived relations of an execution (HSA SysArch 3.6-3.11).
+struct DerivedRelations {
+  Relation po, rf, co, fr, sso, hhb, ldo;
+};
+
+struct RaceWitness {
+  int first = -1, second = -1;  // static event ids, first < second
+  Conflict kind = Conflict::None;
+};
+
+struct Evaluation {
+  bool consistent = false;
+  std::string inconsistency;  // the first axiom that failed, when not consistent
+  std::optional<RaceWitness> race;
+  DerivedRelations relations;
+};
+
+// Decides whether the execution is a valid candidate execution of the model (the orders
+// coh, sc_S and gdo exist as 3.7-3.12 require) and, if so, whether it has an HSA race.
+Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant);
+
+// A witness execution ready for display: nodes and labelled edges.
+struct ExecutionGraph {
+  struct Node {
+    int thread = -1;  // -1 for initial writes
+    std::string label;
+  };
+  struct Edge {
+    int from = 0, to = 0;
+    std::string relation;  // po, rf, co, fr, sso, race
+  };
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+};
+
+ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Evaluation& e);
+std::string to_dot(const ExecutionGraph& g, std::string_view title);
+
+}  // namespace hsalit::model

@@ -1,0 +1,40 @@
+// The model's rules on single events and pairs that do not depend on an execution: the
+// effective scope (HSA SysArch 3.3.6), Match, membership of sc_S domains (3.10) and the
+// conflict kinds (3.12). Both engines call these, so the rules have one definition.
+#pragma once
+
+#include <optional>
+
+#include "hsalit/model/program.hpp"
+
+namespace hsalit::model {
+
+// The scope an event acts with when it synchronises through a location of `segment`:
+// group-segment operations act at most at work-group scope (3.3.6). For an access the
+// segment is its own; for a fence it is the segment of the location it synchronises through.
+Scope effective_scope(const StaticEvent& e, std::optional<Segment> segment);
+
+// Does `e` specify scope instance `s` (directly, or through inclusion for hsa/hrf-direct)?
+bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s,
+               std::optional<Segment> segment, ModelVariant variant);
+
+// Match(SI(x), SI(y)) of 3.3.6: same thread, or a common scope instance.
+bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
+           std::optional<Segment> segment, ModelVariant variant);
+
+// Membership of Dom(sc_S) (3.10): synchronizing operations of threads in S that specify S.
+bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
+                  ModelVariant variant);
+
+enum class Conflict : std::uint8_t { None, Ordinary, Special };
+std::string_view to_string(Conflict c);
+
+// The conflict kind of two accesses by different threads to the same memory cell (3.12):
+// ordinary when one writes and one is ordinary; special when both are atomic and they differ
+// in size, or one writes and they do not Match.
+// `x_writes`/`y_writes` say whether each access writes in the execution at hand (a failed
+// compare-and-swap only reads).
+Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y,
+                  bool y_writes, ModelVariant variant);
+
+}  // namespace hsalit::model

@@ -1,0 +1,115 @@
+#include "hsalit/model/checker.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engines.hpp"
+
+namespace hsalit::model {
+
+std::string_view to_string(Engine e) { return e == Engine::Z3 ? "z3" : "enum"; }
+
+std::optional<Engine> engine_from_string(std::string_view t) {
+  if (t == "z3") return Engine::Z3;
+  if (t == "enum") return Engine::Enum;
+  return std::nullopt;
+}
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Ok: return "Ok";
+    case Verdict::No: return "No";
+    case Verdict::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+namespace {
+
+Value literal(const litmus::Expr& e, const Program& p) {
+  if (e.is_location()) {
+    auto loc = p.location_by_name(e.name);
+    return loc ? p.address_of(*loc) : 0;
+  }
+  return e.value;
+}
+
+void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& out) {
+  if (prop.kind == litmus::Prop::Kind::Equals) {
+    litmus::ObservedRef r = prop.lhs;
+    r.pos = {};
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  }
+  for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
+}
+
+}  // namespace
+
+bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs,
+           const Outcome& outcome, const Program& program) {
+  using K = litmus::Prop::Kind;
+  switch (prop.kind) {
+    case K::True: return true;
+    case K::False: return false;
+    case K::Equals: {
+      for (std::size_t i = 0; i < refs.size(); ++i)
+        if (refs[i].thread == prop.lhs.thread && refs[i].name == prop.lhs.name)
+          return outcome.values[i] == literal(prop.rhs, program);
+      return false;
+    }
+    case K::Not: return !holds(prop.operands[0], refs, outcome, program);
+    case K::And:
+      return holds(prop.operands[0], refs, outcome, program) && holds(prop.operands[1], refs, outcome, program);
+    case K::Or:
+      return holds(prop.operands[0], refs, outcome, program) || holds(prop.operands[1], refs, outcome, program);
+  }
+  return false;
+}
+
+CheckResult check(const litmus::Test& test, const CheckOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  Deadline deadline(options.timeout_seconds);
+  Program program(test);
+
+  CheckResult result;
+  result.name = test.name;
+  result.variant = options.variant;
+  result.engine = options.engine;
+  result.observed = test.observed();
+  result.evaluated = result.observed;
+  if (test.filter) collect_refs(*test.filter, result.evaluated);
+
+  detail::EngineQuery query{program, options, result.evaluated, test.filter ? &*test.filter : nullptr,
+                            test.condition.prop, deadline};
+  detail::EngineResult r = options.engine == Engine::Enum ? detail::run_enum_engine(query)
+                                                          : detail::run_z3_engine(query);
+  result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (r.unknown) {
+    result.unknown_reason = r.unknown;
+    result.verdict = Verdict::Unknown;
+    return result;
+  }
+  result.outcomes.assign(r.outcomes.begin(), r.outcomes.end());
+  for (const Outcome& o : result.outcomes)
+    (holds(test.condition.prop, result.evaluated, o, program) ? result.positive : result.negative)++;
+  switch (test.condition.quantifier) {
+    case litmus::Quantifier::Exists: result.verdict = result.positive ? Verdict::Ok : Verdict::No; break;
+    case litmus::Quantifier::NotExists: result.verdict = result.positive ? Verdict::No : Verdict::Ok; break;
+    case litmus::Quantifier::Forall: result.verdict = result.negative ? Verdict::No : Verdict::Ok; break;
+  }
+  if (r.race) {
+    result.racy = true;
+    const RaceWitness& w = r.race->second;
+    result.race = RaceReport{w.first, w.second, program.describe_event(w.first),
+                             program.describe_event(w.second), w.kind};
+  }
+  if (options.want_graph) {
+    const ConcreteExecution* x = r.race ? &r.race->first : r.satisfying ? &*r.satisfying : nullptr;
+    if (x) result.graph = make_graph(program, *x, evaluate_execution(program, *x, options.variant));
+  }
+  result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace hsalit::model

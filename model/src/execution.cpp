@@ -1,0 +1,380 @@
+// The HSA model on one concrete candidate execution (HSA SysArch 3.6-3.12).
+#include "hsalit/model/execution.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::model {
+
+Relation& Relation::operator|=(const Relation& o) {
+  for (std::size_t i = 0; i < bits_.size(); ++i) bits_[i] |= o.bits_[i];
+  return *this;
+}
+
+void Relation::close() {
+  for (int k = 0; k < n_; ++k) {
+    const std::uint64_t* rk = row(k);
+    for (int i = 0; i < n_; ++i) {
+      if (!test(i, k)) continue;
+      std::uint64_t* ri = row(i);
+      for (int w = 0; w < words_; ++w) ri[w] |= rk[w];
+    }
+  }
+}
+
+bool Relation::irreflexive() const {
+  for (int i = 0; i < n_; ++i)
+    if (test(i, i)) return false;
+  return true;
+}
+
+bool Relation::any() const {
+  return std::any_of(bits_.begin(), bits_.end(), [](std::uint64_t w) { return w != 0; });
+}
+
+std::vector<std::pair<int, int>> Relation::pairs() const {
+  std::vector<std::pair<int, int>> out;
+  for (int a = 0; a < n_; ++a)
+    for (int b = 0; b < n_; ++b)
+      if (test(a, b)) out.emplace_back(a, b);
+  return out;
+}
+
+int ConcreteExecution::cell_index(const Cell& c) const {
+  auto it = std::find(cells.begin(), cells.end(), c);
+  return it == cells.end() ? -1 : static_cast<int>(it - cells.begin());
+}
+
+bool ConcreteExecution::node_reads(int node, const Program& p) const {
+  return !is_init(node) && executed[static_cast<std::size_t>(node)] &&
+         p.events()[static_cast<std::size_t>(node)].reads();
+}
+
+Cell ConcreteExecution::node_cell(int node) const {
+  return is_init(node) ? cells[static_cast<std::size_t>(node - event_count())]
+                       : cell[static_cast<std::size_t>(node)];
+}
+
+namespace {
+
+// Searches for the existential orders of a candidate execution: one total order per memory
+// cell (coh, 3.7) and per scope instance (sc_S, 3.10), agreeing on every pair they share,
+// containing the fixed edges, with ldo | coh acyclic (gdo, 3.8). Pairs that several orders
+// cover are one decision, which is what "consistent with" requires of total orders.
+class OrderSearch {
+ public:
+  OrderSearch(int n, std::vector<std::vector<int>> domains, std::size_t cell_domains, const Relation& ldo)
+      : n_(n), domains_(std::move(domains)), cell_domains_(cell_domains), ldo_(ldo), covered_(n), same_cell_(n) {
+    for (std::size_t d = 0; d < domains_.size(); ++d)
+      for (int a : domains_[d])
+        for (int b : domains_[d])
+          if (a != b) {
+            covered_.set(a, b);
+            if (d < cell_domains_) same_cell_.set(a, b);
+          }
+  }
+
+  // True when orders exist that contain `fixed` (restricted to covered pairs).
+  bool solve(const Relation& fixed) {
+    Relation ord(n_);
+    for (int a = 0; a < n_; ++a)
+      for (int b = 0; b < n_; ++b)
+        if (fixed.test(a, b) && covered_.test(a, b)) ord.set(a, b);
+    return search(ord, 0);
+  }
+
+ private:
+  static constexpr int kMaxDepth = 4096;
+
+  bool propagate(Relation& ord) const {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const std::vector<int>& d : domains_)
+        for (int k : d)
+          for (int i : d) {
+            if (!ord.test(i, k)) continue;
+            for (int j : d)
+              if (ord.test(k, j) && !ord.test(i, j)) {
+                ord.set(i, j);
+                changed = true;
+              }
+          }
+    }
+    for (int a = 0; a < n_; ++a) {
+      if (ord.test(a, a)) return false;
+      for (int b = a + 1; b < n_; ++b)
+        if (ord.test(a, b) && ord.test(b, a)) return false;
+    }
+    return true;
+  }
+
+  bool gdo_acyclic(const Relation& ord) const {
+    Relation g = ldo_;
+    for (int a = 0; a < n_; ++a)
+      for (int b = 0; b < n_; ++b)
+        if (same_cell_.test(a, b) && ord.test(a, b)) g.set(a, b);
+    g.close();
+    return g.irreflexive();
+  }
+
+  bool search(Relation ord, int depth) {
+    if (!propagate(ord) || !gdo_acyclic(ord) || depth > kMaxDepth) return false;
+    for (int a = 0; a < n_; ++a)
+      for (int b = a + 1; b < n_; ++b) {
+        if (!covered_.test(a, b) || ord.test(a, b) || ord.test(b, a)) continue;
+        Relation left = ord;
+        left.set(a, b);
+        if (search(std::move(left), depth + 1)) return true;
+        ord.set(b, a);
+        return search(std::move(ord), depth + 1);
+      }
+    return true;
+  }
+
+  int n_;
+  std::vector<std::vector<int>> domains_;
+  std::size_t cell_domains_;
+  const Relation& ldo_;
+  Relation covered_, same_cell_;
+};
+
+}  // namespace
+
+Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant) {
+  const int e_count = x.event_count();
+  const int n = x.node_count();
+  const auto& ev = p.events();
+  auto live = [&](int node) { return x.is_init(node) || x.executed[static_cast<std::size_t>(node)]; };
+  auto event = [&](int node) -> const StaticEvent& { return ev[static_cast<std::size_t>(node)]; };
+
+  Evaluation result;
+  DerivedRelations& r = result.relations;
+  r.po = r.rf = r.co = r.fr = r.sso = r.hhb = r.ldo = Relation(n);
+
+  // po (3.6), rf, co and fr (3.7), ldo (3.8).
+  for (int a = 0; a < e_count; ++a) {
+    if (!live(a)) continue;
+    for (int b = 0; b < e_count; ++b)
+      if (live(b) && event(a).thread == event(b).thread && event(a).po < event(b).po) r.po.set(a, b);
+    for (int dep : x.deps[static_cast<std::size_t>(a)]) r.ldo.set(dep, a);
+    if (event(a).reads()) r.rf.set(x.rf[static_cast<std::size_t>(a)], a);
+  }
+  for (const std::vector<int>& order : x.co)
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (std::size_t j = i + 1; j < order.size(); ++j) r.co.set(order[i], order[j]);
+  for (int b = 0; b < e_count; ++b) {
+    if (!x.node_reads(b, p)) continue;
+    int w = x.rf[static_cast<std::size_t>(b)];
+    for (int w2 = 0; w2 < n; ++w2)
+      if (r.co.test(w, w2) && w2 != b) r.fr.set(b, w2);
+  }
+  // A write A precedes a read B in coh iff A is B's source or co-before it.
+  auto coh_write_read = [&](int a, int b) {
+    int src = x.rf[static_cast<std::size_t>(b)];
+    return a == src || r.co.test(a, src);
+  };
+
+  // sso (3.9), per scope instance for hrf-direct.
+  const auto& instances = p.scope_instances();
+  std::vector<Relation> sso_per_instance;
+  if (variant == ModelVariant::HrfDirect) sso_per_instance.assign(instances.size(), Relation(n));
+  auto add_sso = [&](int from, int to, std::optional<Segment> seg) {
+    const StaticEvent& fx = event(from);
+    const StaticEvent& fy = event(to);
+    if (!match(p, fx, fy, seg, variant)) return;
+    r.sso.set(from, to);
+    for (std::size_t s = 0; s < sso_per_instance.size(); ++s)
+      if (specifies(p, fx, instances[s], seg, variant) && specifies(p, fy, instances[s], seg, variant))
+        sso_per_instance[s].set(from, to);
+  };
+  for (int a = 0; a < e_count; ++a) {
+    if (!x.node_writes(a)) continue;
+    for (int b = 0; b < e_count; ++b) {
+      if (!x.node_reads(b, p) || x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)] ||
+          event(a).size != event(b).size || !coh_write_read(a, b))
+        continue;
+      std::optional<Segment> seg = event(a).segment;
+      // Releasers: A itself if it is a release atomic, or a release fence po-before A.
+      // Acquirers: B itself if it is an acquire atomic, or an acquire operation po-after B.
+      for (int xr = 0; xr < e_count; ++xr) {
+        if (!live(xr) || !event(xr).is_release()) continue;
+        if (event(xr).atomic && !x.node_writes(xr)) continue;  // an atomic releaser writes
+        bool x_is_a = xr == a && event(xr).atomic;
+        bool x_before_a = r.po.test(xr, a);
+        if (!x_is_a && !(x_before_a && (event(xr).is_fence() || event(xr).atomic))) continue;
+        for (int ya = 0; ya < e_count; ++ya) {
+          if (!live(ya) || !event(ya).is_acquire()) continue;
+          bool y_is_b = ya == b && event(ya).atomic;
+          bool b_before_y = r.po.test(b, ya);
+          bool ok;
+          if (event(xr).is_fence()) {
+            ok = y_is_b || b_before_y;  // fence X: B po Y or B = Y
+          } else if (event(ya).is_fence()) {
+            ok = (x_is_a || x_before_a) && b_before_y;  // atomic X, fence Y
+          } else {
+            ok = x_is_a && y_is_b;  // atomic X and atomic Y: A = X, B = Y
+          }
+          if (ok) add_sso(xr, ya, seg);
+        }
+      }
+    }
+  }
+
+  // hhb (3.11): (po | sso)+, or for hrf-direct the union over scope instances.
+  if (variant == ModelVariant::HrfDirect) {
+    Relation base = r.po;
+    base |= r.sso;
+    base.close();
+    if (!base.irreflexive()) {
+      result.inconsistency = "hhb is cyclic";
+      return result;
+    }
+    r.hhb = r.po;
+    for (Relation& s : sso_per_instance) {
+      s |= r.po;
+      s.close();
+      r.hhb |= s;
+    }
+  } else {
+    r.hhb = r.po;
+    r.hhb |= r.sso;
+    r.hhb.close();
+    if (!r.hhb.irreflexive()) {
+      result.inconsistency = "hhb is cyclic";
+      return result;
+    }
+  }
+
+  // The existential orders: coh per cell, sc_S per scope instance, gdo.
+  std::vector<std::vector<int>> domains(x.cells.size());
+  for (std::size_t k = 0; k < x.cells.size(); ++k) domains[k].push_back(e_count + static_cast<int>(k));
+  for (int a = 0; a < e_count; ++a)
+    if (live(a) && event(a).is_access()) {
+      int k = x.cell_index(x.cell[static_cast<std::size_t>(a)]);
+      if (k >= 0) domains[static_cast<std::size_t>(k)].push_back(a);
+    }
+  const std::size_t cell_domains = domains.size();
+  for (const ScopeInstance& s : instances) {
+    std::vector<int> dom;
+    for (int a = 0; a < e_count; ++a)
+      if (live(a) && in_sc_domain(p, event(a), s, variant)) dom.push_back(a);
+    if (dom.size() > 1) domains.push_back(std::move(dom));
+  }
+  Relation fixed = r.co;
+  fixed |= r.rf;
+  fixed |= r.fr;
+  fixed |= r.hhb;
+  OrderSearch orders(n, std::move(domains), cell_domains, r.ldo);
+  if (!orders.solve(fixed)) {
+    result.inconsistency = "no coh, sc or gdo order exists";
+    return result;
+  }
+  result.consistent = true;
+
+  // Races (3.12): a conflicting pair unordered by hhb.
+  for (int a = 0; a < e_count && !result.race; ++a) {
+    if (!live(a) || !event(a).is_access()) continue;
+    for (int b = a + 1; b < e_count; ++b) {
+      if (!live(b) || !event(b).is_access() || x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)])
+        continue;
+      Conflict k = conflict(p, event(a), x.node_writes(a), event(b), x.node_writes(b), variant);
+      if (k != Conflict::None && !r.hhb.test(a, b) && !r.hhb.test(b, a)) {
+        result.race = RaceWitness{a, b, k};
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+namespace {
+
+std::string event_label(const Program& p, const ConcreteExecution& x, int node) {
+  if (x.is_init(node)) {
+    const Cell& c = x.node_cell(node);
+    const LocationInfo& loc = p.locations()[static_cast<std::size_t>(c.location)];
+    return fmt::format("init: W {}={}", loc.name, p.describe_value(x.initial[static_cast<std::size_t>(node - x.event_count())]));
+  }
+  const StaticEvent& e = p.events()[static_cast<std::size_t>(node)];
+  const litmus::Instruction& ins =
+      p.test().threads[static_cast<std::size_t>(e.thread)].code[static_cast<std::size_t>(e.instruction)];
+  std::string text = litmus::print_instruction(ins);
+  if (e.barrier != StaticEvent::Barrier::None) text = e.barrier == StaticEvent::Barrier::Arrive ? "barrier arrive" : "barrier depart";
+  std::string values;
+  if (e.reads()) values += fmt::format(" read {}", p.describe_value(x.read_value[static_cast<std::size_t>(node)]));
+  if (x.node_writes(node)) values += fmt::format(" wrote {}", p.describe_value(x.write_value[static_cast<std::size_t>(node)]));
+  return fmt::format("P{}: {}{}", e.thread, text, values);
+}
+
+}  // namespace
+
+ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Evaluation& e) {
+  ExecutionGraph g;
+  std::vector<int> index(static_cast<std::size_t>(x.node_count()), -1);
+  for (int node = 0; node < x.node_count(); ++node) {
+    if (!x.is_init(node) && !x.executed[static_cast<std::size_t>(node)]) continue;
+    index[static_cast<std::size_t>(node)] = static_cast<int>(g.nodes.size());
+    g.nodes.push_back({x.is_init(node) ? -1 : p.events()[static_cast<std::size_t>(node)].thread,
+                       event_label(p, x, node)});
+  }
+  const DerivedRelations& r = e.relations;
+  auto add = [&](const Relation& rel, const char* name, bool immediate_only) {
+    for (auto [a, b] : rel.pairs()) {
+      if (index[static_cast<std::size_t>(a)] < 0 || index[static_cast<std::size_t>(b)] < 0) continue;
+      if (immediate_only) {
+        bool skip = false;
+        for (int c = 0; c < rel.size() && !skip; ++c) skip = rel.test(a, c) && rel.test(c, b);
+        if (skip) continue;
+      }
+      g.edges.push_back({index[static_cast<std::size_t>(a)], index[static_cast<std::size_t>(b)], name});
+    }
+  };
+  add(r.po, "po", true);
+  add(r.rf, "rf", false);
+  add(r.co, "co", true);
+  add(r.fr, "fr", false);
+  add(r.sso, "sso", false);
+  if (e.race)
+    g.edges.push_back({index[static_cast<std::size_t>(e.race->first)],
+                       index[static_cast<std::size_t>(e.race->second)], "race"});
+  return g;
+}
+
+std::string to_dot(const ExecutionGraph& g, std::string_view title) {
+  auto escape = [](std::string_view s) {
+    std::string out;
+    for (char c : s) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string out = fmt::format("digraph \"{}\" {{\n  label=\"{}\";\n  node [shape=box, fontname=\"monospace\"];\n",
+                                escape(title), escape(title));
+  int max_thread = -1;
+  for (const auto& n : g.nodes) max_thread = std::max(max_thread, n.thread);
+  for (int t = -1; t <= max_thread; ++t) {
+    out += t < 0 ? "  subgraph cluster_init {\n    label=\"initial\";\n"
+                 : fmt::format("  subgraph cluster_P{} {{\n    label=\"P{}\";\n", t, t);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].thread == t) out += fmt::format("    n{} [label=\"{}\"];\n", i, escape(g.nodes[i].label));
+    out += "  }\n";
+  }
+  for (const auto& edge : g.edges) {
+    std::string_view color = edge.relation == "po"    ? "black"
+                             : edge.relation == "rf"  ? "red"
+                             : edge.relation == "co"  ? "blue"
+                             : edge.relation == "fr"  ? "orange"
+                             : edge.relation == "sso" ? "darkgreen"
+                                                      : "purple";
+    out += fmt::format("  n{} -> n{} [label=\"{}\", color={}, fontcolor={}{}];\n", edge.from, edge.to,
+                       edge.relation, color, color, edge.relation == "race" ? ", style=dashed, dir=both" : "");
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace hsalit::model

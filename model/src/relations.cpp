@@ -1,0 +1,62 @@
+#include "hsalit/model/relations.hpp"
+
+#include <algorithm>
+
+namespace hsalit::model {
+
+namespace {
+// Scope inclusion (3.3.6) is the spec's; the HRF models of the literature have none: an
+// operation specifies exactly its own scope.
+bool has_scope_inclusion(ModelVariant v) { return v == ModelVariant::Hsa; }
+}  // namespace
+
+Scope effective_scope(const StaticEvent& e, std::optional<Segment> segment) {
+  std::optional<Segment> seg = e.is_access() ? e.segment : segment;
+  if (seg == Segment::Group && e.scope > Scope::WorkGroup) return Scope::WorkGroup;
+  return e.scope;
+}
+
+bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s,
+               std::optional<Segment> segment, ModelVariant variant) {
+  if (!std::binary_search(s.threads.begin(), s.threads.end(), e.thread)) return false;
+  Scope eff = effective_scope(e, segment);
+  (void)p;
+  return has_scope_inclusion(variant) ? s.level <= eff : eff == s.level;
+}
+
+bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
+           std::optional<Segment> segment, ModelVariant variant) {
+  if (x.thread == y.thread) return true;
+  Scope ex = effective_scope(x, segment), ey = effective_scope(y, segment);
+  if (!has_scope_inclusion(variant) && ex != ey) return false;
+  Scope m = std::min(ex, ey);
+  return p.scopes().same_instance(x.thread, y.thread, m) && m != Scope::WorkItem;
+}
+
+bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
+                  ModelVariant variant) {
+  return e.is_sync() && specifies(p, e, s, std::nullopt, variant);
+}
+
+std::string_view to_string(Conflict c) {
+  switch (c) {
+    case Conflict::None: return "none";
+    case Conflict::Ordinary: return "ordinary";
+    case Conflict::Special: return "special";
+  }
+  return "?";
+}
+
+Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y,
+                  bool y_writes, ModelVariant variant) {
+  if (x.thread == y.thread || !x.is_access() || !y.is_access()) return Conflict::None;
+  bool some_write = x_writes || y_writes;
+  if (some_write && (!x.atomic || !y.atomic)) return Conflict::Ordinary;
+  if (x.atomic && y.atomic) {
+    if (x.size != y.size) return Conflict::Special;
+    if (some_write && !match(p, x, y, std::nullopt, variant)) return Conflict::Special;
+  }
+  return Conflict::None;
+}
+
+}  // namespace hsalit::model
