@@ -257,10 +257,10 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
       if (k >= 0) domains[static_cast<std::size_t>(k)].push_back(a);
     }
   const std::size_t cell_domains = domains.size();
-  for (const ScopeInstance& s : instances) {
+  for (const ScDomain& d : sc_domains(p, variant)) {
     std::vector<int> dom;
-    for (int a = 0; a < e_count; ++a)
-      if (live(a) && in_sc_domain(p, event(a), s, variant)) dom.push_back(a);
+    for (int a : d.events)
+      if (live(a)) dom.push_back(a);
     if (dom.size() > 1) domains.push_back(std::move(dom));
   }
   Relation fixed = r.co;

@@ -1,6 +1,7 @@
 #include "hsalit/model/relations.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace hsalit::model {
 
@@ -36,6 +37,24 @@ bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
 bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
                   ModelVariant variant) {
   return e.is_sync() && specifies(p, e, s, std::nullopt, variant);
+}
+
+std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant) {
+  std::vector<ScDomain> out;
+  const auto& instances = p.scope_instances();
+  for (std::size_t s = 0; s < instances.size(); ++s) {
+    ScDomain d{static_cast<int>(s), {}};
+    std::set<int> threads;
+    for (const StaticEvent& e : p.events())
+      if (in_sc_domain(p, e, instances[s], variant)) {
+        d.events.push_back(e.id);
+        threads.insert(e.thread);
+      }
+    if (threads.size() < 2) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const ScDomain& o) { return o.events == d.events; })) continue;
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 std::string_view to_string(Conflict c) {

@@ -558,13 +558,10 @@ class Z3Engine {
   // sc_S (3.10): a total order of Dom(S) per scope instance, containing hhb, agreeing with
   // coh and with every other sc_S' on the pairs they share.
   void encode_sc_orders() {
-    const auto& instances = p_.scope_instances();
-    std::vector<std::map<int, z3::expr>> clocks(instances.size());
-    for (std::size_t s = 0; s < instances.size(); ++s) {
-      std::vector<int> dom;
-      for (int e = 0; e < n(); ++e)
-        if (in_sc_domain(p_, event(e), instances[s], q_.options.variant)) dom.push_back(e);
-      if (dom.size() < 2) continue;
+    const std::vector<ScDomain> domains = sc_domains(p_, q_.options.variant);
+    std::vector<std::map<int, z3::expr>> clocks(domains.size());
+    for (std::size_t s = 0; s < domains.size(); ++s) {
+      const std::vector<int>& dom = domains[s].events;
       for (int e : dom) clocks[s].emplace(e, ctx_.int_const(fmt::format("sc{}_{}", s, e).c_str()));
       for (int a : dom)
         for (int b : dom) {
@@ -580,8 +577,8 @@ class Z3Engine {
           }
         }
     }
-    for (std::size_t s = 0; s < instances.size(); ++s)
-      for (std::size_t s2 = s + 1; s2 < instances.size(); ++s2)
+    for (std::size_t s = 0; s < domains.size(); ++s)
+      for (std::size_t s2 = s + 1; s2 < domains.size(); ++s2)
         for (const auto& [a, ca] : clocks[s])
           for (const auto& [b, cb] : clocks[s]) {
             if (a >= b || !clocks[s2].count(a) || !clocks[s2].count(b)) continue;

@@ -26,6 +26,15 @@ bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
 bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
                   ModelVariant variant);
 
+// The domains of the sc_S orders that can constrain an execution (3.10). A domain within one
+// thread is dropped: its order is po, which hhb, coh and every other order contain already.
+// Instances with the same domain are kept once: their orders must agree on every pair anyway.
+struct ScDomain {
+  int instance = 0;         // index into Program::scope_instances()
+  std::vector<int> events;  // static event ids, ascending
+};
+std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant);
+
 enum class Conflict : std::uint8_t { None, Ordinary, Special };
 std::string_view to_string(Conflict c);
 
