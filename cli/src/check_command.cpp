@@ -30,6 +30,7 @@ struct CheckCommandOptions {
   double timeout = 60;
   unsigned jobs = 1;
   bool expect = false;
+  bool summary = false;
 };
 
 // What checking one file produced, printed in input order.
@@ -37,6 +38,9 @@ struct FileReport {
   std::string out, err;
   bool bad_input = false;
   bool failed = false;  // unknown, or a verdict that differs from the expected one
+  bool unknown = false;
+  bool racy = false;
+  bool expectation_met = false;
 };
 
 // The verdict of the condition's proposition, as the library's expected.json states it.
@@ -63,8 +67,14 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   co.timeout_seconds = opt.timeout;
   co.want_graph = !opt.graph_dir.empty();
   model::CheckResult r = model::check(test, co);
+  rep.unknown = r.unknown();
+  rep.racy = r.racy;
   if (r.unknown()) rep.failed = true;
   if (opt.json) rep.out = model::check_to_json(test, r, file.string()).dump() + "\n";
+  else if (opt.summary)
+    rep.out = fmt::format("{:<48} {:<8} {:<5} {:>6} {:>10.1f}{}\n", test.name, model::to_string(r.verdict),
+                          r.unknown() ? "?" : r.racy ? "yes" : "no", r.outcomes.size(), r.time_ms,
+                          r.unknown() ? "  " + *r.unknown_reason : "");
   else rep.out = model::format_herd(test, r) + "\n";
   if (r.graph) {
     std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
@@ -81,6 +91,7 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
       auto want = it->second.by_model.find(std::string(model::to_string(variant)));
       if (want == it->second.by_model.end()) want = it->second.by_model.find("hsa");
       std::string got = proposition_verdict(test, r);
+      rep.expectation_met = got == want->second;
       if (got != want->second) {
         rep.err += fmt::format("{}: error: expected {} under {}, got {}\n", file.string(), want->second,
                                model::to_string(variant), got);
@@ -107,6 +118,8 @@ int run_check(const CheckCommandOptions& opt) {
   std::atomic<std::size_t> next{0};
   std::mutex print_mutex;
   std::size_t printed = 0;
+  if (opt.summary && !opt.json)
+    fmt::print("{:<48} {:<8} {:<5} {:>6} {:>10}\n", "test", "result", "racy", "states", "time (ms)");
   // Workers check files in any order; reports are printed in input order as they complete.
   auto worker = [&] {
     for (std::size_t i; (i = next++) < files.size();) {
@@ -134,9 +147,20 @@ int run_check(const CheckCommandOptions& opt) {
   worker();
   for (auto& t : pool) t.join();
   bool bad = false, failed = false;
+  std::size_t unknown = 0, racy = 0, met = 0, bad_files = 0;
   for (const FileReport& r : reports) {
     bad |= r.bad_input;
     failed |= r.failed;
+    unknown += r.unknown;
+    racy += r.racy;
+    met += r.expectation_met;
+    bad_files += r.bad_input;
+  }
+  if (opt.summary) {
+    fmt::print("checked {} tests under {} with {}: {} decided, {} unknown, {} racy, {} unreadable", files.size(),
+               opt.model, opt.engine, files.size() - unknown - bad_files, unknown, racy, bad_files);
+    if (opt.expect) fmt::print("; expected verdicts: {} met, {} not", met, files.size() - met);
+    fmt::print("\n");
   }
   return bad ? kExitBadInput : failed ? kExitCheckFailed : kExitOk;
 }
@@ -154,6 +178,7 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("--graph", opt->graph_dir, "write a DOT witness execution per test into DIR");
   cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)");
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)");
+  cmd->add_flag("--summary", opt->summary, "one line per test and a closing count");
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");
   return {cmd, [opt] { return run_check(*opt); }};

@@ -74,8 +74,15 @@ nlohmann::json check_to_json(const litmus::Test& test, const CheckResult& r, std
     }
     j["outcomes"] = outcomes;
   }
-  if (r.race)
-    j["race"] = {{"first", r.race->first}, {"second", r.race->second}, {"kind", to_string(r.race->kind)}};
+  if (r.race) {
+    auto side = [&](int event, const std::string& text) {
+      const StaticEvent& e = program.events()[static_cast<std::size_t>(event)];
+      return nlohmann::json{{"thread", e.thread}, {"instruction", e.instruction}, {"text", text}};
+    };
+    j["race"] = {{"kind", to_string(r.race->kind)},
+                 {"first", side(r.race->first_event, r.race->first)},
+                 {"second", side(r.race->second_event, r.race->second)}};
+  }
   j["condition"] = {{"kind", litmus::to_string(test.condition.quantifier)},
                     {"text", litmus::print_prop(test.condition.prop)},
                     {"positive", r.positive},
