@@ -19,5 +19,7 @@ struct Command {
 
 Command add_parse_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
+Command add_compile_command(CLI::App& app);
+Command add_mappings_command(CLI::App& app);
 
 }  // namespace hsalit::cli

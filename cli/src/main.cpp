@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       add_parse_command(app),
       add_check_command(app),
+      add_compile_command(app),
+      add_mappings_command(app),
   };
 
   try {

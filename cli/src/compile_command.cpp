@@ -1,0 +1,126 @@
+// `hsalit compile`: a litmus test as GCN assembly per thread, from a mapping table.
+// `hsalit mappings`: list and check mapping tables. `hsalit targets`: list targets.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/mapping.hpp"
+#include "hsalit/codegen/target.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+struct CompileCommandOptions {
+  std::vector<std::string> inputs;
+  std::string target = "gfx900";
+  std::string mapping_file;
+  std::string table;
+  std::string flavour = "hsa";
+  std::string emit = "asm";
+  bool generic = false;
+};
+
+// The table a command uses: a file given by the user, a shipped one by name, or the
+// target's default.
+codegen::MappingTable load_table(const std::string& file, const std::string& name, const codegen::Target& target) {
+  if (!file.empty()) return codegen::MappingTable::from_file(file);
+  return codegen::MappingTable::builtin(name.empty() ? target.mapping : name);
+}
+
+int run_compile(const CompileCommandOptions& opt) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target* target = catalog.find(opt.target);
+  if (!target) {
+    fmt::print(stderr, "hsalit compile: error: unknown target '{}' (known: {})\n", opt.target,
+               fmt::join(catalog.names(), ", "));
+    return kExitBadInput;
+  }
+  if (opt.emit != "asm" && opt.emit != "json") {
+    fmt::print(stderr, "hsalit compile: error: --emit takes asm or json\n");
+    return kExitBadInput;
+  }
+  std::optional<codegen::MappingTable> table;
+  try {
+    table = load_table(opt.mapping_file, opt.table, *target);
+  } catch (const codegen::MappingError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+  bool bad = false;
+  std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
+  for (const auto& file : litmus::collect_litmus_files(inputs)) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
+    if (!parsed.ok()) {
+      bad = true;
+      continue;
+    }
+    try {
+      codegen::CompileOptions co{opt.flavour, opt.generic};
+      codegen::CompiledTest c = codegen::compile(*parsed.test, *target, catalog, *table, co);
+      if (opt.emit == "json") fmt::print("{}\n", codegen::to_json(c).dump());
+      else fmt::print("{}\n", codegen::emit_assembly(c, *parsed.test));
+    } catch (const codegen::CompileError& e) {
+      fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
+      bad = true;
+    }
+  }
+  return bad ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+Command add_compile_command(CLI::App& app) {
+  auto opt = std::make_shared<CompileCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile litmus tests to GCN assembly for a target, from a mapping table");
+  cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
+  cmd->add_option("--target", opt->target, "processor, e.g. gfx900, gfx90a, gfx942, gfx1030 (default gfx900)");
+  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file (docs/mapping-tables.md)");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  cmd->add_option("--flavour", opt->flavour, "the table's flavour, e.g. hsa (default) or opencl");
+  cmd->add_flag("--generic", opt->generic, "access every location through flat (generic) addresses");
+  cmd->add_option("--emit", opt->emit, "asm (default) or json");
+  return {cmd, [opt] { return run_compile(*opt); }};
+}
+
+Command add_mappings_command(CLI::App& app) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand("mappings", "List the shipped mapping tables, or check table files");
+  CLI::App* check = cmd->add_subcommand("check", "Check mapping table files: schema, targets, no overlapping rows");
+  check->add_option("files", *files, "mapping table files")->required();
+  cmd->add_subcommand("list", "List the shipped tables with their targets and row counts");
+  cmd->require_subcommand(1);
+  return {cmd, [cmd, files] {
+            if (cmd->got_subcommand("list")) {
+              for (const std::string& name : codegen::MappingTable::builtin_names()) {
+                codegen::MappingTable t = codegen::MappingTable::builtin(name);
+                fmt::print("{:<18} {:>4} rows  targets: {}  flavours: {}\n", name, t.rows().size(),
+                           fmt::join(t.targets(), " "), fmt::join(t.flavours(), " "));
+              }
+              return kExitOk;
+            }
+            bool bad = false;
+            for (const std::string& f : *files) {
+              try {
+                codegen::MappingTable t = codegen::MappingTable::from_file(f);
+                for (const std::string& target : t.targets())
+                  if (!codegen::TargetCatalog::builtin().find(target)) {
+                    fmt::print(stderr, "{}: error: /targets: unknown target '{}'\n", f, target);
+                    bad = true;
+                  }
+                fmt::print("{}: ok: table {}, {} rows\n", f, t.name(), t.rows().size());
+              } catch (const codegen::MappingError& e) {
+                fmt::print(stderr, "{}\n", e.what());
+                bad = true;
+              }
+            }
+            return bad ? kExitBadInput : kExitOk;
+          }};
+}
+
+}  // namespace hsalit::cli

@@ -1,0 +1,68 @@
+// Compiling a litmus test for a GPU target: per thread, the GCN program that implements it
+// with the sequences of a mapping table, registers allocated by the target's rules.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hsalit/codegen/gcn.hpp"
+#include "hsalit/codegen/mapping.hpp"
+#include "hsalit/codegen/target.hpp"
+#include "hsalit/litmus/ast.hpp"
+
+namespace hsalit::codegen {
+
+struct CompileOptions {
+  std::string flavour = "hsa";  // a flavour of the mapping table (hsa, opencl, ...)
+  bool generic = false;         // access every location through flat (generic) addresses
+};
+
+// How a location is addressed in a thread's program: the operand that holds its base, and
+// for LDS its byte offset.
+struct LocationBinding {
+  std::string name;
+  AddressSpace space = AddressSpace::Global;
+  Operand base;                // s[..] (global: pair, buffer: quad), v[..] pair (flat), vN (LDS)
+  std::int64_t kernarg_offset = 0;  // where the prologue loads the base from (global, flat, buffer)
+  std::int64_t lds_offset = 0;      // LDS locations
+};
+
+struct CompiledThread {
+  int thread = 0;
+  std::vector<Instruction> code;                // prologue, body, s_endpgm
+  std::map<std::string, int> registers;         // litmus register -> VGPR
+  std::vector<LocationBinding> locations;
+  int vgprs = 0, sgprs = 0;                     // registers used
+};
+
+struct CompiledTest {
+  std::string test;
+  std::string target;
+  std::string table;
+  std::string flavour;
+  bool generic = false;
+  std::vector<CompiledThread> threads;
+};
+
+// Raised for a test the target or table cannot express, with the thread, the instruction and
+// the reason.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
+                     const MappingTable& table, const CompileOptions& options = {});
+
+// The key a litmus memory operation is looked up by (HSA order and scope in LLVM's names).
+MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic);
+
+// Assembly for all threads, each as a labelled block, annotated with the table rows; it
+// assembles with llvm-mc for the target.
+std::string emit_assembly(const CompiledTest& compiled, const litmus::Test& test);
+nlohmann::json to_json(const CompiledTest& compiled);
+
+}  // namespace hsalit::codegen

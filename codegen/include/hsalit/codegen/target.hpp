@@ -1,0 +1,69 @@
+// Target descriptions (codegen/targets.json): per AMDGPU processor, the instruction forms and
+// names of its generation, the mapping table that applies, and which Debian LLVM assembles it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hsalit/codegen/gcn.hpp"
+
+namespace hsalit::codegen {
+
+// How a target addresses global memory: MUBUF with a buffer resource (GFX6), FLAT with a
+// 64-bit address in VGPRs (GFX7-GFX8), or GLOBAL with an SGPR base (GFX9 and later).
+enum class GlobalForm : std::uint8_t { Buffer, Flat, Global };
+std::string_view to_string(GlobalForm f);
+
+// The kinds of atomic read-modify-write a litmus `rmw` can become.
+enum class AtomicOp : std::uint8_t { Swap, Add, Sub, And, Or, Xor, Cas };
+std::string_view to_string(AtomicOp op);
+
+struct Target {
+  std::string name;
+  int generation = 9;
+  std::string mapping;  // the default mapping table
+  GlobalForm global = GlobalForm::Global;
+  bool flat = true;     // has FLAT instructions (generic address space)
+  std::string naming;   // key of the naming scheme
+  std::string alu;      // key of the ALU templates
+  CachePolicy atomic_return;  // bits that make an atomic return the old value
+  bool even_vgpr_pairs = false;
+  bool lds_needs_m0 = false;
+  int llvm = 0;         // first Debian LLVM whose llvm-mc knows the target; 0: none
+  std::vector<std::string> assembler_flags;
+  std::vector<std::string> barrier;  // the work-group barrier instruction(s)
+  std::map<std::string, std::string> substitute;  // mnemonic -> mnemonic
+  std::string note;
+};
+
+class TargetCatalog {
+ public:
+  static const TargetCatalog& builtin();
+  static TargetCatalog from_json(const nlohmann::json& doc);
+
+  const Target* find(std::string_view name) const;
+  const Target& get(std::string_view name) const;  // throws std::runtime_error listing the known ones
+  std::vector<std::string> names() const;
+
+  // Mnemonics of memory instructions. `form` is buffer/flat/global for vector memory;
+  // nullopt means LDS (ds_*).
+  std::string load(const Target& t, std::optional<GlobalForm> form, bool wide) const;
+  std::string store(const Target& t, std::optional<GlobalForm> form, bool wide) const;
+  std::string atomic(const Target& t, std::optional<GlobalForm> form, AtomicOp op, bool wide) const;
+  // The LDS compare-and-swap takes the compare value before the new one (GFX6-GFX10) or
+  // after it (GFX11 and later).
+  bool ds_cas_compare_first(const Target& t) const;
+  // An ALU template such as "v_add_u32_e32 {d}, {a}, {b}".
+  std::string alu(const Target& t, std::string_view op) const;
+
+ private:
+  nlohmann::json naming_, alu_;
+  std::vector<Target> targets_;
+};
+
+}  // namespace hsalit::codegen

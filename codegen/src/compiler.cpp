@@ -1,0 +1,572 @@
+// Litmus thread -> GCN program. The memory-model instructions come only from the mapping
+// table; this file supplies the glue a kernel needs around them (address registers, value
+// registers, ALU for `mov` and branches) in the forms of the target (codegen/targets.json).
+#include "hsalit/codegen/compiler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::codegen {
+
+using litmus::Expr;
+using litmus::OpKind;
+
+MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic) {
+  MemoryOperation op;
+  switch (ins.kind) {
+    case OpKind::Load: op.operation = Operation::Load; break;
+    case OpKind::Store: op.operation = Operation::Store; break;
+    case OpKind::Rmw: op.operation = Operation::Rmw; break;
+    case OpKind::Fence: op.operation = Operation::Fence; break;
+    default: throw std::logic_error("memory_operation of a non-memory instruction");
+  }
+  const litmus::Annotations& a = ins.annots;
+  if (ins.kind == OpKind::Fence || a.atomic) {
+    op.atomicity = Atomicity::Atomic;
+    switch (a.order) {
+      case litmus::MemoryOrder::Relaxed: op.ordering = Ordering::Monotonic; break;
+      case litmus::MemoryOrder::Acquire: op.ordering = Ordering::Acquire; break;
+      case litmus::MemoryOrder::Release: op.ordering = Ordering::Release; break;
+      case litmus::MemoryOrder::AcquireRelease: op.ordering = Ordering::SeqCst; break;
+    }
+    switch (a.scope) {
+      case litmus::Scope::WorkItem: op.scope = SyncScope::SingleThread; break;
+      case litmus::Scope::Wavefront: op.scope = SyncScope::Wavefront; break;
+      case litmus::Scope::WorkGroup: op.scope = SyncScope::Workgroup; break;
+      case litmus::Scope::Agent: op.scope = SyncScope::Agent; break;
+      case litmus::Scope::System: op.scope = SyncScope::System; break;
+    }
+  }
+  if (ins.kind != OpKind::Fence) {
+    bool group = ins.addr.base.is_location() && test.segment_of(ins.addr.base.name) == litmus::Segment::Group;
+    op.space = generic ? AddressSpace::Generic : group ? AddressSpace::Local : AddressSpace::Global;
+  }
+  return op;
+}
+
+namespace {
+
+Instruction from_template(const std::string& text, const std::map<std::string, std::string>& subst = {}) {
+  std::string line = text;
+  for (const auto& [key, value] : subst) {
+    std::string pattern = "{" + key + "}";
+    for (auto at = line.find(pattern); at != std::string::npos; at = line.find(pattern))
+      line.replace(at, pattern.size(), value);
+  }
+  std::string error;
+  auto ins = parse_instruction(line, error);
+  if (!ins) throw std::logic_error(fmt::format("bad instruction template '{}': {}", line, error));
+  return *ins;
+}
+
+std::string reg_text(const Operand& o) {
+  Instruction i;
+  i.mnemonic = "x";
+  i.operands.push_back(o);
+  std::string s = print(i);
+  return s.substr(2);
+}
+
+class ThreadCompiler {
+ public:
+  ThreadCompiler(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
+                 const MappingTable& table, const CompileOptions& options)
+      : test_(test), thread_(test.threads[static_cast<std::size_t>(thread)]), t_(target), cat_(catalog),
+        table_(table), opt_(options) {
+    out_.thread = thread;
+  }
+
+  CompiledThread run() {
+    bind_registers_and_locations();
+    for (std::size_t i = 0; i < thread_.code.size(); ++i) {
+      index_ = static_cast<int>(i);
+      compile_instruction(thread_.code[i]);
+    }
+    emit(from_template("s_endpgm"), "", "");
+    out_.code = std::move(prologue_);
+    out_.code.insert(out_.code.end(), body_.begin(), body_.end());
+    out_.vgprs = next_v_;
+    out_.sgprs = next_s_;
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    std::string where = index_ >= 0 ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                                                  litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+                                     : fmt::format("P{}", thread_.id);
+    throw CompileError(fmt::format("{}: {} (target {}, table {})", where, why, t_.name, table_.name()));
+  }
+
+  int alloc_v(int count = 1) {
+    if (count > 1 && t_.even_vgpr_pairs && next_v_ % 2) ++next_v_;
+    int r = next_v_;
+    next_v_ += count;
+    return r;
+  }
+  int alloc_s(int count, int align) {
+    while (next_s_ % align) ++next_s_;
+    int r = next_s_;
+    next_s_ += count;
+    return r;
+  }
+
+  void emit(Instruction ins, std::string row, std::string role) {
+    ins.origin = {thread_.id, index_, std::move(row), std::move(role)};
+    body_.push_back(std::move(ins));
+  }
+  void emit_prologue(Instruction ins) {
+    ins.origin = {thread_.id, -1, "", "prologue"};
+    prologue_.push_back(std::move(ins));
+  }
+
+  // Address registers for every location the thread names, value registers for every
+  // litmus register, and the prologue that fills them.
+  void bind_registers_and_locations() {
+    const std::vector<std::string> all = test_.location_names();
+    std::vector<std::string> used;
+    bool wide_use = false;
+    for (const litmus::Instruction& ins : thread_.code) {
+      if (!ins.is_memory_access()) continue;
+      wide_use |= ins.annots.size == litmus::AccessSize::Double;
+      if (!ins.addr.base.is_location()) {
+        index_ = static_cast<int>(&ins - thread_.code.data());
+        fail("an address held in a register is not supported by the code generator");
+      }
+      if (std::find(used.begin(), used.end(), ins.addr.base.name) == used.end()) used.push_back(ins.addr.base.name);
+    }
+    (void)wide_use;
+    next_s_ = 2;  // s[0:1]: the kernel argument pointer
+    zero_ = alloc_v();
+    emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, 0", zero_)));
+    bool any_sload = false, any_lds = false;
+    std::int64_t lds_next = 0;
+    for (const std::string& name : used) {
+      LocationBinding b;
+      b.name = name;
+      bool group = test_.segment_of(name) == litmus::Segment::Group;
+      b.space = opt_.generic ? AddressSpace::Generic : group ? AddressSpace::Local : AddressSpace::Global;
+      std::int64_t index = std::find(all.begin(), all.end(), name) - all.begin();
+      if (b.space == AddressSpace::Local) {
+        b.lds_offset = lds_next;
+        lds_next += 8;
+        b.base = Operand::vgpr(alloc_v());
+        emit_prologue(from_template(fmt::format("v_mov_b32_e32 {}, {}", reg_text(b.base), b.lds_offset)));
+        any_lds = true;
+      } else {
+        std::optional<GlobalForm> form = access_form(b.space);
+        if (b.space == AddressSpace::Generic && !t_.flat) fail("the target has no flat (generic) instructions");
+        if (form == GlobalForm::Buffer) {
+          b.kernarg_offset = 16 * index;
+          b.base = Operand::sgpr(alloc_s(4, 4), 4);
+          emit_prologue(from_template(fmt::format("s_load_dwordx4 {}, s[0:1], {}", reg_text(b.base), b.kernarg_offset)));
+        } else {
+          b.kernarg_offset = 8 * index;
+          Operand pair = Operand::sgpr(alloc_s(2, 2), 2);
+          emit_prologue(from_template(fmt::format("s_load_dwordx2 {}, s[0:1], {}", reg_text(pair), b.kernarg_offset)));
+          b.base = pair;
+          if (form == GlobalForm::Flat) {
+            b.base = Operand::vgpr(alloc_v(2), 2);
+            pending_moves_.push_back(fmt::format("v_mov_b32_e32 v{}, s{}", b.base.reg, pair.reg));
+            pending_moves_.push_back(fmt::format("v_mov_b32_e32 v{}, s{}", b.base.reg + 1, pair.reg + 1));
+          }
+        }
+        any_sload = true;
+      }
+      out_.locations.push_back(b);
+    }
+    if (any_sload) emit_prologue(from_template("s_waitcnt lgkmcnt(0)"));
+    for (const std::string& m : pending_moves_) emit_prologue(from_template(m));
+    if (any_lds && t_.lds_needs_m0) emit_prologue(from_template("s_mov_b32 m0, -1"));
+
+    // Litmus registers: initial values, or 0 as herd7 assumes.
+    std::set<std::string> regs;
+    for (const litmus::Instruction& ins : thread_.code) {
+      if (!ins.reg.empty()) regs.insert(ins.reg);
+      collect_registers(ins.value, regs);
+      if (ins.expected) collect_registers(*ins.expected, regs);
+      if (ins.condition) collect_registers(*ins.condition, regs);
+      if (ins.addr.offset) collect_registers(*ins.addr.offset, regs);
+    }
+    for (const litmus::InitEntry& e : test_.init)
+      if (e.thread == thread_.id) regs.insert(e.name);
+    for (const std::string& r : regs) {
+      int wide = register_is_wide(r) ? 2 : 1;
+      int v = alloc_v(wide);
+      out_.registers[r] = v;
+      std::int64_t initial = 0;
+      for (const litmus::InitEntry& e : test_.init)
+        if (e.thread == thread_.id && e.name == r) {
+          if (e.value.is_location()) fail(fmt::format("register {} holds an address, which the code generator does not support", r));
+          initial = e.value.value;
+        }
+      emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, {}", v, initial)));
+      if (wide == 2) emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, 0", v + 1)));
+    }
+  }
+
+  static void collect_registers(const Expr& e, std::set<std::string>& out) {
+    if (e.is_register()) out.insert(e.name);
+    for (const Expr& o : e.operands) collect_registers(o, out);
+  }
+
+  bool register_is_wide(const std::string& r) const {
+    for (const litmus::Instruction& ins : thread_.code)
+      if (ins.reg == r && ins.annots.size == litmus::AccessSize::Double && ins.reads_memory()) return true;
+    return false;
+  }
+
+  std::optional<GlobalForm> access_form(AddressSpace space) const {
+    if (space == AddressSpace::Local) return std::nullopt;
+    if (space == AddressSpace::Generic) return GlobalForm::Flat;
+    return t_.global;
+  }
+
+  const LocationBinding& binding(const std::string& name) const {
+    for (const LocationBinding& b : out_.locations)
+      if (b.name == name) return b;
+    throw std::logic_error("unbound location " + name);
+  }
+
+  // A VGPR holding the value of an expression (a new one unless it is a register).
+  int value_register(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Register: return out_.registers.at(e.name);
+      case Expr::Kind::Constant: {
+        int v = alloc_v();
+        emit(from_template(fmt::format("v_mov_b32_e32 v{}, {}", v, e.value)), "", "value");
+        return v;
+      }
+      case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
+      case Expr::Kind::Binary: {
+        int a = value_register(e.operands[0]);
+        int b = value_register(e.operands[1]);
+        int d = alloc_v();
+        std::map<std::string, std::string> s = {{"d", fmt::format("v{}", d)}, {"a", fmt::format("v{}", a)},
+                                                {"b", fmt::format("v{}", b)}};
+        switch (e.op) {
+          case litmus::BinaryOp::Add: emit(from_template(cat_.alu(t_, "add"), s), "", "value"); break;
+          case litmus::BinaryOp::Sub: emit(from_template(cat_.alu(t_, "sub"), s), "", "value"); break;
+          case litmus::BinaryOp::Xor: emit(from_template("v_xor_b32_e32 {d}, {a}, {b}", s), "", "value"); break;
+          case litmus::BinaryOp::And: emit(from_template("v_and_b32_e32 {d}, {a}, {b}", s), "", "value"); break;
+          case litmus::BinaryOp::Or: emit(from_template("v_or_b32_e32 {d}, {a}, {b}", s), "", "value"); break;
+          case litmus::BinaryOp::Eq:
+          case litmus::BinaryOp::Ne:
+            emit(from_template(e.op == litmus::BinaryOp::Eq ? "v_cmp_eq_u32_e32 vcc, {a}, {b}" : "v_cmp_ne_u32_e32 vcc, {a}, {b}", s), "", "value");
+            emit(from_template("v_cndmask_b32_e64 {d}, 0, 1, vcc", s), "", "value");
+            break;
+        }
+        return d;
+      }
+    }
+    return 0;
+  }
+
+  std::string label_name(const std::string& l) const { return fmt::format("P{}_{}", thread_.id, l); }
+
+  void compile_instruction(const litmus::Instruction& ins) {
+    switch (ins.kind) {
+      case OpKind::Label: {
+        Instruction l;
+        l.mnemonic = label_name(ins.label) + ":";
+        emit(std::move(l), "", "label");
+        return;
+      }
+      case OpKind::Mov: {
+        int v = value_register(ins.value);
+        emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", out_.registers.at(ins.reg), v)), "", "value");
+        return;
+      }
+      case OpKind::Branch: {
+        if (!ins.condition) {
+          emit(from_template("s_branch " + label_name(ins.label)), "", "branch");
+          return;
+        }
+        int c = value_register(*ins.condition);
+        emit(from_template(fmt::format("v_cmp_ne_u32_e32 vcc, 0, v{}", c)), "", "branch");
+        emit(from_template("s_cbranch_vccnz " + label_name(ins.label)), "", "branch");
+        return;
+      }
+      case OpKind::Barrier:
+        for (const std::string& b : t_.barrier) emit(from_template(b), "", "barrier");
+        return;
+      case OpKind::Fence:
+      case OpKind::Load:
+      case OpKind::Store:
+      case OpKind::Rmw: compile_memory(ins); return;
+    }
+  }
+
+  const MappingRow& row_for(const MemoryOperation& op) const {
+    const MappingRow* row = table_.find(op, t_.name);
+    if (!row) fail(fmt::format("table {} has no row for {}", table_.name(), op.describe()));
+    return *row;
+  }
+
+  // The row's sequence around `access` (absent for fences), in the chosen flavour.
+  void emit_sequence(const MappingRow& row, std::optional<Instruction> access) {
+    bool before = true;
+    for (const SequenceElement& e : row.sequence) {
+      if (e.omit_in.count(opt_.flavour)) continue;
+      if (e.is_access) {
+        Instruction a = std::move(*access);
+        CachePolicy& p = a.policy;
+        p.glc |= e.policy.glc;
+        p.slc |= e.policy.slc;
+        p.dlc |= e.policy.dlc;
+        p.sc0 |= e.policy.sc0;
+        p.sc1 |= e.policy.sc1;
+        p.nt |= e.policy.nt;
+        if (!e.policy.th.empty()) p.th = e.policy.th;
+        if (!e.policy.scope.empty()) p.scope = e.policy.scope;
+        emit(std::move(a), row.id, "access");
+        before = false;
+        continue;
+      }
+      Instruction lit;
+      auto sub = t_.substitute.find(e.mnemonic);
+      lit.mnemonic = sub == t_.substitute.end() ? e.mnemonic : sub->second;
+      lit.policy = e.policy;
+      lit.wait = e.wait;
+      if (auto omit = e.omit_counters_in.find(opt_.flavour); omit != e.omit_counters_in.end()) {
+        if (omit->second.count("vmcnt")) lit.wait.vmcnt.reset();
+        if (omit->second.count("lgkmcnt")) lit.wait.lgkmcnt.reset();
+        if (omit->second.count("expcnt")) lit.wait.expcnt.reset();
+        if (lit.mnemonic == "s_waitcnt" && !lit.wait.vmcnt && !lit.wait.lgkmcnt && !lit.wait.expcnt) continue;
+      }
+      if (e.count) {
+        if (lit.mnemonic == "s_waitcnt_vscnt") lit.operands.push_back(Operand::special("null"));
+        lit.operands.push_back(Operand::immediate(*e.count));
+      }
+      emit(std::move(lit), row.id, access ? (before ? "before" : "after") : "fence");
+    }
+  }
+
+  // Which atomic an rmw operation is: exchange, cas, or `(OP REG X)` on its own register.
+  std::pair<AtomicOp, const Expr*> atomic_kind(const litmus::Instruction& ins) const {
+    if (ins.annots.cas) return {AtomicOp::Cas, &ins.value};
+    const Expr& v = ins.value;
+    if (v.is_constant() || (v.is_register() && v.name != ins.reg)) return {AtomicOp::Swap, &v};
+    if (v.kind == Expr::Kind::Binary) {
+      const Expr& a = v.operands[0];
+      const Expr& b = v.operands[1];
+      bool own_a = a.is_register() && a.name == ins.reg;
+      bool own_b = b.is_register() && b.name == ins.reg;
+      auto plain = [&](const Expr& x) { return x.is_constant() || (x.is_register() && x.name != ins.reg); };
+      std::optional<AtomicOp> op;
+      switch (v.op) {
+        case litmus::BinaryOp::Add: op = AtomicOp::Add; break;
+        case litmus::BinaryOp::Sub: op = AtomicOp::Sub; break;
+        case litmus::BinaryOp::And: op = AtomicOp::And; break;
+        case litmus::BinaryOp::Or: op = AtomicOp::Or; break;
+        case litmus::BinaryOp::Xor: op = AtomicOp::Xor; break;
+        default: break;
+      }
+      if (op && own_a && plain(b)) return {*op, &b};
+      if (op && *op != AtomicOp::Sub && own_b && plain(a)) return {*op, &a};
+    }
+    fail(fmt::format("no GCN atomic computes '{}' (supported: exchange, cas, and add, sub, and, or, xor "
+                     "of the value read with a constant or another register)",
+                     litmus::print_expr(v)));
+  }
+
+  void compile_memory(const litmus::Instruction& ins) {
+    MemoryOperation op = memory_operation(test_, ins, opt_.generic);
+    const MappingRow& row = row_for(op);
+    if (ins.kind == OpKind::Fence) {
+      emit_sequence(row, std::nullopt);
+      return;
+    }
+    const LocationBinding& b = binding(ins.addr.base.name);
+    std::optional<GlobalForm> form = access_form(b.space);
+    bool wide = ins.annots.size == litmus::AccessSize::Double;
+    int width = wide ? 2 : 1;
+
+    // The address: LDS offset or global base, plus a register offset (an address dependency).
+    Operand lds_address = b.base;
+    Operand global_offset = Operand::vgpr(zero_);
+    if (ins.addr.offset) {
+      if (ins.addr.offset->is_constant() && ins.addr.offset->value != 0)
+        fail("constant address offsets (arrays) are not supported");
+      if (ins.addr.offset->is_register()) {
+        if (form == GlobalForm::Flat || form == GlobalForm::Buffer)
+          fail(fmt::format("register address offsets need the LDS or global form, not {}", to_string(*form)));
+        int scaled = alloc_v();
+        emit(from_template(fmt::format("v_lshlrev_b32_e32 v{}, 2, v{}", scaled, out_.registers.at(ins.addr.offset->name))), "", "address");
+        if (!form) {
+          int sum = alloc_v();
+          emit(from_template(cat_.alu(t_, "add"), {{"d", fmt::format("v{}", sum)}, {"a", reg_text(b.base)}, {"b", fmt::format("v{}", scaled)}}), "", "address");
+          lds_address = Operand::vgpr(sum);
+        } else {
+          global_offset = Operand::vgpr(scaled);
+        }
+      }
+    }
+
+    Instruction a;
+    if (ins.kind == OpKind::Load) {
+      a.mnemonic = cat_.load(t_, form, wide);
+      Operand dst = Operand::vgpr(out_.registers.at(ins.reg), width);
+      if (!form) a.operands = {dst, lds_address};
+      else if (*form == GlobalForm::Flat) a.operands = {dst, b.base};
+      else if (*form == GlobalForm::Global) a.operands = {dst, global_offset, b.base};
+      else a.operands = {dst, Operand::off(), b.base, Operand::immediate(0)};
+    } else if (ins.kind == OpKind::Store) {
+      a.mnemonic = cat_.store(t_, form, wide);
+      Operand data = data_operand(ins.value, width);
+      if (!form) a.operands = {lds_address, data};
+      else if (*form == GlobalForm::Flat) a.operands = {b.base, data};
+      else if (*form == GlobalForm::Global) a.operands = {global_offset, data, b.base};
+      else a.operands = {data, Operand::off(), b.base, Operand::immediate(0)};
+    } else {
+      auto [kind, operand] = atomic_kind(ins);
+      a.mnemonic = cat_.atomic(t_, form, kind, wide);
+      int dst = out_.registers.at(ins.reg);
+      Operand dst_op = Operand::vgpr(dst, width);
+      if (!form) {
+        if (kind == AtomicOp::Cas) {
+          Operand cmp = data_operand(*ins.expected, width);
+          Operand nv = data_operand(*operand, width);
+          a.operands = cat_.ds_cas_compare_first(t_) ? std::vector<Operand>{dst_op, lds_address, cmp, nv}
+                                                     : std::vector<Operand>{dst_op, lds_address, nv, cmp};
+        } else {
+          a.operands = {dst_op, lds_address, data_operand(*operand, width)};
+        }
+      } else {
+        // Vector atomics take {new, compare} as one register range for cas.
+        Operand data = kind == AtomicOp::Cas ? cas_pair(*operand, *ins.expected, width) : data_operand(*operand, width);
+        if (*form == GlobalForm::Buffer) {
+          // MUBUF atomics return the old value in their data registers.
+          Operand in_place = Operand::vgpr(kind == AtomicOp::Cas ? alloc_v(2 * width) : dst, data.count);
+          for (int k = 0; k < data.count; ++k)
+            emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", in_place.reg + k, data.reg + k)), "", "value");
+          a.operands = {in_place, Operand::off(), b.base, Operand::immediate(0)};
+          if (kind == AtomicOp::Cas) result_copy_ = {dst, in_place.reg, width};
+        } else if (*form == GlobalForm::Flat) {
+          a.operands = {dst_op, b.base, data};
+        } else {
+          a.operands = {dst_op, global_offset, data, b.base};
+        }
+      }
+      a.policy = t_.atomic_return;
+    }
+    emit_sequence(row, std::move(a));
+    if (result_copy_) {
+      auto [dst, src, width_copy] = *result_copy_;
+      for (int k = 0; k < width_copy; ++k)
+        emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", dst + k, src + k)), "", "value");
+      result_copy_.reset();
+    }
+  }
+
+  // The value to store as a register range of `width` (wide values have a zero high half).
+  Operand data_operand(const Expr& e, int width) {
+    int v = value_register(e);
+    if (width == 1) return Operand::vgpr(v);
+    int pair = alloc_v(2);
+    emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", pair, v)), "", "value");
+    emit(from_template(fmt::format("v_mov_b32_e32 v{}, 0", pair + 1)), "", "value");
+    return Operand::vgpr(pair, 2);
+  }
+
+  Operand cas_pair(const Expr& new_value, const Expr& compare, int width) {
+    int nv = value_register(new_value);
+    int cmp = value_register(compare);
+    int range = alloc_v(2 * width);
+    emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", range, nv)), "", "value");
+    if (width == 2) emit(from_template(fmt::format("v_mov_b32_e32 v{}, 0", range + 1)), "", "value");
+    emit(from_template(fmt::format("v_mov_b32_e32 v{}, v{}", range + width, cmp)), "", "value");
+    if (width == 2) emit(from_template(fmt::format("v_mov_b32_e32 v{}, 0", range + 3)), "", "value");
+    return Operand::vgpr(range, 2 * width);
+  }
+
+  const litmus::Test& test_;
+  const litmus::Thread& thread_;
+  const Target& t_;
+  const TargetCatalog& cat_;
+  const MappingTable& table_;
+  const CompileOptions& opt_;
+  CompiledThread out_;
+  std::vector<Instruction> prologue_, body_;
+  std::vector<std::string> pending_moves_;
+  std::optional<std::tuple<int, int, int>> result_copy_;
+  int next_v_ = 0, next_s_ = 0, zero_ = 0, index_ = -1;
+};
+
+}  // namespace
+
+CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
+                     const MappingTable& table, const CompileOptions& options) {
+  if (!table.supports_target(target.name))
+    throw CompileError(fmt::format("table {} does not apply to {} (its targets: {})", table.name(), target.name,
+                                   fmt::join(table.targets(), ", ")));
+  if (std::find(table.flavours().begin(), table.flavours().end(), options.flavour) == table.flavours().end())
+    throw CompileError(fmt::format("table {} has no flavour '{}' (its flavours: {})", table.name(), options.flavour,
+                                   fmt::join(table.flavours(), ", ")));
+  CompiledTest out{test.name, target.name, table.name(), options.flavour, options.generic, {}};
+  for (std::size_t t = 0; t < test.threads.size(); ++t)
+    out.threads.push_back(ThreadCompiler(test, static_cast<int>(t), target, catalog, table, options).run());
+  return out;
+}
+
+std::string emit_assembly(const CompiledTest& c, const litmus::Test& test) {
+  std::string out = fmt::format("; {} for {} with mapping table {} ({} flavour{})\n", c.test, c.target, c.table,
+                                c.flavour, c.generic ? ", generic addresses" : "");
+  for (const CompiledThread& t : c.threads) {
+    out += fmt::format("\n; ---- thread P{} ----\n", t.thread);
+    for (const auto& [r, v] : t.registers) out += fmt::format(";   {} in v{}\n", r, v);
+    for (const LocationBinding& b : t.locations)
+      out += b.space == AddressSpace::Local
+                 ? fmt::format(";   {} in LDS at byte {} (address in {})\n", b.name, b.lds_offset, reg_text(b.base))
+                 : fmt::format(";   {} ({}) base in {}, from kernel argument byte {}\n", b.name, to_string(b.space),
+                               reg_text(b.base), b.kernarg_offset);
+    out += fmt::format("P{}_entry:\n", t.thread);
+    int last = -2;
+    for (const Instruction& ins : t.code) {
+      if (ins.origin.instruction != last && ins.origin.instruction >= 0) {
+        const auto& li = test.threads[static_cast<std::size_t>(t.thread)].code[static_cast<std::size_t>(ins.origin.instruction)];
+        out += fmt::format("  ; P{}:{} {}\n", t.thread, ins.origin.instruction, litmus::print_instruction(li));
+      }
+      last = ins.origin.instruction;
+      std::string line = ins.kind() == InstrClass::Label ? ins.mnemonic : "  " + print(ins);
+      if (!ins.origin.row.empty())
+        line += std::string(line.size() < 48 ? 48 - line.size() : 1, ' ') + fmt::format("; {} ({})", ins.origin.row, ins.origin.role);
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const CompiledTest& c) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const CompiledThread& t : c.threads) {
+    nlohmann::json code = nlohmann::json::array();
+    for (const Instruction& ins : t.code) {
+      nlohmann::json j = {{"text", ins.kind() == InstrClass::Label ? ins.mnemonic : print(ins)},
+                          {"class", to_string(ins.kind())}};
+      if (ins.origin.instruction >= 0) j["litmus_instruction"] = ins.origin.instruction;
+      if (!ins.origin.row.empty()) j["row"] = ins.origin.row;
+      if (!ins.origin.role.empty()) j["role"] = ins.origin.role;
+      code.push_back(j);
+    }
+    nlohmann::json regs = nlohmann::json::object();
+    for (const auto& [r, v] : t.registers) regs[r] = fmt::format("v{}", v);
+    nlohmann::json locs = nlohmann::json::array();
+    for (const LocationBinding& b : t.locations) {
+      nlohmann::json l = {{"name", b.name}, {"space", to_string(b.space)}, {"base", reg_text(b.base)}};
+      if (b.space == AddressSpace::Local) l["lds_offset"] = b.lds_offset;
+      else l["kernarg_offset"] = b.kernarg_offset;
+      locs.push_back(l);
+    }
+    threads.push_back({{"thread", t.thread}, {"registers", regs}, {"locations", locs}, {"code", code},
+                       {"vgprs", t.vgprs}, {"sgprs", t.sgprs}});
+  }
+  return {{"schema", "hsalit-compiled/1"}, {"test", c.test},       {"target", c.target}, {"table", c.table},
+          {"flavour", c.flavour},          {"generic", c.generic}, {"threads", threads}};
+}
+
+}  // namespace hsalit::codegen

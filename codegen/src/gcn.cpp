@@ -1,0 +1,286 @@
+#include "hsalit/codegen/gcn.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+
+namespace hsalit::codegen {
+
+namespace {
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+}  // namespace
+
+std::string_view to_string(InstrClass c) {
+  switch (c) {
+    case InstrClass::VectorLoad: return "vector-load";
+    case InstrClass::VectorStore: return "vector-store";
+    case InstrClass::VectorAtomic: return "vector-atomic";
+    case InstrClass::LdsLoad: return "lds-load";
+    case InstrClass::LdsStore: return "lds-store";
+    case InstrClass::LdsAtomic: return "lds-atomic";
+    case InstrClass::ScalarLoad: return "scalar-load";
+    case InstrClass::Wait: return "wait";
+    case InstrClass::CacheInvalidate: return "cache-invalidate";
+    case InstrClass::CacheWriteback: return "cache-writeback";
+    case InstrClass::Barrier: return "barrier";
+    case InstrClass::Alu: return "alu";
+    case InstrClass::Branch: return "branch";
+    case InstrClass::Label: return "label";
+    case InstrClass::EndProgram: return "end";
+    case InstrClass::Other: return "other";
+  }
+  return "?";
+}
+
+InstrClass classify(std::string_view m) {
+  if (!m.empty() && m.back() == ':') return InstrClass::Label;
+  for (std::string_view seg : {"buffer_", "global_", "flat_", "scratch_"}) {
+    if (!starts_with(m, seg)) continue;
+    std::string_view rest = m.substr(seg.size());
+    if (starts_with(rest, "load")) return InstrClass::VectorLoad;
+    if (starts_with(rest, "store")) return InstrClass::VectorStore;
+    if (starts_with(rest, "atomic")) return InstrClass::VectorAtomic;
+  }
+  if (m == "buffer_wbinvl1" || m == "buffer_wbinvl1_vol" || m == "buffer_inv" || m == "buffer_invl2" ||
+      m == "buffer_gl0_inv" || m == "buffer_gl1_inv" || m == "global_inv")
+    return InstrClass::CacheInvalidate;
+  if (m == "buffer_wbl2" || m == "global_wb") return InstrClass::CacheWriteback;
+  if (starts_with(m, "ds_")) {
+    if (starts_with(m, "ds_read") || (starts_with(m, "ds_load"))) return InstrClass::LdsLoad;
+    if ((starts_with(m, "ds_write") || starts_with(m, "ds_store")) && m.find("xchg") == std::string_view::npos &&
+        m.find("rtn") == std::string_view::npos)
+      return InstrClass::LdsStore;
+    return InstrClass::LdsAtomic;
+  }
+  if (starts_with(m, "s_load") || starts_with(m, "s_buffer_load")) return InstrClass::ScalarLoad;
+  if (starts_with(m, "s_waitcnt") || starts_with(m, "s_wait_")) return InstrClass::Wait;
+  if (starts_with(m, "s_barrier")) return InstrClass::Barrier;
+  if (m == "s_branch" || starts_with(m, "s_cbranch")) return InstrClass::Branch;
+  if (m == "s_endpgm") return InstrClass::EndProgram;
+  if (starts_with(m, "v_") || starts_with(m, "s_")) return InstrClass::Alu;
+  return InstrClass::Other;
+}
+
+bool Instruction::is_memory() const {
+  switch (kind()) {
+    case InstrClass::VectorLoad:
+    case InstrClass::VectorStore:
+    case InstrClass::VectorAtomic:
+    case InstrClass::LdsLoad:
+    case InstrClass::LdsStore:
+    case InstrClass::LdsAtomic: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+std::string print_operand(const Operand& o) {
+  switch (o.kind) {
+    case Operand::Kind::Vgpr:
+      return o.count == 1 ? fmt::format("v{}", o.reg) : fmt::format("v[{}:{}]", o.reg, o.reg + o.count - 1);
+    case Operand::Kind::Sgpr:
+      return o.count == 1 ? fmt::format("s{}", o.reg) : fmt::format("s[{}:{}]", o.reg, o.reg + o.count - 1);
+    case Operand::Kind::Immediate:
+      return (o.imm > -65536 && o.imm < 65536) ? std::to_string(o.imm)
+                                                : fmt::format("0x{:x}", static_cast<std::uint64_t>(o.imm));
+    case Operand::Kind::Off: return "off";
+    case Operand::Kind::Special:
+    case Operand::Kind::Label: return o.name;
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string print(const Instruction& ins) {
+  if (ins.kind() == InstrClass::Label) return ins.mnemonic;
+  std::string out = ins.mnemonic;
+  if (ins.mnemonic == "s_waitcnt") {
+    if (ins.wait.vmcnt) out += fmt::format(" vmcnt({})", *ins.wait.vmcnt);
+    if (ins.wait.expcnt) out += fmt::format(" expcnt({})", *ins.wait.expcnt);
+    if (ins.wait.lgkmcnt) out += fmt::format(" lgkmcnt({})", *ins.wait.lgkmcnt);
+    if (!ins.wait.vmcnt && !ins.wait.expcnt && !ins.wait.lgkmcnt && ins.operands.empty()) out += " 0";
+  }
+  for (std::size_t i = 0; i < ins.operands.size(); ++i)
+    out += (i == 0 ? " " : ", ") + print_operand(ins.operands[i]);
+  for (const std::string& f : ins.flags) out += " " + f;
+  if (ins.offset) out += fmt::format(" offset:{}", *ins.offset);
+  const CachePolicy& p = ins.policy;
+  if (p.glc) out += " glc";
+  if (p.slc) out += " slc";
+  if (p.dlc) out += " dlc";
+  if (p.sc0) out += " sc0";
+  if (p.sc1) out += " sc1";
+  if (p.nt) out += " nt";
+  if (!p.th.empty()) out += " th:" + p.th;
+  if (!p.scope.empty()) out += " scope:" + p.scope;
+  return out;
+}
+
+std::string print(const std::vector<Instruction>& program, bool annotate) {
+  std::string out;
+  for (const Instruction& ins : program) {
+    std::string line = ins.kind() == InstrClass::Label ? ins.mnemonic : "  " + print(ins);
+    if (annotate && !ins.origin.row.empty()) {
+      line += std::string(line.size() < 44 ? 44 - line.size() : 1, ' ');
+      line += fmt::format("; {} [{}]", ins.origin.row, ins.origin.role);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+bool parse_int(std::string_view s, std::int64_t& out) {
+  bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return false;
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return false;
+  out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  return true;
+}
+
+// `v5`, `v[2:3]`, `s[0:1]`, `s4`.
+std::optional<Operand> parse_register(std::string_view t) {
+  if (t.size() < 2 || (t[0] != 'v' && t[0] != 's')) return std::nullopt;
+  Operand::Kind kind = t[0] == 'v' ? Operand::Kind::Vgpr : Operand::Kind::Sgpr;
+  std::string_view rest = t.substr(1);
+  std::int64_t first = 0, last = 0;
+  if (rest.front() == '[' && rest.back() == ']') {
+    rest = rest.substr(1, rest.size() - 2);
+    auto colon = rest.find(':');
+    if (colon == std::string_view::npos) {
+      if (!parse_int(rest, first)) return std::nullopt;
+      last = first;
+    } else if (!parse_int(rest.substr(0, colon), first) || !parse_int(rest.substr(colon + 1), last)) {
+      return std::nullopt;
+    }
+  } else {
+    for (char c : rest)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    if (!parse_int(rest, first)) return std::nullopt;
+    last = first;
+  }
+  if (first < 0 || last < first || last > 1023) return std::nullopt;
+  return Operand{kind, static_cast<int>(first), static_cast<int>(last - first + 1), 0, {}};
+}
+
+// Tokens separated by blanks and commas; `&` between wait counters is dropped.
+std::vector<std::string> tokens(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (depth == 0 && (c == ' ' || c == '\t' || c == ',')) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  std::erase(out, "&");
+  return out;
+}
+
+}  // namespace
+
+std::optional<Instruction> parse_instruction(std::string_view line, std::string& error) {
+  std::vector<std::string> toks = tokens(line);
+  if (toks.empty()) {
+    error = "empty instruction";
+    return std::nullopt;
+  }
+  Instruction ins;
+  ins.mnemonic = toks[0];
+  if (ins.mnemonic.back() == ':') {
+    if (toks.size() != 1) {
+      error = "a label stands alone on its line";
+      return std::nullopt;
+    }
+    return ins;
+  }
+  for (std::size_t i = 1; i < toks.size(); ++i) {
+    const std::string& t = toks[i];
+    std::int64_t n = 0;
+    auto counter = [&](std::string_view name, std::optional<int>& slot) {
+      if (!starts_with(t, name) || t.size() < name.size() + 3 || t[name.size()] != '(' || t.back() != ')') return false;
+      std::int64_t v = 0;
+      if (!parse_int(std::string_view(t).substr(name.size() + 1, t.size() - name.size() - 2), v)) return false;
+      slot = static_cast<int>(v);
+      return true;
+    };
+    if (counter("vmcnt", ins.wait.vmcnt) || counter("expcnt", ins.wait.expcnt) || counter("lgkmcnt", ins.wait.lgkmcnt))
+      continue;
+    if (t == "glc") ins.policy.glc = true;
+    else if (t == "slc") ins.policy.slc = true;
+    else if (t == "dlc") ins.policy.dlc = true;
+    else if (t == "sc0") ins.policy.sc0 = true;
+    else if (t == "sc1") ins.policy.sc1 = true;
+    else if (t == "nt") ins.policy.nt = true;
+    else if (starts_with(t, "th:")) ins.policy.th = t.substr(3);
+    else if (starts_with(t, "scope:")) ins.policy.scope = t.substr(6);
+    else if (starts_with(t, "offset:")) {
+      if (!parse_int(std::string_view(t).substr(7), n)) {
+        error = fmt::format("bad offset '{}'", t);
+        return std::nullopt;
+      }
+      ins.offset = n;
+    } else if (t == "offen" || t == "idxen" || t == "lds" || t == "addr64" || t == "gds") {
+      ins.flags.push_back(t);
+    } else if (auto reg = parse_register(t)) {
+      ins.operands.push_back(*reg);
+    } else if (parse_int(t, n)) {
+      ins.operands.push_back(Operand::immediate(n));
+    } else if (t == "off") {
+      ins.operands.push_back(Operand::off());
+    } else if (t == "vcc" || t == "exec" || t == "null" || t == "m0" || t == "scc" || t == "vcc_lo" || t == "exec_lo") {
+      ins.operands.push_back(Operand::special(t));
+    } else if (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_' || t[0] == '.') {
+      ins.operands.push_back(Operand::label(t));
+    } else {
+      error = fmt::format("cannot read operand '{}'", t);
+      return std::nullopt;
+    }
+  }
+  // `s_waitcnt 0` is the same as an immediate operand: keep it as written.
+  return ins;
+}
+
+ParsedProgram parse_assembly(std::string_view text) {
+  ParsedProgram out;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++line_no;
+    for (std::string_view marker : {";", "//"}) {
+      auto c = line.find(marker);
+      if (c != std::string_view::npos) line = line.substr(0, c);
+    }
+    auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) continue;
+    line = line.substr(b);
+    line = line.substr(0, line.find_last_not_of(" \t\r") + 1);
+    if (line[0] == '.') continue;  // assembler directive
+    std::string error;
+    if (auto ins = parse_instruction(line, error)) out.instructions.push_back(std::move(*ins));
+    else out.errors.push_back(fmt::format("line {}: {}", line_no, error));
+  }
+  return out;
+}
+
+}  // namespace hsalit::codegen

@@ -1,0 +1,131 @@
+#include "hsalit/codegen/target.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "embedded.hpp"
+
+namespace hsalit::codegen {
+
+using nlohmann::json;
+
+std::string_view to_string(GlobalForm f) {
+  switch (f) {
+    case GlobalForm::Buffer: return "buffer";
+    case GlobalForm::Flat: return "flat";
+    case GlobalForm::Global: return "global";
+  }
+  return "?";
+}
+
+std::string_view to_string(AtomicOp op) {
+  switch (op) {
+    case AtomicOp::Swap: return "swap";
+    case AtomicOp::Add: return "add";
+    case AtomicOp::Sub: return "sub";
+    case AtomicOp::And: return "and";
+    case AtomicOp::Or: return "or";
+    case AtomicOp::Xor: return "xor";
+    case AtomicOp::Cas: return "cas";
+  }
+  return "?";
+}
+
+TargetCatalog TargetCatalog::from_json(const json& doc) {
+  TargetCatalog c;
+  c.naming_ = doc.at("naming");
+  c.alu_ = doc.at("alu");
+  for (const auto& [name, t] : doc.at("targets").items()) {
+    Target target;
+    target.name = name;
+    target.generation = t.at("generation");
+    target.mapping = t.at("mapping");
+    std::string global = t.at("global");
+    target.global = global == "buffer" ? GlobalForm::Buffer : global == "flat" ? GlobalForm::Flat : GlobalForm::Global;
+    target.flat = t.at("flat");
+    target.naming = t.at("naming");
+    target.alu = t.at("alu");
+    const json& r = t.at("atomic_return");
+    target.atomic_return.glc = r.value("glc", false);
+    target.atomic_return.sc0 = r.value("sc0", false);
+    target.atomic_return.th = r.value("th", "");
+    target.even_vgpr_pairs = t.at("even_vgpr_pairs");
+    target.lds_needs_m0 = t.at("lds_needs_m0");
+    target.llvm = t.at("llvm");
+    target.assembler_flags = t.value("assembler_flags", std::vector<std::string>{});
+    target.barrier = t.value("barrier", std::vector<std::string>{"s_barrier"});
+    target.substitute = t.value("substitute", std::map<std::string, std::string>{});
+    target.note = t.value("note", "");
+    c.targets_.push_back(std::move(target));
+  }
+  return c;
+}
+
+const TargetCatalog& TargetCatalog::builtin() {
+  static const TargetCatalog catalog = [] {
+    for (const EmbeddedFile& f : embedded_files())
+      if (f.name == "targets.json") return from_json(json::parse(f.content));
+    throw std::logic_error("targets.json is not embedded");
+  }();
+  return catalog;
+}
+
+const Target* TargetCatalog::find(std::string_view name) const {
+  for (const Target& t : targets_)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const Target& TargetCatalog::get(std::string_view name) const {
+  if (const Target* t = find(name)) return *t;
+  throw std::runtime_error(fmt::format("unknown target '{}' (known: {})", name, fmt::join(names(), ", ")));
+}
+
+std::vector<std::string> TargetCatalog::names() const {
+  std::vector<std::string> out;
+  for (const Target& t : targets_) out.push_back(t.name);
+  return out;
+}
+
+namespace {
+
+std::string with_segment(std::string pattern, std::string_view seg) {
+  auto at = pattern.find("{seg}");
+  if (at != std::string::npos) pattern.replace(at, 5, seg);
+  return pattern;
+}
+
+}  // namespace
+
+std::string TargetCatalog::load(const Target& t, std::optional<GlobalForm> form, bool wide) const {
+  const json& n = naming_.at(t.naming);
+  std::size_t i = wide ? 1 : 0;
+  if (!form) return n.at("ds_load").at(i);
+  return with_segment(n.at("load").at(i), to_string(*form));
+}
+
+std::string TargetCatalog::store(const Target& t, std::optional<GlobalForm> form, bool wide) const {
+  const json& n = naming_.at(t.naming);
+  std::size_t i = wide ? 1 : 0;
+  if (!form) return n.at("ds_store").at(i);
+  return with_segment(n.at("store").at(i), to_string(*form));
+}
+
+std::string TargetCatalog::atomic(const Target& t, std::optional<GlobalForm> form, AtomicOp op, bool wide) const {
+  const json& n = naming_.at(t.naming);
+  std::size_t i = wide ? 1 : 0;
+  std::string key(to_string(op));
+  if (!form) return n.at("ds_atomic").at(key).at(i);
+  return with_segment(n.at("atomic").at(key).at(i), to_string(*form));
+}
+
+bool TargetCatalog::ds_cas_compare_first(const Target& t) const {
+  return naming_.at(t.naming).at("ds_cas_operands") == "compare-then-new";
+}
+
+std::string TargetCatalog::alu(const Target& t, std::string_view op) const {
+  return alu_.at(t.alu).at(std::string(op));
+}
+
+}  // namespace hsalit::codegen
