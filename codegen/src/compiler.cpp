@@ -309,40 +309,9 @@ class ThreadCompiler {
 
   // The row's sequence around `access` (absent for fences), in the chosen flavour.
   void emit_sequence(const MappingRow& row, std::optional<Instruction> access) {
-    bool before = true;
-    for (const SequenceElement& e : row.sequence) {
-      if (e.omit_in.count(opt_.flavour)) continue;
-      if (e.is_access) {
-        Instruction a = std::move(*access);
-        CachePolicy& p = a.policy;
-        p.glc |= e.policy.glc;
-        p.slc |= e.policy.slc;
-        p.dlc |= e.policy.dlc;
-        p.sc0 |= e.policy.sc0;
-        p.sc1 |= e.policy.sc1;
-        p.nt |= e.policy.nt;
-        if (!e.policy.th.empty()) p.th = e.policy.th;
-        if (!e.policy.scope.empty()) p.scope = e.policy.scope;
-        emit(std::move(a), row.id, "access");
-        before = false;
-        continue;
-      }
-      Instruction lit;
-      auto sub = t_.substitute.find(e.mnemonic);
-      lit.mnemonic = sub == t_.substitute.end() ? e.mnemonic : sub->second;
-      lit.policy = e.policy;
-      lit.wait = e.wait;
-      if (auto omit = e.omit_counters_in.find(opt_.flavour); omit != e.omit_counters_in.end()) {
-        if (omit->second.count("vmcnt")) lit.wait.vmcnt.reset();
-        if (omit->second.count("lgkmcnt")) lit.wait.lgkmcnt.reset();
-        if (omit->second.count("expcnt")) lit.wait.expcnt.reset();
-        if (lit.mnemonic == "s_waitcnt" && !lit.wait.vmcnt && !lit.wait.lgkmcnt && !lit.wait.expcnt) continue;
-      }
-      if (e.count) {
-        if (lit.mnemonic == "s_waitcnt_vscnt") lit.operands.push_back(Operand::special("null"));
-        lit.operands.push_back(Operand::immediate(*e.count));
-      }
-      emit(std::move(lit), row.id, access ? (before ? "before" : "after") : "fence");
+    for (Instruction& ins : expand_row(row, t_, std::move(access), opt_.flavour)) {
+      Origin o = ins.origin;
+      emit(std::move(ins), o.row, o.role);
     }
   }
 
@@ -498,6 +467,89 @@ class ThreadCompiler {
 };
 
 }  // namespace
+
+std::vector<Instruction> expand_row(const MappingRow& row, const Target& target, std::optional<Instruction> access,
+                                    std::string_view flavour) {
+  std::vector<Instruction> out;
+  const std::string f(flavour);
+  bool before = true;
+  for (const SequenceElement& e : row.sequence) {
+    if (e.omit_in.count(f)) continue;
+    if (e.is_access) {
+      if (!access) throw std::logic_error("a sequence with an access element expanded without an access");
+      Instruction a = *access;
+      CachePolicy& p = a.policy;
+      p.glc |= e.policy.glc;
+      p.slc |= e.policy.slc;
+      p.dlc |= e.policy.dlc;
+      p.sc0 |= e.policy.sc0;
+      p.sc1 |= e.policy.sc1;
+      p.nt |= e.policy.nt;
+      if (!e.policy.th.empty()) p.th = e.policy.th;
+      if (!e.policy.scope.empty()) p.scope = e.policy.scope;
+      a.origin.row = row.id;
+      a.origin.role = "access";
+      out.push_back(std::move(a));
+      before = false;
+      continue;
+    }
+    Instruction lit;
+    auto sub = target.substitute.find(e.mnemonic);
+    lit.mnemonic = sub == target.substitute.end() ? e.mnemonic : sub->second;
+    lit.policy = e.policy;
+    lit.wait = e.wait;
+    if (auto omit = e.omit_counters_in.find(f); omit != e.omit_counters_in.end()) {
+      if (omit->second.count("vmcnt")) lit.wait.vmcnt.reset();
+      if (omit->second.count("lgkmcnt")) lit.wait.lgkmcnt.reset();
+      if (omit->second.count("expcnt")) lit.wait.expcnt.reset();
+      if (lit.mnemonic == "s_waitcnt" && !lit.wait.vmcnt && !lit.wait.lgkmcnt && !lit.wait.expcnt) continue;
+    }
+    if (e.count) {
+      if (lit.mnemonic == "s_waitcnt_vscnt") lit.operands.push_back(Operand::special("null"));
+      lit.operands.push_back(Operand::immediate(*e.count));
+    }
+    lit.origin.row = row.id;
+    lit.origin.role = access ? (before ? "before" : "after") : "fence";
+    out.push_back(std::move(lit));
+  }
+  return out;
+}
+
+Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog) {
+  std::optional<GlobalForm> form;
+  if (op.space == AddressSpace::Generic) form = GlobalForm::Flat;
+  else if (op.space != AddressSpace::Local) form = target.global;
+  Instruction a;
+  const Operand dst = Operand::vgpr(1), data = Operand::vgpr(2), zero = Operand::vgpr(0);
+  const Operand flat_address = Operand::vgpr(4, 2), sbase = Operand::sgpr(4, 2), resource = Operand::sgpr(4, 4);
+  auto vector_operands = [&](std::vector<Operand> lds, std::vector<Operand> flat, std::vector<Operand> global,
+                             std::vector<Operand> buffer) {
+    if (!form) return lds;
+    if (*form == GlobalForm::Flat) return flat;
+    if (*form == GlobalForm::Global) return global;
+    return buffer;
+  };
+  switch (op.operation) {
+    case Operation::Load:
+      a.mnemonic = catalog.load(target, form, false);
+      a.operands = vector_operands({dst, zero}, {dst, flat_address}, {dst, zero, sbase},
+                                   {dst, Operand::off(), resource, Operand::immediate(0)});
+      break;
+    case Operation::Store:
+      a.mnemonic = catalog.store(target, form, false);
+      a.operands = vector_operands({zero, data}, {flat_address, data}, {zero, data, sbase},
+                                   {data, Operand::off(), resource, Operand::immediate(0)});
+      break;
+    case Operation::Rmw:
+      a.mnemonic = catalog.atomic(target, form, AtomicOp::Swap, false);
+      a.operands = vector_operands({dst, zero, data}, {dst, flat_address, data}, {dst, zero, data, sbase},
+                                   {dst, Operand::off(), resource, Operand::immediate(0)});
+      a.policy = target.atomic_return;
+      break;
+    case Operation::Fence: throw std::logic_error("sample_access of a fence");
+  }
+  return a;
+}
 
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options) {

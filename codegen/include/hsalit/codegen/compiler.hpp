@@ -57,6 +57,16 @@ struct CompileError : std::runtime_error {
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options = {});
 
+// A row's sequence in a flavour, for a target: the access (absent for fences) with the row's
+// cache bits merged in, and the literal instructions before and after it with the target's
+// substitutions. Origins name the row and the role (before, access, after, fence).
+std::vector<Instruction> expand_row(const MappingRow& row, const Target& target, std::optional<Instruction> access,
+                                    std::string_view flavour);
+
+// A stand-in memory instruction for an operation, with fixed registers, as the compiler would
+// emit it on the target (for checking rows on their own, e.g. with the assembler).
+Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog);
+
 // The key a litmus memory operation is looked up by (HSA order and scope in LLVM's names).
 MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic);
 
