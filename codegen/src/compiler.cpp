@@ -421,7 +421,7 @@ class ThreadCompiler {
           a.operands = {dst_op, global_offset, data, b.base};
         }
       }
-      a.policy = t_.atomic_return;
+      if (form) a.policy = t_.atomic_return;  // LDS atomics return through their _rtn opcode
     }
     emit_sequence(row, std::move(a));
     if (result_copy_) {
@@ -544,7 +544,7 @@ Instruction sample_access(const MemoryOperation& op, const Target& target, const
       a.mnemonic = catalog.atomic(target, form, AtomicOp::Swap, false);
       a.operands = vector_operands({dst, zero, data}, {dst, flat_address, data}, {dst, zero, data, sbase},
                                    {dst, Operand::off(), resource, Operand::immediate(0)});
-      a.policy = target.atomic_return;
+      if (form) a.policy = target.atomic_return;
       break;
     case Operation::Fence: throw std::logic_error("sample_access of a fence");
   }

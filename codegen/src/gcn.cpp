@@ -108,12 +108,13 @@ std::string print(const Instruction& ins) {
   for (const std::string& f : ins.flags) out += " " + f;
   if (ins.offset) out += fmt::format(" offset:{}", *ins.offset);
   const CachePolicy& p = ins.policy;
+  // LLVM's order (AMDGPUInstPrinter::printCPol): glc/sc0, slc/nt, dlc, scc/sc1.
   if (p.glc) out += " glc";
-  if (p.slc) out += " slc";
-  if (p.dlc) out += " dlc";
   if (p.sc0) out += " sc0";
-  if (p.sc1) out += " sc1";
+  if (p.slc) out += " slc";
   if (p.nt) out += " nt";
+  if (p.dlc) out += " dlc";
+  if (p.sc1) out += " sc1";
   if (!p.th.empty()) out += " th:" + p.th;
   if (!p.scope.empty()) out += " scope:" + p.scope;
   return out;
@@ -248,6 +249,9 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
       ins.operands.push_back(Operand::off());
     } else if (t == "vcc" || t == "exec" || t == "null" || t == "m0" || t == "scc" || t == "vcc_lo" || t == "exec_lo") {
       ins.operands.push_back(Operand::special(t));
+    } else if (t.size() > 1 && (t[0] == 'v' || t[0] == 's') && t[1] == '[') {
+      error = fmt::format("bad register range '{}'", t);
+      return std::nullopt;
     } else if (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_' || t[0] == '.') {
       ins.operands.push_back(Operand::label(t));
     } else {
