@@ -144,7 +144,6 @@ class ThreadCompiler {
     zero_ = alloc_v();
     emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, 0", zero_)));
     bool any_sload = false, any_lds = false;
-    std::int64_t lds_next = 0;
     for (const std::string& name : used) {
       LocationBinding b;
       b.name = name;
@@ -152,8 +151,13 @@ class ThreadCompiler {
       b.space = opt_.generic ? AddressSpace::Generic : group ? AddressSpace::Local : AddressSpace::Global;
       std::int64_t index = std::find(all.begin(), all.end(), name) - all.begin();
       if (b.space == AddressSpace::Local) {
-        b.lds_offset = lds_next;
-        lds_next += 8;
+        // The same location must sit at the same LDS address in every thread of a work-group:
+        // 8 bytes per group location, in the order the test names them.
+        b.lds_offset = 0;
+        for (const std::string& other : all) {
+          if (other == name) break;
+          if (test_.segment_of(other) == litmus::Segment::Group) b.lds_offset += 8;
+        }
         b.base = Operand::vgpr(alloc_v());
         emit_prologue(from_template(fmt::format("v_mov_b32_e32 {}, {}", reg_text(b.base), b.lds_offset)));
         any_lds = true;
