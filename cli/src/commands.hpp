@@ -21,5 +21,6 @@ Command add_parse_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_compile_command(CLI::App& app);
 Command add_mappings_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
 
 }  // namespace hsalit::cli

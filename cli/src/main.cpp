@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       add_check_command(app),
       add_compile_command(app),
       add_mappings_command(app),
+      add_run_command(app),
   };
 
   try {

@@ -15,7 +15,8 @@ namespace hsalit::codegen {
 using litmus::Expr;
 using litmus::OpKind;
 
-MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic) {
+MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic,
+                                 bool sc_acquire_release) {
   MemoryOperation op;
   switch (ins.kind) {
     case OpKind::Load: op.operation = Operation::Load; break;
@@ -29,8 +30,8 @@ MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruc
     op.atomicity = Atomicity::Atomic;
     switch (a.order) {
       case litmus::MemoryOrder::Relaxed: op.ordering = Ordering::Monotonic; break;
-      case litmus::MemoryOrder::Acquire: op.ordering = Ordering::Acquire; break;
-      case litmus::MemoryOrder::Release: op.ordering = Ordering::Release; break;
+      case litmus::MemoryOrder::Acquire: op.ordering = sc_acquire_release ? Ordering::SeqCst : Ordering::Acquire; break;
+      case litmus::MemoryOrder::Release: op.ordering = sc_acquire_release ? Ordering::SeqCst : Ordering::Release; break;
       case litmus::MemoryOrder::AcquireRelease: op.ordering = Ordering::SeqCst; break;
     }
     switch (a.scope) {
@@ -71,6 +72,115 @@ std::string reg_text(const Operand& o) {
   return s.substr(2);
 }
 
+// VGPRs an instruction writes (its first operand, for loads, returning atomics and ALU
+// results) and reads (the other register operands).
+struct RegisterUse {
+  std::vector<int> written, read;
+};
+
+RegisterUse register_use(const Instruction& ins) {
+  RegisterUse u;
+  InstrClass k = ins.kind();
+  bool writes_first = k == InstrClass::VectorLoad || k == InstrClass::LdsLoad || k == InstrClass::VectorAtomic ||
+                      k == InstrClass::LdsAtomic || (k == InstrClass::Alu && ins.mnemonic.rfind("v_cmp", 0) != 0);
+  for (std::size_t i = 0; i < ins.operands.size(); ++i) {
+    const Operand& o = ins.operands[i];
+    if (o.kind != Operand::Kind::Vgpr) continue;
+    bool first = i == 0 && writes_first;
+    for (int r = o.reg; r < o.reg + o.count; ++r) {
+      if (first) u.written.push_back(r);
+      // MUBUF atomics also read their data register.
+      if (!first || (k == InstrClass::VectorAtomic && ins.mnemonic.rfind("buffer_", 0) == 0)) u.read.push_back(r);
+    }
+  }
+  return u;
+}
+
+// Loads write their VGPRs when they complete, and the hardware does not wait for that: the
+// code must wait before reading or overwriting such a register ("additional s_waitcnt
+// instructions are required to ensure registers are defined before being used", AMDGPUUsage
+// "Memory Model"; LLVM's SIInsertWaitcnts). The wait is the weakest that suffices: vmcnt(N)
+// or lgkmcnt(N) with N the operations issued after the load, so that it orders nothing else.
+// Forward branches merge by taking, per register, the smaller count.
+std::vector<Instruction> insert_register_waits(const std::vector<Instruction>& body) {
+  struct Outstanding {
+    int vm_after = -1, lgkm_after = -1;  // -1: not counted by that counter
+  };
+  using PendingMap = std::map<int, Outstanding>;
+  auto merge = [](PendingMap a, const PendingMap& b) {
+    for (const auto& [r, o] : b) {
+      auto [it, fresh] = a.emplace(r, o);
+      if (fresh) continue;
+      auto lower = [](int x, int y) { return x < 0 ? y : y < 0 ? x : std::min(x, y); };
+      it->second.vm_after = lower(it->second.vm_after, o.vm_after);
+      it->second.lgkm_after = lower(it->second.lgkm_after, o.lgkm_after);
+    }
+    return a;
+  };
+  auto settle = [](PendingMap& pending, std::optional<int> vmcnt, std::optional<int> lgkmcnt) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      Outstanding& o = it->second;
+      if (vmcnt && o.vm_after >= *vmcnt) o.vm_after = -1;
+      if (lgkmcnt && o.lgkm_after >= *lgkmcnt) o.lgkm_after = -1;
+      it = (o.vm_after < 0 && o.lgkm_after < 0) ? pending.erase(it) : std::next(it);
+    }
+  };
+  std::map<std::string, PendingMap> at_label;
+  std::vector<Instruction> out;
+  PendingMap pending;
+  bool reachable = true;
+  for (const Instruction& ins : body) {
+    InstrClass k = ins.kind();
+    if (k == InstrClass::Label) {
+      std::string name = ins.mnemonic.substr(0, ins.mnemonic.size() - 1);
+      auto it = at_label.find(name);
+      if (it != at_label.end()) pending = reachable ? merge(pending, it->second) : it->second;
+      reachable = true;
+      out.push_back(ins);
+      continue;
+    }
+    RegisterUse use = register_use(ins);
+    std::optional<int> vmcnt, lgkmcnt;
+    for (const std::vector<int>* regs : {&use.read, &use.written})
+      for (int r : *regs) {
+        auto it = pending.find(r);
+        if (it == pending.end()) continue;
+        if (it->second.vm_after >= 0) vmcnt = std::min(vmcnt.value_or(it->second.vm_after), it->second.vm_after);
+        if (it->second.lgkm_after >= 0) lgkmcnt = std::min(lgkmcnt.value_or(it->second.lgkm_after), it->second.lgkm_after);
+      }
+    if (vmcnt || lgkmcnt) {
+      Instruction wait;
+      wait.mnemonic = "s_waitcnt";
+      wait.wait.vmcnt = vmcnt;
+      wait.wait.lgkmcnt = lgkmcnt;
+      wait.origin = ins.origin;
+      wait.origin.row.clear();
+      wait.origin.role = "register";
+      out.push_back(wait);
+      settle(pending, vmcnt, lgkmcnt);
+    }
+    if (ins.mnemonic == "s_waitcnt") settle(pending, ins.wait.vmcnt, ins.wait.lgkmcnt);
+    bool vm = k == InstrClass::VectorLoad || k == InstrClass::VectorStore || k == InstrClass::VectorAtomic;
+    bool flat = vm && ins.mnemonic.rfind("flat_", 0) == 0;  // FLAT counts in both (CDNA4 ISA 4.4)
+    bool lgkm = k == InstrClass::LdsLoad || k == InstrClass::LdsStore || k == InstrClass::LdsAtomic || flat;
+    for (auto& [r, o] : pending) {
+      if (vm && o.vm_after >= 0) ++o.vm_after;
+      if (lgkm && o.lgkm_after >= 0) ++o.lgkm_after;
+    }
+    if (vm || lgkm)
+      for (int r : use.written) pending[r] = {vm ? 0 : -1, lgkm ? 0 : -1};
+    else
+      for (int r : use.written) pending.erase(r);
+    if (k == InstrClass::Branch) {
+      const std::string& target = ins.operands.back().name;
+      at_label[target] = at_label.count(target) ? merge(at_label[target], pending) : pending;
+      if (ins.mnemonic == "s_branch") reachable = false;
+    }
+    out.push_back(ins);
+  }
+  return out;
+}
+
 class ThreadCompiler {
  public:
   ThreadCompiler(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
@@ -88,7 +198,8 @@ class ThreadCompiler {
     }
     emit(from_template("s_endpgm"), "", "");
     out_.code = std::move(prologue_);
-    out_.code.insert(out_.code.end(), body_.begin(), body_.end());
+    std::vector<Instruction> body = insert_register_waits(body_);
+    out_.code.insert(out_.code.end(), body.begin(), body.end());
     out_.vgprs = next_v_;
     out_.sgprs = next_s_;
     return std::move(out_);
@@ -348,7 +459,7 @@ class ThreadCompiler {
   }
 
   void compile_memory(const litmus::Instruction& ins) {
-    MemoryOperation op = memory_operation(test_, ins, opt_.generic);
+    MemoryOperation op = memory_operation(test_, ins, opt_.generic, opt_.sc_acquire_release);
     const MappingRow& row = row_for(op);
     if (ins.kind == OpKind::Fence) {
       emit_sequence(row, std::nullopt);

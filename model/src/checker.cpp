@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engines.hpp"
+#include "hsalit/litmus/evaluate.hpp"
 
 namespace hsalit::model {
 
@@ -27,14 +28,6 @@ std::string_view to_string(Verdict v) {
 
 namespace {
 
-Value literal(const litmus::Expr& e, const Program& p) {
-  if (e.is_location()) {
-    auto loc = p.location_by_name(e.name);
-    return loc ? p.address_of(*loc) : 0;
-  }
-  return e.value;
-}
-
 void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& out) {
   if (prop.kind == litmus::Prop::Kind::Equals) {
     litmus::ObservedRef r = prop.lhs;
@@ -48,23 +41,16 @@ void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& ou
 
 bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs,
            const Outcome& outcome, const Program& program) {
-  using K = litmus::Prop::Kind;
-  switch (prop.kind) {
-    case K::True: return true;
-    case K::False: return false;
-    case K::Equals: {
-      for (std::size_t i = 0; i < refs.size(); ++i)
-        if (refs[i].thread == prop.lhs.thread && refs[i].name == prop.lhs.name)
-          return outcome.values[i] == literal(prop.rhs, program);
-      return false;
-    }
-    case K::Not: return !holds(prop.operands[0], refs, outcome, program);
-    case K::And:
-      return holds(prop.operands[0], refs, outcome, program) && holds(prop.operands[1], refs, outcome, program);
-    case K::Or:
-      return holds(prop.operands[0], refs, outcome, program) || holds(prop.operands[1], refs, outcome, program);
-  }
-  return false;
+  auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+    for (std::size_t i = 0; i < refs.size(); ++i)
+      if (refs[i].thread == ref.thread && refs[i].name == ref.name) return outcome.values[i];
+    return 0;
+  };
+  auto address = [&](const std::string& name) -> std::int64_t {
+    auto loc = program.location_by_name(name);
+    return loc ? program.address_of(*loc) : 0;
+  };
+  return litmus::evaluate(prop, value, address);
 }
 
 CheckResult check(const litmus::Test& test, const CheckOptions& options) {

@@ -19,6 +19,10 @@ namespace hsalit::codegen {
 struct CompileOptions {
   std::string flavour = "hsa";  // a flavour of the mapping table (hsa, opencl, ...)
   bool generic = false;         // access every location through flat (generic) addresses
+  // How HSA orders select LLVM-ordering rows: scacq -> acquire and screl -> release (the
+  // default, as compilers map HSA to LLVM), or both -> seq_cst (HSA SysArch 3.3.1 footnotes:
+  // scacq and screl are "similar to seq_cst ordering ... not acquire/release ordering").
+  bool sc_acquire_release = false;
 };
 
 // How a location is addressed in a thread's program: the operand that holds its base, and
@@ -68,7 +72,8 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
 Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog);
 
 // The key a litmus memory operation is looked up by (HSA order and scope in LLVM's names).
-MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic);
+MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic,
+                                 bool sc_acquire_release = false);
 
 // Assembly for all threads, each as a labelled block, annotated with the table rows; it
 // assembles with llvm-mc for the target.

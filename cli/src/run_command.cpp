@@ -1,0 +1,182 @@
+// `hsalit run`: compile each test for a target and execute it on a backend (the operational
+// simulator), printing a litmus7-style histogram.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/runner/sim.hpp"
+#include <nlohmann/json.hpp>
+
+namespace hsalit::cli {
+
+namespace {
+
+struct RunCommandOptions {
+  std::vector<std::string> inputs;
+  std::string backend = "sim";
+  std::string target = "gfx900";
+  std::string mapping_file;
+  std::string table;
+  std::string flavour = "hsa";
+  bool sc_orders = false;
+  bool exhaustive = false;
+  std::uint64_t iterations = 100000;
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::string trace;
+  std::vector<std::string> assume;
+  double timeout = 60;
+};
+
+std::string normalise(std::string s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ') out += c;
+  while (!out.empty() && out.back() == ';') out.pop_back();
+  return out;
+}
+
+bool satisfies(const litmus::Test& test, const runner::SimResult& r, const runner::SimOutcome& o) {
+  auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+    for (std::size_t i = 0; i < r.observed.size(); ++i)
+      if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
+    return 0;
+  };
+  return litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; });
+}
+
+int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, const codegen::Target& target,
+             const codegen::MappingTable& table, const runner::SimOptions& so) {
+  litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+  fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
+  if (!parsed.ok()) return kExitBadInput;
+  const litmus::Test& test = *parsed.test;
+  codegen::CompiledTest compiled;
+  runner::SimResult r;
+  try {
+    compiled = codegen::compile(test, target, codegen::TargetCatalog::builtin(), table, {opt.flavour, false, opt.sc_orders});
+    r = opt.exhaustive ? runner::run_exhaustive(test, compiled, so) : runner::run_random(test, compiled, opt.iterations, opt.seed, so);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
+    return kExitBadInput;
+  }
+  std::uint64_t positive = 0, negative = 0;
+  for (const auto& [o, n] : r.histogram) (satisfies(test, r, o) ? positive : negative) += n;
+  bool ok = test.condition.quantifier == litmus::Quantifier::Exists    ? positive > 0
+            : test.condition.quantifier == litmus::Quantifier::NotExists ? positive == 0
+                                                                        : negative == 0;
+  if (opt.json) {
+    nlohmann::json hist = nlohmann::json::array();
+    for (const auto& [o, n] : r.histogram) {
+      nlohmann::json values = nlohmann::json::object();
+      for (std::size_t i = 0; i < r.observed.size(); ++i) values[r.observed[i].to_string()] = o.values[i];
+      hist.push_back({{"outcome", values}, {"count", n}, {"satisfies", satisfies(test, r, o)}});
+    }
+    nlohmann::json j = {{"schema", "hsalit-run/1"}, {"name", test.name}, {"file", file.string()}, {"backend", opt.backend},
+                        {"target", target.name}, {"table", table.name()}, {"flavour", opt.flavour},
+                        {"mode", opt.exhaustive ? "exhaustive" : "random"}, {"histogram", hist},
+                        {"positive", positive}, {"negative", negative}, {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
+                        {"states", r.states}, {"iterations", r.iterations}, {"seconds", r.seconds}};
+    if (r.unknown) j["unknown_reason"] = *r.unknown;
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("Test {} {}\n", test.name, test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
+    fmt::print("Histogram ({} states)\n", r.histogram.size());
+    for (const auto& [o, n] : r.histogram)
+      fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));
+    if (r.unknown) fmt::print("Unknown {}\n", *r.unknown);
+    else fmt::print("{}\n", ok ? "Ok" : "No");
+    fmt::print("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
+    fmt::print("Condition {} ({}) is {}validated\n", litmus::to_string(test.condition.quantifier),
+               litmus::print_prop(test.condition.prop), ok ? "" : "NOT ");
+    fmt::print("Observation {} {} {} {}\n", test.name, positive == 0 ? "Never" : negative == 0 ? "Always" : "Sometimes",
+               positive, negative);
+    if (opt.exhaustive) fmt::print("States {} explored over every placement\n", r.states);
+    else fmt::print("Iterations {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
+    fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);
+  }
+  if (!opt.trace.empty()) {
+    bool found = false;
+    for (const auto& [o, steps] : r.traces) {
+      if (normalise(runner::format_outcome(test, r, o)) != normalise(opt.trace)) continue;
+      found = true;
+      fmt::print("Trace of {} ({}):\n", runner::format_outcome(test, r, o), r.trace_placement.at(o));
+      for (std::size_t i = 0; i < steps.size(); ++i) fmt::print("  {:>3}. {}\n", i + 1, steps[i]);
+    }
+    if (!found) {
+      fmt::print(stderr, "{}: error: no trace for outcome '{}' ({})\n", file.string(), opt.trace,
+                 opt.exhaustive ? "it is not reachable" : "traces need --exhaustive");
+      return kExitCheckFailed;
+    }
+  }
+  return r.unknown ? kExitCheckFailed : kExitOk;
+}
+
+int run_run(const RunCommandOptions& opt) {
+  if (opt.backend != "sim") {
+    fmt::print(stderr, "hsalit run: error: backend '{}' is not available in this build (available: sim)\n", opt.backend);
+    return kExitBadInput;
+  }
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target* target = catalog.find(opt.target);
+  if (!target) {
+    fmt::print(stderr, "hsalit run: error: unknown target '{}' (known: {})\n", opt.target, fmt::join(catalog.names(), ", "));
+    return kExitBadInput;
+  }
+  runner::SimOptions so;
+  so.timeout_seconds = opt.timeout;
+  so.keep_traces = opt.exhaustive;
+  for (const std::string& a : opt.assume) {
+    if (a == "lds-sc") so.hw.lds_queues = false;
+    else if (a == "lds-queues") so.hw.lds_queues = true;
+    else if (a == "one-channel") so.hw.channel_per_location = false;
+    else if (a == "no-l1-fill") so.hw.l1_spontaneous_fill = false;
+    else if (a == "l1-store-at-l2") so.hw.l1_store_visible_early = false;
+    else {
+      fmt::print(stderr, "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)\n", a);
+      return kExitBadInput;
+    }
+  }
+  std::optional<codegen::MappingTable> table;
+  try {
+    table = opt.mapping_file.empty() ? codegen::MappingTable::builtin(opt.table.empty() ? target->mapping : opt.table)
+                                     : codegen::MappingTable::from_file(opt.mapping_file);
+  } catch (const codegen::MappingError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+  int status = kExitOk;
+  std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
+  for (const auto& file : litmus::collect_litmus_files(inputs)) status = std::max(status, run_file(file, opt, *target, *table, so));
+  return status;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto opt = std::make_shared<RunCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Compile tests for a target and run them on a backend (the GCN simulator)");
+  cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
+  cmd->add_option("--backend", opt->backend, "sim (default)");
+  cmd->add_option("--target", opt->target, "processor (default gfx900)");
+  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
+  cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
+  cmd->add_flag("--exhaustive", opt->exhaustive, "explore every reachable state: the exact outcome set");
+  cmd->add_option("--iterations", opt->iterations, "random mode: runs (default 100000)");
+  cmd->add_option("--seed", opt->seed, "random mode: seed (default 1)");
+  cmd->add_flag("--json", opt->json, "one JSON object per test");
+  cmd->add_option("--trace", opt->trace, "print the transitions that reach OUTCOME, e.g. '1:r0=1; 1:r1=0' (exhaustive)");
+  cmd->add_option("--assume", opt->assume, "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+  cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)");
+  return {cmd, [opt] { return run_run(*opt); }};
+}
+
+}  // namespace hsalit::cli

@@ -1,0 +1,87 @@
+// The operational simulator of the GCN memory hierarchy (docs/simulator.md): it executes
+// the programs the code generator produced on waves, compute units, LDS, vector L1 caches,
+// per-channel request queues and the L2, taking every nondeterministic step the documented
+// hardware may take.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/ast.hpp"
+
+namespace hsalit::runner {
+
+// Hardware facts on which the seed documents disagree, or which vary between parts: each
+// is a switch so a mapping can be judged under each stated assumption.
+struct HardwareAssumptions {
+  // LDS operations of different waves can be reordered relative to vector memory operations
+  // because the LDS has several request queues (AMDGPUUsage, seed 000, "Memory Model"). Off:
+  // LDS operations are performed as they issue, in one global order ("LDS hardware is
+  // sequentially consistent", ROCm Code Object Format, seed 001).
+  bool lds_queues = true;
+  // Each location sits in its own L2 channel (operations to different locations of one CU
+  // may reorder on the way to L2). Off: one channel for everything.
+  bool channel_per_location = true;
+  // A store updates its CU's L1 line as it passes through the L1, before it reaches the
+  // L2, so other waves of the CU can read it early (write-through L1). Off: the CU sees its
+  // own stores only once they are in the L2 (the L1 line is invalidated at issue). The seeds
+  // say the L1 is write-through and shared by the waves of a CU, but not when a store's
+  // value becomes visible in it.
+  bool l1_store_visible_early = true;
+  // The vector L1 may hold a line from before the test and may fill or evict a line at any
+  // time (a hardware prefetch, another wave's miss, a replacement).
+  bool l1_spontaneous_fill = true;
+};
+
+struct SimOptions {
+  HardwareAssumptions hw;
+  std::size_t max_states = 5'000'000;  // exhaustive mode gives up (unknown) past this
+  double timeout_seconds = 60;
+  bool keep_traces = true;             // one trace per outcome in exhaustive mode
+  bool explore_placements = true;      // every placement of work-groups on compute units
+};
+
+// Where the threads run: thread -> wave, wave -> work-group, work-group -> CU, CU -> agent.
+struct Placement {
+  std::vector<int> wave_of_thread;
+  std::vector<int> workgroup_of_wave;
+  std::vector<int> cu_of_workgroup;
+  std::vector<int> agent_of_cu;
+  std::string describe() const;
+};
+
+// All placements the scope tree allows: threads of one wavefront share a wave, waves of a
+// work-group share a CU, and work-groups of one agent go on the same or different CUs in
+// every way (set partitions).
+std::vector<Placement> placements(const litmus::Test& test);
+
+// A final state: the values of the test's observed registers and locations.
+struct SimOutcome {
+  std::vector<std::int64_t> values;
+  friend auto operator<=>(const SimOutcome&, const SimOutcome&) = default;
+};
+
+struct SimResult {
+  std::vector<litmus::ObservedRef> observed;
+  std::map<SimOutcome, std::uint64_t> histogram;       // outcome -> count (exhaustive: 1)
+  std::map<SimOutcome, std::vector<std::string>> traces;  // one transition list per outcome
+  std::map<SimOutcome, std::string> trace_placement;
+  std::uint64_t states = 0;        // exhaustive: distinct states visited
+  std::uint64_t iterations = 0;    // random: runs
+  double seconds = 0;
+  std::optional<std::string> unknown;  // why no exact answer (state bound, time, deadlock)
+};
+
+SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                         const SimOptions& options = {});
+SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                     std::uint64_t iterations, std::uint64_t seed, const SimOptions& options = {});
+
+// Formats an outcome as `1:r0=1; x=2;`.
+std::string format_outcome(const litmus::Test& test, const SimResult& r, const SimOutcome& o);
+
+}  // namespace hsalit::runner

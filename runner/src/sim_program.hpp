@@ -1,0 +1,86 @@
+// The simulator's view of a compiled test: each thread's GCN program lowered to a compact
+// instruction form, and the memory cells it names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/ast.hpp"
+
+namespace hsalit::runner::detail {
+
+enum class SimOp : std::uint8_t {
+  Nop,
+  Move,        // d <- a (VGPR, SGPR or immediate)
+  Add, Sub, Xor, And, Or, ShiftLeft,
+  CompareEq, CompareNe,  // vcc <- a op b
+  Select,      // d <- vcc ? 1 : 0 (v_cndmask_b32 d, 0, 1, vcc)
+  ScalarLoad,  // s[d..] <- base address of the location the kernel argument offset names
+  Branch, BranchVcc,
+  Wait,
+  Barrier,
+  InvalidateL1,
+  VectorLoad, VectorStore, VectorAtomic,
+  LdsLoad, LdsStore, LdsAtomic,
+  End,
+};
+
+enum class RegFile : std::uint8_t { None, Vgpr, Sgpr, Imm };
+
+struct Src {
+  RegFile file = RegFile::None;
+  int reg = 0;
+  std::int64_t imm = 0;
+};
+
+enum class AddressForm : std::uint8_t { Global, Flat, Buffer, Lds };
+
+struct SimInstruction {
+  SimOp op = SimOp::Nop;
+  int dst = -1;          // VGPR (or first SGPR for ScalarLoad)
+  int dst_count = 1;
+  Src a, b;
+  int target = -1;       // branch target (instruction index)
+  int vmcnt = -1, lgkmcnt = -1;  // Wait: -1 = not waited for
+  // Memory operations.
+  AddressForm form = AddressForm::Global;
+  Src base;              // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
+  Src offset;            // VGPR offset (global) or none
+  std::int64_t imm_offset = 0;
+  int width = 1;         // dwords
+  int data = -1;         // first VGPR of the stored value / atomic operand
+  int compare = -1;      // first VGPR of the cas compare value
+  int atomic_kind = 0;   // codegen::AtomicOp
+  bool bypass_l1 = false;  // glc (and the equivalents of later generations) on a load
+  bool flat = false;       // FLAT instruction: counted by both vmcnt and lgkmcnt
+  std::string text;        // the assembly, for traces
+  std::string row;         // the mapping table row, for traces
+  int litmus_instruction = -1;
+};
+
+struct SimThread {
+  std::vector<SimInstruction> code;
+  std::vector<std::pair<std::string, int>> registers;  // litmus register -> VGPR
+  int vgprs = 0, sgprs = 0;
+  std::vector<int> non_glc_loads;  // locations this thread reads through the L1
+};
+
+// Global locations have addresses kGlobalBase + kLineBytes * index; group locations sit at
+// 8 * (their index among the test's group locations) in the LDS.
+inline constexpr std::uint32_t kGlobalBase = 0x10000;
+inline constexpr std::uint32_t kLineBytes = 0x100;
+
+struct SimProgram {
+  std::vector<std::string> locations;     // the test's locations, in order
+  std::vector<bool> group;                // per location
+  std::vector<std::int64_t> initial;      // per location
+  std::vector<int> lds_slot;              // per location: byte offset / 8, or -1
+  std::vector<SimThread> threads;
+};
+
+// Throws std::runtime_error naming the instruction it cannot simulate.
+SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled);
+
+}  // namespace hsalit::runner::detail
