@@ -389,6 +389,33 @@ class Machine {
     return o;
   }
 
+  // A step of a wave that touches nothing another wave, queue or cache can see (ALU,
+  // branches, a satisfied wait): it commutes with every other step and stays enabled, so
+  // exhaustive search takes it alone (a partial-order reduction; docs/simulator.md).
+  bool invisible(const State& s, const Transition& t) const {
+    if (t.step != Step::Issue) return false;
+    const Wave& w = s.waves[static_cast<std::size_t>(t.a)];
+    int thread = lanes_of_wave_[static_cast<std::size_t>(t.a)][w.lane];
+    switch (instruction(thread, w.lanes[w.lane].pc).op) {
+      case SimOp::Nop:
+      case SimOp::Move:
+      case SimOp::Add:
+      case SimOp::Sub:
+      case SimOp::Xor:
+      case SimOp::And:
+      case SimOp::Or:
+      case SimOp::ShiftLeft:
+      case SimOp::CompareEq:
+      case SimOp::CompareNe:
+      case SimOp::Select:
+      case SimOp::ScalarLoad:
+      case SimOp::Branch:
+      case SimOp::BranchVcc:
+      case SimOp::Wait: return true;
+      default: return false;
+    }
+  }
+
   // Whether some enabled step moves a wave or a request on; cache steps alone never end a
   // run (a barrier some member of the work-group never reaches).
   static bool progress_possible(const std::vector<Transition>& next) {
@@ -751,6 +778,11 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
         result.unknown = "a wave waits forever (a barrier that part of its work-group never reaches)";
         return false;
       }
+      for (const Transition& t : next)
+        if (m.invisible(s, t)) {
+          next = {t};
+          break;
+        }
       for (const Transition& t : next) {
         State child = s;
         if (options.keep_traces) path.push_back(m.describe(s, t));

@@ -1,0 +1,126 @@
+#include "hsalit/codegen/gcn.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hsalit::codegen {
+namespace {
+
+// Instructions of every generation, as LLVM prints them: parse, print, parse again.
+TEST(Gcn, PrintParseRoundTrip) {
+  const char* lines[] = {
+      "global_load_dword v1, v0, s[2:3] glc",
+      "global_store_dword v0, v2, s[4:5]",
+      "global_atomic_swap v1, v0, v3, s[4:5] glc",
+      "global_atomic_cmpswap v1, v0, v[4:5], s[2:3] glc",
+      "flat_load_dword v5, v[1:2] glc slc",
+      "flat_atomic_add v5, v[3:4], v7 glc",
+      "buffer_load_dword v1, off, s[4:7], 0 glc",
+      "buffer_load_dword v1, v2, s[4:7], 0 offen offset:16",
+      "buffer_atomic_swap v1, off, s[8:11], 0 glc",
+      "ds_read_b32 v1, v2",
+      "ds_write_b32 v2, v3",
+      "ds_cmpst_rtn_b32 v1, v2, v3, v4",
+      "s_waitcnt vmcnt(0) lgkmcnt(0)",
+      "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)",
+      "s_waitcnt lgkmcnt(0)",
+      "s_waitcnt_vscnt null, 0",
+      "s_wait_loadcnt 0",
+      "buffer_wbinvl1_vol",
+      "buffer_wbinvl1",
+      "buffer_inv sc0 sc1",
+      "buffer_wbl2 sc1",
+      "buffer_gl0_inv",
+      "global_load_dword v1, v0, s[2:3] sc0 sc1",
+      "global_store_dword v0, v2, s[2:3] nt sc1",
+      "global_load_b32 v1, v0, s[2:3] scope:SCOPE_DEV",
+      "global_atomic_swap_b32 v1, v0, v2, s[2:3] th:TH_ATOMIC_RETURN scope:SCOPE_SYS",
+      "global_inv scope:SCOPE_DEV",
+      "global_load_dword v1, v0, s[2:3] glc dlc",
+      "v_mov_b32_e32 v1, 42",
+      "v_mov_b32_e32 v1, 0x12345678",
+      "v_cmp_ne_u32_e32 vcc, 0, v3",
+      "s_cbranch_vccnz P1_Skip",
+      "s_mov_b32 m0, -1",
+      "s_barrier",
+      "s_endpgm",
+  };
+  for (const char* line : lines) {
+    std::string error;
+    auto ins = parse_instruction(line, error);
+    ASSERT_TRUE(ins) << line << ": " << error;
+    EXPECT_EQ(print(*ins), line);
+    auto again = parse_instruction(print(*ins), error);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *ins) << line;
+  }
+}
+
+TEST(Gcn, ParsesFieldsIntoTheirPlaces) {
+  std::string error;
+  auto ins = parse_instruction("global_atomic_cmpswap v1, v0, v[4:5], s[2:3] offset:8 glc slc", error);
+  ASSERT_TRUE(ins);
+  EXPECT_EQ(ins->kind(), InstrClass::VectorAtomic);
+  ASSERT_EQ(ins->operands.size(), 4u);
+  EXPECT_EQ(ins->operands[2], Operand::vgpr(4, 2));
+  EXPECT_EQ(ins->operands[3], Operand::sgpr(2, 2));
+  EXPECT_EQ(ins->offset, 8);
+  EXPECT_TRUE(ins->policy.glc);
+  EXPECT_TRUE(ins->policy.slc);
+  EXPECT_FALSE(ins->policy.dlc);
+  auto wait = parse_instruction("s_waitcnt vmcnt(0) & lgkmcnt(1)", error);
+  ASSERT_TRUE(wait);
+  EXPECT_EQ(wait->wait.vmcnt, 0);
+  EXPECT_EQ(wait->wait.lgkmcnt, 1);
+  EXPECT_FALSE(wait->wait.expcnt);
+}
+
+TEST(Gcn, ClassifiesByMnemonic) {
+  EXPECT_EQ(classify("buffer_load_dword"), InstrClass::VectorLoad);
+  EXPECT_EQ(classify("flat_store_dwordx2"), InstrClass::VectorStore);
+  EXPECT_EQ(classify("global_atomic_add_x2"), InstrClass::VectorAtomic);
+  EXPECT_EQ(classify("ds_read_b32"), InstrClass::LdsLoad);
+  EXPECT_EQ(classify("ds_load_b32"), InstrClass::LdsLoad);
+  EXPECT_EQ(classify("ds_write_b64"), InstrClass::LdsStore);
+  EXPECT_EQ(classify("ds_storexchg_rtn_b32"), InstrClass::LdsAtomic);
+  EXPECT_EQ(classify("ds_add_rtn_u32"), InstrClass::LdsAtomic);
+  EXPECT_EQ(classify("buffer_wbinvl1_vol"), InstrClass::CacheInvalidate);
+  EXPECT_EQ(classify("buffer_invl2"), InstrClass::CacheInvalidate);
+  EXPECT_EQ(classify("global_inv"), InstrClass::CacheInvalidate);
+  EXPECT_EQ(classify("buffer_wbl2"), InstrClass::CacheWriteback);
+  EXPECT_EQ(classify("global_wb"), InstrClass::CacheWriteback);
+  EXPECT_EQ(classify("s_waitcnt_vscnt"), InstrClass::Wait);
+  EXPECT_EQ(classify("s_wait_storecnt"), InstrClass::Wait);
+  EXPECT_EQ(classify("s_barrier"), InstrClass::Barrier);
+  EXPECT_EQ(classify("s_cbranch_vccnz"), InstrClass::Branch);
+  EXPECT_EQ(classify("s_endpgm"), InstrClass::EndProgram);
+  EXPECT_EQ(classify("v_add_u32_e32"), InstrClass::Alu);
+  EXPECT_EQ(classify("P0_L:"), InstrClass::Label);
+}
+
+TEST(Gcn, ParsesProgramsSkippingCommentsAndDirectivesAndReportsErrorsByLine) {
+  ParsedProgram p = parse_assembly(
+      "\t.text\n"
+      "P0_entry:\n"
+      "  global_load_dword v1, v0, s[2:3] glc   ; a comment\n"
+      "  // a line comment\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  buffer_wbinvl1_vol\n"
+      "  v_mov_b32 v1, @bad\n");
+  ASSERT_EQ(p.instructions.size(), 4u);
+  EXPECT_EQ(p.instructions[0].kind(), InstrClass::Label);
+  EXPECT_EQ(p.instructions[1].kind(), InstrClass::VectorLoad);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0], "line 7: cannot read operand '@bad'");
+}
+
+TEST(Gcn, RejectsMalformedRegistersAndOffsets) {
+  std::string error;
+  EXPECT_FALSE(parse_instruction("global_load_dword v1, v0, s[3:2]", error));
+  EXPECT_FALSE(parse_instruction("global_load_dword v1, v0, s[2:3] offset:x", error));
+  EXPECT_EQ(error, "bad offset 'offset:x'");
+  EXPECT_FALSE(parse_instruction("P0: global_load_dword v1", error));
+  EXPECT_EQ(error, "a label stands alone on its line");
+}
+
+}  // namespace
+}  // namespace hsalit::codegen

@@ -1,0 +1,233 @@
+#include "hsalit/runner/sim.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+
+#include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/model/checker.hpp"
+
+namespace hsalit::runner {
+namespace {
+
+using nlohmann::json;
+
+litmus::Test parse(const std::string& text) {
+  litmus::ParseResult r = litmus::parse_litmus(text);
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render("test");
+  return *r.test;
+}
+
+litmus::Test library_test(const std::string& relative) {
+  litmus::ParseResult r = litmus::parse_litmus_file(std::string(HSALIT_SOURCE_DIR) + "/litmus/library/" + relative);
+  EXPECT_TRUE(r.ok()) << relative;
+  return *r.test;
+}
+
+// The shipped gfx6-9 table, changed by `edit` (a deliberately broken mapping).
+codegen::MappingTable gfx69(const std::function<void(json&)>& edit = {}) {
+  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
+  json doc = json::parse(in);
+  if (edit) edit(doc);
+  return codegen::MappingTable::from_json(doc, "gfx6-9 (edited)");
+}
+
+json& row(json& doc, const std::string& id) {
+  for (json& r : doc["rows"])
+    if (r["id"] == id) return r;
+  throw std::runtime_error("no row " + id);
+}
+
+// Does some reachable final state satisfy the test's condition proposition?
+bool reaches_condition(const litmus::Test& test, const codegen::MappingTable& table, const SimOptions& options = {},
+                       const std::string& target = "gfx900", const codegen::CompileOptions& co = {}) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest compiled = codegen::compile(test, catalog.get(target), catalog, table, co);
+  SimResult r = run_exhaustive(test, compiled, options);
+  EXPECT_FALSE(r.unknown) << *r.unknown;
+  for (const auto& [o, n] : r.histogram) {
+    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+      for (std::size_t i = 0; i < r.observed.size(); ++i)
+        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
+      return 0;
+    };
+    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
+  }
+  return false;
+}
+
+const char* kMpAgent = R"(LISA MP-agent
+{ x = 0; y = 0; 1:r1 = -1; }
+ P0                        | P1                          ;
+ w[] x 1                   | r[atomic,scacq,agent] r0 y  ;
+ w[atomic,screl,agent] y 1 | mov r2 (neq r0 1)           ;
+                           | b[] r2 Skip                 ;
+                           | r[] r1 x                    ;
+                           | Skip:                       ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)";
+
+TEST(Simulator, ShippedMappingKeepsMessagePassingAcrossCus) {
+  EXPECT_FALSE(reaches_condition(parse(kMpAgent), gfx69()));
+}
+
+// Rules 5 and 9: relaxed accesses across CUs show the stale read.
+TEST(Simulator, RelaxedMessagePassingAcrossCusShowsTheStaleRead) {
+  EXPECT_TRUE(reaches_condition(library_test("canonical/MP+rlx-agent_diff-wg.litmus"), gfx69()));
+}
+
+// Rules 5, 6 and 8: an acquire without buffer_wbinvl1_vol reads a stale L1 line; without
+// spontaneous fills no line could be stale and the bug would go unseen.
+TEST(Simulator, AcquireWithoutL1InvalidateReadsStaleData) {
+  codegen::MappingTable broken = gfx69([](json& d) {
+    json& seq = row(d, "load.atomic.acquire.agent.global")["sequence"];
+    seq.erase(seq.end() - 1);  // drop buffer_wbinvl1_vol
+  });
+  litmus::Test mp = parse(kMpAgent);
+  EXPECT_TRUE(reaches_condition(mp, broken));
+  SimOptions no_fill;
+  no_fill.hw.l1_spontaneous_fill = false;
+  EXPECT_FALSE(reaches_condition(mp, broken, no_fill));
+}
+
+// Rule 9: a release without s_waitcnt vmcnt(0) lets the flag overtake the data in another
+// L2 channel; with one channel for everything it could not.
+TEST(Simulator, ReleaseWithoutVmcntWaitLetsTheFlagOvertakeTheData) {
+  codegen::MappingTable broken = gfx69([](json& d) {
+    json& seq = row(d, "store.atomic.release.agent")["sequence"];
+    for (json& e : seq)
+      if (e.is_object() && e["op"] == "s_waitcnt") e.erase("vmcnt");
+  });
+  litmus::Test mp = parse(kMpAgent);
+  SimOptions no_fill;  // isolate the queues from the L1
+  no_fill.hw.l1_spontaneous_fill = false;
+  EXPECT_TRUE(reaches_condition(mp, broken, no_fill));
+  SimOptions one_channel = no_fill;
+  one_channel.hw.channel_per_location = false;
+  EXPECT_FALSE(reaches_condition(mp, broken, one_channel));
+}
+
+// Rule 10: LDS operations wait in queues and can be overtaken by vector memory operations of
+// the same wave; under the ROCm document's "LDS is sequentially consistent" they cannot.
+TEST(Simulator, LdsQueuesReorderAgainstVectorMemoryUnlessLdsIsSequentiallyConsistent) {
+  litmus::Test t = parse(R"(LISA MP-lds-data
+{ x = 0; y = 0; 1:r1 = -1; }
+ P0                     | P1                       ;
+ w[] x 1                | r[atomic,scacq,wg] r0 y  ;
+ w[atomic,screl,wg] y 1 | mov r2 (neq r0 1)        ;
+                        | b[] r2 Skip              ;
+                        | r[] r1 x                 ;
+                        | Skip:                    ;
+scopes: (agent (wg (wave 0) (wave 1)))
+regions: x:group
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  // Without the lgkmcnt(0) of the workgroup release (what OpenCL omits), the ds_write can be
+  // performed after the flag store is visible.
+  codegen::MappingTable broken = gfx69([](json& d) {
+    row(d, "store.atomic.release.wg.global")["sequence"] = json::array({"access"});
+  });
+  SimOptions queues;
+  queues.hw.l1_spontaneous_fill = false;
+  EXPECT_TRUE(reaches_condition(t, broken, queues));
+  SimOptions sc = queues;
+  sc.hw.lds_queues = false;
+  EXPECT_FALSE(reaches_condition(t, broken, sc));
+  EXPECT_FALSE(reaches_condition(t, gfx69(), queues));  // the shipped row waits
+}
+
+// Rules 2 and 3: a load's register is written when it completes; the code generator's wait
+// before the branch on it is what makes the guarded read happen.
+TEST(Simulator, LoadedRegistersAreWrittenAtCompletionSoCodeMustWait) {
+  // A relaxed flag read has no wait of its own in the table: only the register wait orders
+  // the branch after the load.
+  litmus::Test mp = parse(R"(LISA MP-rlx-guarded
+{ x = 0; y = 0; 1:r1 = -1; }
+ P0                      | P1                        ;
+ w[atomic,rlx,agent] x 1 | r[atomic,rlx,agent] r0 y  ;
+ w[atomic,rlx,agent] y 1 | mov r2 (neq r0 1)         ;
+                         | b[] r2 Skip               ;
+                         | r[atomic,rlx,agent] r1 x  ;
+                         | Skip:                     ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest compiled = codegen::compile(mp, catalog.get("gfx900"), catalog, gfx69());
+  auto guarded_read_skipped = [&](const codegen::CompiledTest& c) {
+    SimResult r = run_exhaustive(mp, c);
+    for (const auto& [o, n] : r.histogram)
+      if (o.values[0] == 1 && o.values[1] == -1) return true;  // r0 = 1 yet the read was skipped
+    return false;
+  };
+  EXPECT_FALSE(guarded_read_skipped(compiled));
+  for (codegen::CompiledThread& t : compiled.threads)
+    std::erase_if(t.code, [](const codegen::Instruction& i) { return i.origin.role == "register"; });
+  EXPECT_TRUE(guarded_read_skipped(compiled));
+}
+
+// Rule 7: whether a CU's other waves see a store before it reaches the L2 decides whether the
+// gfx6-9 workgroup release is transitive (HSA SysArch 3.13.1.4; docs/mappings.md).
+TEST(Simulator, EarlyL1VisibilityOfStoresBreaksTransitivityOfTheWorkgroupRelease) {
+  litmus::Test isa2 = library_test("spec/HSA-3.13.1.4_ISA2-wg-system.litmus");
+  EXPECT_TRUE(reaches_condition(isa2, gfx69()));
+  SimOptions at_l2;
+  at_l2.hw.l1_store_visible_early = false;
+  EXPECT_FALSE(reaches_condition(isa2, gfx69(), at_l2));
+}
+
+// Finding 1 of docs/mappings.md: with scacq -> acquire and screl -> release, store buffering
+// with synchronizing operations (forbidden by HSA SysArch 3.10) shows across agents; the
+// seq_cst rows (--sc-orders) keep it away.
+TEST(Simulator, ScAcquireAsLlvmAcquireIsNotSequentiallyConsistent) {
+  litmus::Test sb = library_test("classic/SB+sc-system_diff-agent.litmus");
+  auto reaches_sb = [&](bool sc_orders) {
+    const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+    codegen::CompileOptions co;
+    co.sc_acquire_release = sc_orders;
+    codegen::CompiledTest c = codegen::compile(sb, catalog.get("gfx900"), catalog, gfx69(), co);
+    SimResult r = run_exhaustive(sb, c);
+    EXPECT_FALSE(r.unknown);
+    for (const auto& [o, n] : r.histogram)
+      if (o.values[0] == 0 && o.values[1] == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(reaches_sb(false));
+  EXPECT_FALSE(reaches_sb(true));
+}
+
+// Rule 11: a barrier with fences orders a message within a work-group; without the fences the
+// test is racy and the stale read shows.
+TEST(Simulator, BarrierWithFencesOrdersMemoryInAWorkGroup) {
+  EXPECT_FALSE(reaches_condition(library_test("canonical/MP+barrier+fences-wg_same-wg.litmus"), gfx69()));
+}
+
+TEST(Simulator, PlacementsCoverSameAndDifferentCus) {
+  litmus::Test t = library_test("canonical/IRIW+agent_diff-wg.litmus");
+  std::vector<Placement> all = placements(t);
+  EXPECT_EQ(all.size(), 15u);  // four work-groups of one agent: Bell(4) ways onto CUs
+  for (const Placement& p : all) EXPECT_EQ(p.wave_of_thread.size(), 4u);
+}
+
+TEST(Simulator, RandomModeCountsRunsAndFindsTheWeakOutcome) {
+  litmus::Test t = library_test("canonical/MP+rlx-agent_diff-wg.litmus");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest c = codegen::compile(t, catalog.get("gfx900"), catalog, gfx69());
+  SimResult r = run_random(t, c, 20000, 7);
+  std::uint64_t total = 0;
+  for (const auto& [o, n] : r.histogram) total += n;
+  EXPECT_EQ(total, 20000u);
+  EXPECT_EQ(r.iterations, 20000u);
+  bool weak = false;
+  for (const auto& [o, n] : r.histogram) weak |= o.values[0] == 1 && o.values[1] == 0;
+  EXPECT_TRUE(weak);
+  // Same seed, same histogram.
+  EXPECT_EQ(run_random(t, c, 20000, 7).histogram, r.histogram);
+}
+
+}  // namespace
+}  // namespace hsalit::runner
