@@ -6,9 +6,37 @@
 
 #include <map>
 #include <set>
+#include <string_view>
 
 namespace hsalit::litmus {
 namespace {
+
+// Names as the text form spells them, so that a test read from JSON prints back as text.
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
+bool is_digits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !is_name_start(s[0])) return false;
+  for (char c : s)
+    if (!is_name_char(c)) return false;
+  return true;
+}
+// r0, r12 or diy7's temporaries %T1.
+bool is_register_name(std::string_view s) {
+  if (s.size() > 1 && s[0] == 'r' && is_digits(s.substr(1))) return true;
+  return s.size() > 1 && s[0] == '%' && is_identifier(s.substr(1));
+}
+bool is_location_name(std::string_view s) { return is_identifier(s) && !is_register_name(s); }
+// A label cannot be an opcode (the cell would read as an instruction) or a trailer keyword
+// (the row would read as the end of the program).
+bool is_label_name(std::string_view s) {
+  static const std::set<std::string_view> kReserved = {
+      "r",    "w",      "rmw",     "f",         "b",      "mov",    "barrier",
+      "call", "scopes", "regions", "locations", "filter", "exists", "forall"};
+  return is_location_name(s) && !kReserved.count(s);
+}
 
 class TestChecker {
  public:
@@ -73,9 +101,13 @@ class TestChecker {
                                            e.thread ? fmt::format("{}:{}", *e.thread, e.name) : e.name));
       if (!e.value.is_constant() && !e.value.is_location())
         diags_.error(e.pos.at, "an initial value is a number or a location name");
-      if (e.thread) registers_[static_cast<std::size_t>(*e.thread)].insert(e.name);
-      else if (e.name.empty() || e.name[0] == '%')
-        diags_.error(e.pos.at, fmt::format("'{}' is not a location name", e.name));
+      if (e.thread) {
+        check_register_name(e.pos.at, e.name);
+        registers_[static_cast<std::size_t>(*e.thread)].insert(e.name);
+      } else {
+        check_location_name(e.pos.at, e.name);
+      }
+      if (e.value.is_location()) check_location_name(e.value.pos.at, e.value.name);
     }
   }
 
@@ -87,8 +119,20 @@ class TestChecker {
         regs.insert(ins.reg);
   }
 
+  void check_register_name(SourcePos at, const std::string& name) {
+    if (!is_register_name(name))
+      diags_.error(at, fmt::format("'{}' is not a register name (r0, r1, ... or %T1)", name));
+  }
+  void check_location_name(SourcePos at, const std::string& name) {
+    if (!is_location_name(name)) diags_.error(at, fmt::format("'{}' is not a location name", name));
+  }
+
+  // Checks the names in an expression and that every register it reads has a value.
   void check_expr_registers(const Thread& t, const Expr& e) {
-    if (e.is_register() && !registers_[static_cast<std::size_t>(t.id)].count(e.name))
+    if (e.is_location()) check_location_name(e.pos.at, e.name);
+    if (e.is_register() && !is_register_name(e.name))
+      check_register_name(e.pos.at, e.name);
+    else if (e.is_register() && !registers_[static_cast<std::size_t>(t.id)].count(e.name))
       diags_.error(e.pos.at, fmt::format("unknown register '{}': thread P{} neither initialises "
                                          "nor writes it",
                                          e.name, t.id));
@@ -116,6 +160,11 @@ class TestChecker {
     std::map<std::string, std::size_t> labels;
     for (std::size_t i = 0; i < t.code.size(); ++i) {
       const Instruction& ins = t.code[i];
+      if (ins.kind != OpKind::Label && ins.kind != OpKind::Branch) continue;
+      if (!is_label_name(ins.label))
+        diags_.error(ins.pos.at, fmt::format("'{}' cannot be a label (a label is a name that is "
+                                             "not a register, an instruction or a keyword)",
+                                             ins.label));
       if (ins.kind != OpKind::Label) continue;
       if (!labels.emplace(ins.label, i).second)
         diags_.error(ins.pos.at, fmt::format("label '{}' is defined twice in thread P{}",
@@ -145,7 +194,13 @@ class TestChecker {
           check_expr_registers(t, ins.value);
           break;
         case OpKind::Branch: {
-          if (ins.condition) check_expr_registers(t, *ins.condition);
+          if (ins.condition) {
+            check_expr_registers(t, *ins.condition);
+            check_branch_condition(ins);
+          }
+          for (const std::string& tag : ins.annots.tags)
+            if (!is_identifier(tag) || tag == "eq" || tag == "ne" || tag == "neq")
+              diags_.error(ins.pos.at, fmt::format("'{}' is not a branch annotation", tag));
           auto target = labels.find(ins.label);
           if (target == labels.end())
             diags_.error(ins.pos.at, fmt::format("unknown label '{}' in thread P{}", ins.label, t.id));
@@ -161,10 +216,24 @@ class TestChecker {
         case OpKind::Barrier:
           break;
       }
-      if (ins.reg.empty() &&
-          (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov))
-        diags_.error(ins.pos.at, "missing destination register");
+      if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov) {
+        if (ins.reg.empty())
+          diags_.error(ins.pos.at, "missing destination register");
+        else
+          check_register_name(ins.pos.at, ins.reg);
+      }
     }
+  }
+
+  // A branch tests a register, or compares one with a value (`b[eq] r1, 0, L`).
+  void check_branch_condition(const Instruction& ins) {
+    const Expr& c = *ins.condition;
+    if (c.is_register()) return;
+    bool compare = c.kind == Expr::Kind::Binary && (c.op == BinaryOp::Eq || c.op == BinaryOp::Ne) &&
+                   c.operands.size() == 2 && c.operands[0].is_register() &&
+                   (c.operands[1].is_register() || c.operands[1].is_constant());
+    if (!compare)
+      diags_.error(ins.pos.at, "a branch condition is a register, or (eq|neq REGISTER VALUE)");
   }
 
   // The annotation rules of HSA SysArch 3.3.1 and 3.3.6 and HSA PRM 6.2: which orders each
@@ -175,7 +244,17 @@ class TestChecker {
     if (ins.kind != OpKind::Branch && !a.tags.empty())
       diags_.error(at, fmt::format("unknown annotation '{}'", a.tags.front()));
     if (a.cas && ins.kind != OpKind::Rmw) diags_.error(at, "'cas' applies to rmw only");
-    if (!ins.is_memory_access() && ins.kind != OpKind::Fence) return;
+    if (ins.expected && ins.kind != OpKind::Rmw)
+      diags_.error(at, "only a compare-and-swap has an expected value");
+    if (ins.condition && ins.kind != OpKind::Branch)
+      diags_.error(at, "only a branch has a condition");
+    if (!ins.is_memory_access() && ins.kind != OpKind::Fence) {
+      if (a.atomic || a.order != MemoryOrder::Relaxed || a.scope != Scope::WorkItem ||
+          a.size != AccessSize::Single)
+        diags_.error(
+            at, fmt::format("a {} has no atomicity, order, scope or size", to_string(ins.kind)));
+      return;
+    }
 
     if (ins.kind == OpKind::Fence) {
       if (a.atomic) diags_.error(at, "a fence is not 'atomic': write f[ORDER,SCOPE]");
@@ -187,8 +266,10 @@ class TestChecker {
       return;
     }
     if (!a.atomic) {
-      if (ins.kind == OpKind::Rmw)
+      if (ins.kind == OpKind::Rmw) {  // one message, whatever else the brackets say
         diags_.error(at, "a read-modify-write is atomic: write rmw[atomic,ORDER,SCOPE]");
+        return;
+      }
       if (a.order != MemoryOrder::Relaxed)
         diags_.error(at, fmt::format("an ordinary access cannot be '{}': write 'atomic' for an "
                                      "atomic operation (HSA SysArch 3.3.1)",
@@ -224,13 +305,20 @@ class TestChecker {
   void check_regions() {
     std::set<std::string> seen;
     for (const RegionEntry& r : test_.regions) {
+      check_location_name(r.pos.at, r.location);
       if (!seen.insert(r.location).second)
         diags_.error(r.pos.at, fmt::format("'{}' is given a region twice", r.location));
     }
   }
 
   void check_observed(const ObservedRef& r, std::string_view where) {
-    if (!r.thread) return;
+    if (!r.thread) {
+      check_location_name(r.pos.at, r.name);
+      if ((r.name == "true" || r.name == "false") && where != "'locations'")
+        diags_.error(r.pos.at, fmt::format("'{}' cannot be a location in a condition", r.name));
+      return;
+    }
+    check_register_name(r.pos.at, r.name);
     if (*r.thread < 0 || *r.thread >= thread_count()) {
       diags_.error(r.pos.at, fmt::format("{} names thread {} but the test has {} thread{}", where,
                                          *r.thread, thread_count(), thread_count() == 1 ? "" : "s"));
@@ -247,6 +335,8 @@ class TestChecker {
       check_observed(p.lhs, where);
       if (!p.rhs.is_constant() && !p.rhs.is_location())
         diags_.error(p.pos.at, "a condition compares with a number or a location");
+      else if (p.rhs.is_location())
+        check_location_name(p.rhs.pos.at, p.rhs.name);
     }
     std::size_t arity = p.kind == Prop::Kind::Not ? 1
                         : (p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or) ? 2

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hsalit/litmus/check.hpp"
+#include "lexer.hpp"
 
 namespace hsalit::litmus {
 
@@ -81,6 +82,8 @@ struct JsonError {
 
 class JsonReader {
  public:
+  explicit JsonReader(const ParseLimits& limits) : max_nesting_(limits.max_nesting) {}
+
   Test read(const json& doc) {
     Test t;
     require_object(doc, "");
@@ -89,18 +92,19 @@ class JsonReader {
     t.arch = get_string(doc, "", "arch", "LISA");
     if (t.arch != "LISA") fail("/arch", "only LISA tests are supported");
     t.name = get_string(doc, "", "name");
-    if (t.name.empty() || t.name.find_first_of(" \t\n\r") != std::string::npos)
-      fail("/name", "a test name is non-empty and has no blanks");
+    if (t.name.empty() || t.name.find_first_of(" \t\n\r") != std::string::npos ||
+        t.name.rfind("(*", 0) == 0)
+      fail("/name", "a test name is non-empty, has no blanks and does not start with '(*'");
     t.description = get_string(doc, "", "description", "");
     if (t.description.find_first_of("\"\n") != std::string::npos)
       fail("/description", "a description is one line without double quotes");
     for (const auto& [i, m] : items(doc, "", "metadata")) {
       std::string p = fmt::format("/metadata/{}", i);
       t.metadata.push_back({get_string(m, p, "key"), get_string(m, p, "value")});
-      if (t.metadata.back().key.empty() || t.metadata.back().key.find_first_of("={\n") != std::string::npos)
-        fail(p + "/key", "a metadata key is non-empty, without '=', '{' or newline");
-      if (t.metadata.back().value.find('\n') != std::string::npos)
-        fail(p + "/value", "a metadata value is one line");
+      if (!detail::is_metadata_key(t.metadata.back().key))
+        fail(p + "/key", "a metadata key is a name (letters, digits, '_', '.', '-')");
+      if (!detail::is_metadata_value(t.metadata.back().value))
+        fail(p + "/value", "a metadata value is one line without leading or trailing blanks");
     }
     for (const auto& [i, e] : items(doc, "", "init")) t.init.push_back(read_init(e, fmt::format("/init/{}", i)));
     for (const auto& [i, th] : items(doc, "", "threads")) t.threads.push_back(read_thread(th, fmt::format("/threads/{}", i)));
@@ -108,7 +112,7 @@ class JsonReader {
       const json& s = doc["scopes"];
       if (!s.is_array()) fail("/scopes", "expected an array of scope groups");
       for (std::size_t i = 0; i < s.size(); ++i)
-        t.scopes.add_root(read_scope_node(t.scopes, s[i], fmt::format("/scopes/{}", i), 0));
+        t.scopes.add_root(read_scope_node(t.scopes, s[i], fmt::format("/scopes/{}", i), 1));
     }
     for (const auto& [i, r] : items(doc, "", "regions")) {
       std::string p = fmt::format("/regions/{}", i);
@@ -122,7 +126,8 @@ class JsonReader {
     }
     for (const auto& [i, l] : items(doc, "", "locations"))
       t.locations.push_back(read_ref(l, fmt::format("/locations/{}", i)));
-    if (doc.contains("filter") && !doc["filter"].is_null()) t.filter = read_prop(doc["filter"], "/filter", 0);
+    if (doc.contains("filter") && !doc["filter"].is_null())
+      t.filter = read_prop(doc["filter"], "/filter", 1);
     if (!doc.contains("condition")) fail("/condition", "missing");
     const json& c = doc["condition"];
     require_object(c, "/condition");
@@ -132,12 +137,12 @@ class JsonReader {
     else if (q == "forall") t.condition.quantifier = Quantifier::Forall;
     else fail("/condition/quantifier", "expected \"exists\", \"~exists\" or \"forall\"");
     if (!c.contains("prop")) fail("/condition/prop", "missing");
-    t.condition.prop = read_prop(c["prop"], "/condition/prop", 0);
+    t.condition.prop = read_prop(c["prop"], "/condition/prop", 1);
     return t;
   }
 
  private:
-  static constexpr int kMaxDepth = 64;
+  int max_nesting_;
 
   [[noreturn]] static void fail(std::string pointer, std::string message) {
     throw JsonError{std::move(pointer), std::move(message)};
@@ -155,6 +160,21 @@ class JsonReader {
     if (!j[key].is_string()) fail(p + "/" + key, "expected a string");
     return j[key].get<std::string>();
   }
+  // An integer member that fits in an int64.
+  static std::int64_t get_int64(const json& j, const std::string& p) {
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      fail(p, "integer out of range (values are 64-bit signed integers)");
+    if (!j.is_number_integer()) fail(p, "expected an integer");
+    return j.get<std::int64_t>();
+  }
+  // A thread number: 0 to 1000000 (the thread limit is checked later, with a position).
+  static int get_index(const json& j, const std::string& p) {
+    if (!j.is_number_integer()) fail(p, "expected an integer");
+    if (j.is_number_unsigned() ? j.get<std::uint64_t>() > 1000000
+                               : (j.get<std::int64_t>() < 0 || j.get<std::int64_t>() > 1000000))
+      fail(p, "expected a thread number (0 to 1000000)");
+    return static_cast<int>(j.get<std::int64_t>());
+  }
   static std::vector<std::pair<std::size_t, const json&>> items(const json& j, const std::string& p,
                                                                 const char* key) {
     std::vector<std::pair<std::size_t, const json&>> out;
@@ -165,9 +185,9 @@ class JsonReader {
     return out;
   }
 
-  static Expr read_expr(const json& j, const std::string& p, int depth) {
-    if (depth > kMaxDepth) fail(p, "nested too deeply");
-    if (j.is_number_integer()) return Expr::constant(j.get<std::int64_t>());
+  Expr read_expr(const json& j, const std::string& p, int depth) {
+    if (depth > max_nesting_) fail(p, "nested too deeply");
+    if (j.is_number_integer()) return Expr::constant(get_int64(j, p));
     if (!j.is_object()) fail(p, "expected an integer or an object");
     if (j.contains("reg")) return Expr::reg(get_string(j, p, "reg"));
     if (j.contains("location")) return Expr::location(get_string(j, p, "location"));
@@ -189,7 +209,7 @@ class JsonReader {
     fail(p, "expected {\"reg\"}, {\"location\"} or {\"op\", \"args\"}");
   }
 
-  static ObservedRef read_ref(const json& j, const std::string& p) {
+  ObservedRef read_ref(const json& j, const std::string& p) {
     if (!j.is_string()) fail(p, "expected \"N:reg\" or a location name");
     std::string s = j.get<std::string>();
     ObservedRef r;
@@ -211,8 +231,8 @@ class JsonReader {
     return r;
   }
 
-  static Prop read_prop(const json& j, const std::string& p, int depth) {
-    if (depth > kMaxDepth) fail(p, "nested too deeply");
+  Prop read_prop(const json& j, const std::string& p, int depth) {
+    if (depth > max_nesting_) fail(p, "nested too deeply");
     Prop r;
     if (j.is_boolean()) {
       r.kind = j.get<bool>() ? Prop::Kind::True : Prop::Kind::False;
@@ -222,7 +242,7 @@ class JsonReader {
     if (j.contains("eq")) {
       const json& e = j["eq"];
       if (!e.is_array() || e.size() != 2) fail(p + "/eq", "expected [\"ref\", value]");
-      return Prop::equals(read_ref(e[0], p + "/eq/0"), read_expr(e[1], p + "/eq/1", depth + 1));
+      return Prop::equals(read_ref(e[0], p + "/eq/0"), read_expr(e[1], p + "/eq/1", 0));
     }
     if (j.contains("not")) return Prop::negation(read_prop(j["not"], p + "/not", depth + 1));
     const char* key = j.contains("and") ? "and" : j.contains("or") ? "or" : nullptr;
@@ -235,12 +255,11 @@ class JsonReader {
                                      : Prop::disjunction(std::move(lhs), std::move(rhs));
   }
 
-  static InitEntry read_init(const json& j, const std::string& p) {
+  InitEntry read_init(const json& j, const std::string& p) {
     InitEntry e;
     require_object(j, p);
     if (j.contains("thread")) {
-      if (!j["thread"].is_number_integer()) fail(p + "/thread", "expected an integer");
-      e.thread = j["thread"].get<int>();
+      e.thread = get_index(j["thread"], p + "/thread");
     }
     e.name = get_string(j, p, "name");
     if (!j.contains("value")) fail(p + "/value", "missing");
@@ -248,7 +267,7 @@ class JsonReader {
     return e;
   }
 
-  static Annotations read_annotations(const json& j, const std::string& p) {
+  Annotations read_annotations(const json& j, const std::string& p) {
     Annotations a;
     require_object(j, p);
     std::string order = get_string(j, p, "order", "rlx");
@@ -271,7 +290,7 @@ class JsonReader {
     return a;
   }
 
-  static Instruction read_instruction(const json& j, const std::string& p) {
+  Instruction read_instruction(const json& j, const std::string& p) {
     Instruction ins;
     std::string op = get_string(j, p, "op");
     static const std::pair<const char*, OpKind> kKinds[] = {
@@ -312,25 +331,26 @@ class JsonReader {
     return ins;
   }
 
-  static Thread read_thread(const json& j, const std::string& p) {
+  Thread read_thread(const json& j, const std::string& p) {
     Thread t;
     require_object(j, p);
-    if (!j.contains("id") || !j["id"].is_number_integer()) fail(p + "/id", "expected an integer");
-    t.id = j["id"].get<int>();
+    if (!j.contains("id")) fail(p + "/id", "missing");
+    t.id = get_index(j["id"], p + "/id");
     for (const auto& [i, ins] : items(j, p, "code"))
       t.code.push_back(read_instruction(ins, fmt::format("{}/code/{}", p, i)));
     return t;
   }
 
-  static int read_scope_node(ScopeTree& tree, const json& j, const std::string& p, int depth) {
-    if (depth > kMaxDepth) fail(p, "nested too deeply");
+  int read_scope_node(ScopeTree& tree, const json& j, const std::string& p, int depth) {
+    if (depth > max_nesting_) fail(p, "nested too deeply");
     ScopeNode n;
     auto level = scope_from_string(get_string(j, p, "level"));
     if (!level) fail(p + "/level", "expected system, agent, wg, wave or wi");
     n.level = *level;
     for (const auto& [i, c] : items(j, p, "children")) {
       std::string cp = fmt::format("{}/children/{}", p, i);
-      if (c.is_number_integer()) n.children.push_back({true, c.get<int>()});
+      if (c.is_number())
+        n.children.push_back({true, get_index(c, cp)});
       else n.children.push_back({false, read_scope_node(tree, c, cp, depth + 1)});
     }
     return tree.add_node(std::move(n));
@@ -387,7 +407,7 @@ ParseResult test_from_json(const json& doc, const ParseLimits& limits) {
   ParseResult result;
   Test test;
   try {
-    test = JsonReader().read(doc);
+    test = JsonReader(limits).read(doc);
   } catch (const JsonError& e) {
     result.diagnostics.error({}, fmt::format("{}: {}", e.pointer, e.message));
     return result;

@@ -42,6 +42,52 @@ bool is_ident_char(char c) {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
+std::size_t find_invalid_utf8(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = byte(i);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) lo = 0xA0;  // no overlong forms
+      if (c == 0xED) hi = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
+    for (std::size_t k = 2; k < length; ++k)
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+bool is_metadata_key(std::string_view key) {
+  if (key.empty() || !is_ident_start(key[0])) return false;
+  for (char c : key)
+    if (!is_ident_char(c) && c != '-') return false;
+  return true;
+}
+
+bool is_metadata_value(std::string_view value) {
+  if (value.find('\n') != std::string_view::npos) return false;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  return value.empty() || (!blank(value.front()) && !blank(value.back()));
+}
+
 void Lexer::advance() {
   if (pos_ >= text_.size()) return;
   if (text_[pos_] == '\n') {
@@ -140,6 +186,7 @@ Token Lexer::next() {
     return tok;
   }
   if (is_digit(c) || (c == '-' && is_digit(at(1)))) {
+    const std::size_t start = pos_;
     std::string digits;
     bool negative = c == '-';
     if (negative) advance();
@@ -163,7 +210,7 @@ Token Lexer::next() {
       throw SyntaxError{tok.pos, "number out of range (values are 64-bit signed integers)"};
     tok.kind = TokenKind::Number;
     tok.number = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
-    tok.text = (negative ? "-" : "") + digits;
+    tok.text = std::string(text_.substr(start, pos_ - start));
     return tok;
   }
   if (c == '%' && is_ident_start(at(1))) {
@@ -186,9 +233,10 @@ Token Lexer::next() {
     tok.kind = reg ? TokenKind::Register : TokenKind::Ident;
     return tok;
   }
-  std::string shown = std::isprint(static_cast<unsigned char>(c))
-                          ? fmt::format("'{}'", c)
-                          : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
+  const auto byte = static_cast<unsigned char>(c);
+  std::string shown = byte >= 0x80         ? fmt::format("(a non-ASCII byte 0x{:02x})", byte)
+                      : std::isprint(byte) ? fmt::format("'{}'", c)
+                                           : fmt::format("(byte 0x{:02x})", byte);
   throw SyntaxError{tok.pos, fmt::format("unexpected character {}", shown)};
 }
 
@@ -202,6 +250,13 @@ std::string Lexer::raw_word_on_line() {
     advance();
   }
   return word;
+}
+
+bool Lexer::finish_line() {
+  skip_blanks_and_comments(false);
+  if (pos_ < text_.size() && at(0) != '\n') return false;
+  advance();
+  return true;
 }
 
 char Lexer::peek_char() {

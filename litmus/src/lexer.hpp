@@ -37,6 +37,16 @@ struct SyntaxError {
   std::string message;
 };
 
+// The byte offset of the first byte of `text` that is not part of well-formed UTF-8
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
+std::size_t find_invalid_utf8(std::string_view text);
+
+// A metadata key as diy7 writes them (`Cycle`, `Com`, `Scopes`): a letter or '_', then
+// letters, digits, '_', '.' or '-'.
+bool is_metadata_key(std::string_view key);
+// A metadata value is one line without leading or trailing blanks (the parser trims them).
+bool is_metadata_value(std::string_view value);
+
 class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
@@ -49,6 +59,9 @@ class Lexer {
   std::string raw_word_on_line();
   // Skips blanks and comments (across lines) and returns the next character, or '\0'.
   char peek_char();
+  // Skips blanks and comments on the current line; when nothing else is left on it, moves
+  // past the end of the line and returns true. Otherwise stops at the first other character.
+  bool finish_line();
   // Returns the rest of the current line (without the newline) and moves past it.
   std::string raw_rest_of_line();
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -77,30 +78,28 @@ class Parser {
 
   // ---- header ----------------------------------------------------------------------------
   void parse_header() {
-    SourcePos pos = lex_.position();
     if (lex_.peek_char() == '\0') fail(lex_.position(), "empty file: expected 'LISA NAME'");
-    pos = lex_.position();
+    SourcePos pos = lex_.position();
     std::string arch = lex_.raw_word_on_line();
     if (arch != "LISA") {
-      if (arch == "C" || arch == "AArch64" || arch == "PTX" || arch == "X86" || arch == "PPC")
+      static const std::set<std::string> kHerdArchitectures = {
+          "AArch64", "ARM", "BPF",   "C",   "CPP",    "GPU_PTX", "JAVA",  "MIPS",
+          "PPC",     "PTX", "RISCV", "X86", "X86_64", "Bell",    "OpenCL"};
+      if (kHerdArchitectures.count(arch))
         fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA tests", arch));
       fail(pos, fmt::format("expected 'LISA' at the start of the file, found '{}'", arch));
     }
     test_.arch = arch;
-    SourcePos name_pos = lex_.position();
     test_.name = lex_.raw_word_on_line();
-    if (test_.name.empty()) fail(name_pos, "expected a test name after 'LISA'");
-    std::string extra = lex_.raw_rest_of_line();
-    if (extra.find_first_not_of(" \t") != std::string::npos)
-      fail(name_pos, "a test name cannot contain blanks");
+    if (test_.name.empty()) fail(lex_.position(), "expected a test name after 'LISA'");
+    if (!lex_.finish_line())
+      fail(lex_.position(), "unexpected text after the test name (a test name has no blanks)");
 
     // Optional description, then optional Key=value metadata lines, up to '{'.
     if (lex_.peek_char() == '"') {
       Token d = lex_.next();
       test_.description = d.text;
-      std::string rest = lex_.raw_rest_of_line();
-      if (rest.find_first_not_of(" \t") != std::string::npos)
-        fail(d.pos, "unexpected text after the description");
+      if (!lex_.finish_line()) fail(lex_.position(), "unexpected text after the description");
     }
     for (;;) {
       char c = lex_.peek_char();
@@ -109,14 +108,19 @@ class Parser {
       if (c == '\0') fail(line_pos, "expected '{' to start the initial state");
       std::string line = lex_.raw_rest_of_line();
       auto eq = line.find('=');
-      if (eq == std::string::npos || eq == 0)
+      if (eq == std::string::npos)
         fail(line_pos, "expected '{' to start the initial state (or a Key=value metadata line)");
       auto trim = [](std::string s) {
-        auto b = s.find_first_not_of(" \t");
-        auto e = s.find_last_not_of(" \t");
+        auto b = s.find_first_not_of(" \t\r");
+        auto e = s.find_last_not_of(" \t\r");
         return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
       };
-      test_.metadata.push_back({trim(line.substr(0, eq)), trim(line.substr(eq + 1))});
+      std::string key = trim(line.substr(0, eq));
+      if (!detail::is_metadata_key(key))
+        fail(line_pos, fmt::format("malformed metadata line: '{}' is not a key (a key is a name "
+                                   "such as Cycle, before '=')",
+                                   key));
+      test_.metadata.push_back({key, trim(line.substr(eq + 1))});
     }
   }
 
@@ -139,13 +143,14 @@ class Parser {
       } else if (at(TokenKind::Ident)) {
         entry.name = tok_.text;
         advance();
+        if (at(TokenKind::Ident) || at(TokenKind::Number) || at(TokenKind::Register))
+          fail(entry.pos.at, fmt::format("type declarations ('{} ...') are not supported in the "
+                                         "initial state: write 'x = 0' or '0:r1 = 0'",
+                                         entry.name));
       } else if (at(TokenKind::End)) {
         unexpected("'}' to close the initial state");
       } else {
         unexpected("a location or 'N:register' in the initial state");
-      }
-      if (at(TokenKind::Ident) && entry.thread) {
-        fail(tok_.pos, "type declarations are not supported in the initial state");
       }
       expect(TokenKind::Equals, "'='");
       if (at(TokenKind::Number)) {
@@ -161,12 +166,14 @@ class Parser {
     }
   }
 
-  int thread_number(const Token& t) {
-    if (t.number < 0 || t.number >= limits_.max_threads)
-      fail(t.pos, fmt::format("thread number {} is out of range (at most {} threads)", t.number,
-                              limits_.max_threads));
-    return static_cast<int>(t.number);
+  // A thread number written as a number token or as the digits of `P12`.
+  int thread_number(SourcePos pos, std::string_view digits, std::int64_t value) {
+    if (value < 0 || value >= limits_.max_threads)
+      fail(pos, fmt::format("thread number {} is out of range (at most {} threads)", digits,
+                            limits_.max_threads));
+    return static_cast<int>(value);
   }
+  int thread_number(const Token& t) { return thread_number(t.pos, t.text, t.number); }
 
   // ---- program -------------------------------------------------------------------------
   void parse_program() {
@@ -200,7 +207,7 @@ class Parser {
       if (column >= test_.threads.size())
         fail(tok_.pos, fmt::format("this row has more columns than the {} thread{}",
                                    test_.threads.size(), test_.threads.size() == 1 ? "" : "s"));
-      parse_cell(test_.threads[column]);
+      parse_cell(test_.threads[column], column == 0);
       if (at(TokenKind::Pipe)) {
         advance();
         ++column;
@@ -221,14 +228,21 @@ class Parser {
     thread.code.push_back(std::move(ins));
   }
 
-  void parse_cell(Thread& thread) {
+  void parse_cell(Thread& thread, bool starts_row) {
     if (at(TokenKind::Pipe) || at(TokenKind::Semi)) return;
     // `LABEL:` alone or before an instruction.
     if (at(TokenKind::Ident) && !is_opcode(tok_.text)) {
       Token name = tok_;
       advance();
+      // A row that starts with an unknown word followed by what cannot be an operand is
+      // more likely a misspelt trailer (`exist (0:r0=1)`).
+      bool trailer_like = starts_row && (at(TokenKind::LParen) || at(TokenKind::LBrack) ||
+                                         at(TokenKind::Tilde) || at(TokenKind::Number));
       if (!at(TokenKind::Colon))
-        fail(name.pos, fmt::format("unknown instruction '{}'", name.text));
+        fail(name.pos, fmt::format("unknown instruction '{}'{}", name.text,
+                                   trailer_like ? " (or a misspelt scopes:, regions:, locations, "
+                                                  "filter, exists, ~exists or forall)"
+                                                : ""));
       advance();
       Instruction label;
       label.kind = OpKind::Label;
@@ -537,9 +551,10 @@ class Parser {
         advance();
       } else if (at(TokenKind::Ident) && tok_.text.size() > 1 && tok_.text[0] == 'P' &&
                  tok_.text.find_first_not_of("0123456789", 1) == std::string::npos) {
-        Token t = tok_;
-        t.number = tok_.text.size() > 10 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
-        node.children.push_back({true, thread_number(t)});
+        std::string_view digits = std::string_view(tok_.text).substr(1);
+        std::int64_t value =
+            digits.size() > 9 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
+        node.children.push_back({true, thread_number(tok_.pos, digits, value)});
         advance();
       } else {
         unexpected("a thread (0 or P0), a nested group or ')'");
@@ -562,7 +577,11 @@ class Parser {
       else if (seg.text == "group") entry.segment = Segment::Group;
       else fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
       test_.regions.push_back(std::move(entry));
-      if (at(TokenKind::Comma) || at(TokenKind::Semi)) {
+      if (at(TokenKind::Comma)) {  // another entry follows, whatever its name
+        advance();
+        continue;
+      }
+      if (at(TokenKind::Semi)) {  // `;` may also end the list
         advance();
         if (is_trailer_keyword(tok_)) return;
         continue;
@@ -620,41 +639,67 @@ class Parser {
     test_.condition = std::move(c);
   }
 
-  Prop parse_prop() {
-    enter(tok_.pos);
-    Prop lhs = parse_conjunction();
+  // Conditions. `(` and `~` count towards the nesting limit as they are read; the operator
+  // tree that results must also be at most max_nesting deep (a leaf counts one), so that a
+  // long flat `a /\ b /\ c ...` chain cannot build an arbitrarily deep tree.
+  struct SizedProp {
+    Prop prop;
+    int height = 1;
+  };
+
+  Prop parse_prop() { return parse_disjunction().prop; }
+
+  [[noreturn]] void too_deep(SourcePos pos) {
+    fail(pos, fmt::format("condition nested deeper than {} levels (each /\\, \\/ and ~ adds "
+                          "a level)",
+                          limits_.max_nesting));
+  }
+
+  SizedProp combine(Prop::Kind kind, SizedProp lhs, SizedProp rhs, SourcePos pos) {
+    int height = 1 + std::max(lhs.height, rhs.height);
+    if (height > limits_.max_nesting) too_deep(pos);
+    Prop p = kind == Prop::Kind::And
+                 ? Prop::conjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
+                 : Prop::disjunction(std::move(lhs.prop), std::move(rhs.prop), pos);
+    return {std::move(p), height};
+  }
+
+  SizedProp parse_disjunction() {
+    SizedProp lhs = parse_conjunction();
     while (at(TokenKind::Or)) {
       SourcePos pos = tok_.pos;
       advance();
-      lhs = Prop::disjunction(std::move(lhs), parse_conjunction(), pos);
+      lhs = combine(Prop::Kind::Or, std::move(lhs), parse_conjunction(), pos);
     }
-    leave();
     return lhs;
   }
 
-  Prop parse_conjunction() {
-    Prop lhs = parse_unary();
+  SizedProp parse_conjunction() {
+    SizedProp lhs = parse_unary();
     while (at(TokenKind::And)) {
       SourcePos pos = tok_.pos;
       advance();
-      lhs = Prop::conjunction(std::move(lhs), parse_unary(), pos);
+      lhs = combine(Prop::Kind::And, std::move(lhs), parse_unary(), pos);
     }
     return lhs;
   }
 
-  Prop parse_unary() {
+  SizedProp parse_unary() {
     SourcePos pos = tok_.pos;
     if (at(TokenKind::Tilde)) {
       enter(pos);
       advance();
-      Prop p = Prop::negation(parse_unary(), pos);
+      SizedProp operand = parse_unary();
       leave();
-      return p;
+      if (operand.height + 1 > limits_.max_nesting) too_deep(pos);
+      return {Prop::negation(std::move(operand.prop), pos), operand.height + 1};
     }
     if (at(TokenKind::LParen)) {
+      enter(pos);
       advance();
-      Prop p = parse_prop();
+      SizedProp p = parse_disjunction();
       expect(TokenKind::RParen, "')' to close the condition");
+      leave();
       return p;
     }
     if (at_ident("true") || at_ident("false")) {
@@ -662,7 +707,7 @@ class Parser {
       p.kind = tok_.text == "true" ? Prop::Kind::True : Prop::Kind::False;
       p.pos.at = pos;
       advance();
-      return p;
+      return {std::move(p), 1};
     }
     ObservedRef lhs = parse_observed_ref();
     expect(TokenKind::Equals, "'=' in the condition");
@@ -671,7 +716,7 @@ class Parser {
     else if (at(TokenKind::Ident)) rhs = Expr::location(tok_.text, tok_.pos);
     else unexpected("a value");
     advance();
-    return Prop::equals(std::move(lhs), std::move(rhs), pos);
+    return {Prop::equals(std::move(lhs), std::move(rhs), pos), 1};
   }
 
   Lexer lex_;
@@ -688,6 +733,18 @@ ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
   if (text.size() > limits.max_file_bytes) {
     result.diagnostics.error({}, fmt::format("file is {} bytes, larger than the limit of {} bytes",
                                              text.size(), limits.max_file_bytes));
+    return result;
+  }
+  if (std::size_t bad = detail::find_invalid_utf8(text); bad != std::string_view::npos) {
+    // Names, descriptions and metadata are copied into JSON, which is UTF-8.
+    std::string_view before = text.substr(0, bad);
+    auto line = static_cast<std::uint32_t>(1 + std::count(before.begin(), before.end(), '\n'));
+    std::size_t line_start = before.rfind('\n');
+    auto column = static_cast<std::uint32_t>(
+        line_start == std::string_view::npos ? bad + 1 : bad - line_start);
+    result.diagnostics.error(
+        {line, column}, fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text",
+                                    static_cast<unsigned char>(text[bad])));
     return result;
   }
   Test test;

@@ -79,20 +79,35 @@ std::string print_instruction(const Instruction& ins) {
   return "?";
 }
 
+// Parentheses only where the tree needs them: /\ binds tighter than \/, both associate to
+// the left, and `~` applies to the operand right after it. So a flat chain prints flat and
+// the printed text never nests deeper than the tree (see the nesting limit of the parser).
 std::string print_prop(const Prop& p) {
-  auto child = [](const Prop& c) {
-    bool compound = c.kind == Prop::Kind::And || c.kind == Prop::Kind::Or;
-    return compound ? "(" + print_prop(c) + ")" : print_prop(c);
+  auto compound = [](const Prop& c) {
+    return c.kind == Prop::Kind::And || c.kind == Prop::Kind::Or;
+  };
+  auto wrapped = [](const Prop& c, bool parens) {
+    return parens ? "(" + print_prop(c) + ")" : print_prop(c);
   };
   switch (p.kind) {
     case Prop::Kind::True: return "true";
     case Prop::Kind::False: return "false";
     case Prop::Kind::Equals: return fmt::format("{}={}", p.lhs.to_string(), print_expr(p.rhs));
-    case Prop::Kind::Not: return fmt::format("~({})", print_prop(p.operands.at(0)));
-    case Prop::Kind::And:
-      return fmt::format("{} /\\ {}", child(p.operands.at(0)), child(p.operands.at(1)));
-    case Prop::Kind::Or:
-      return fmt::format("{} \\/ {}", child(p.operands.at(0)), child(p.operands.at(1)));
+    case Prop::Kind::Not: {
+      const Prop& c = p.operands.at(0);
+      return "~" + wrapped(c, compound(c));
+    }
+    case Prop::Kind::And: {
+      const Prop& a = p.operands.at(0);
+      const Prop& b = p.operands.at(1);
+      return fmt::format("{} /\\ {}", wrapped(a, a.kind == Prop::Kind::Or),
+                         wrapped(b, compound(b)));
+    }
+    case Prop::Kind::Or: {
+      const Prop& b = p.operands.at(1);
+      return fmt::format("{} \\/ {}", print_prop(p.operands.at(0)),
+                         wrapped(b, b.kind == Prop::Kind::Or));
+    }
   }
   return "?";
 }

@@ -60,8 +60,15 @@ struct PathCollector {
   bool ok = true;
 
   void visit(int node, std::vector<int>& path, const ScopeNode* parent) {
+    if (node < 0 || static_cast<std::size_t>(node) >= nodes.size()) {
+      diags.error(parent ? parent->pos : SourcePos{}, "malformed scope tree (bad group index)");
+      ok = false;
+      return;
+    }
     const ScopeNode& n = nodes[static_cast<std::size_t>(node)];
-    if (++visits[static_cast<std::size_t>(node)] > 1 || path.size() > 5) {
+    // Each group is visited once, which also rules out cycles; the depth is bounded by the
+    // number of groups.
+    if (++visits[static_cast<std::size_t>(node)] > 1) {
       diags.error(n.pos, "malformed scope tree (a group appears twice)");
       ok = false;
       return;

@@ -1,0 +1,211 @@
+// The `hsalit` executable, run as a user would: exit statuses, messages and output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("hsalit-cli-") + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `hsalit ARGS`, capturing stdout and stderr through files in the temp folder.
+  Outcome hsalit(const std::vector<std::string>& args) {
+    std::string cmd = quote(HSALIT_CLI);
+    for (const std::string& a : args) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    Outcome r;
+    int raw = std::system(cmd.c_str());
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  static std::string good(const std::string& name) {
+    return "LISA " + name +
+           "\n{ x = 0; }\n P0 | P1 ;\n w[atomic,screl,agent] x 1 | r[atomic,scacq,agent] r0 x ;\n"
+           "scopes: (agent (wg 0) (wg 1))\nexists (1:r0=1)\n";
+  }
+  // A bad test: line 4, column 13 stores with scacq.
+  static std::string bad(const std::string& name) {
+    return "LISA " + name +
+           "\n{ x = 0; }\n P0 | P1 ;\n r[] r0 x | w[atomic,scacq,agent] x 1 ;\n"
+           "scopes: (agent (wg 0 1))\nexists (0:r0=1)\n";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionAndHelpExitZero) {
+  Outcome v = hsalit({"--version"});
+  EXPECT_EQ(v.status, 0) << v.err;
+  EXPECT_NE(v.out.find("hsalit "), std::string::npos) << v.out;
+
+  Outcome h = hsalit({"--help"});
+  EXPECT_EQ(h.status, 0) << h.err;
+  EXPECT_NE(h.out.find("parse"), std::string::npos) << h.out;
+
+  Outcome ph = hsalit({"parse", "--help"});
+  EXPECT_EQ(ph.status, 0) << ph.err;
+  EXPECT_NE(ph.out.find("--json"), std::string::npos) << ph.out;
+  EXPECT_NE(ph.out.find("--print"), std::string::npos) << ph.out;
+}
+
+TEST_F(Cli, GoodFileExitsZero) {
+  std::string f = write("good.litmus", good("Good"));
+  Outcome r = hsalit({"parse", f});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("parsed 1 file: 1 ok, 0 with errors"), std::string::npos) << r.err;
+
+  Outcome quiet = hsalit({"parse", "-q", f});
+  EXPECT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(Cli, BadFileReportsFileLineColumnAndExitsTwo) {
+  std::string f = write("bad.litmus", bad("Bad"));
+  Outcome r = hsalit({"parse", f});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(f + ":4:13: error: a store cannot be 'scacq' (stores are rlx, screl or "
+                           "scar)"),
+            std::string::npos)
+      << r.err;
+
+  std::string syntax = write("syntax.litmus", "LISA S\n{ x = 0 }\n P0 ;\n r[] r0 x $ ;\n");
+  Outcome s = hsalit({"parse", syntax});
+  EXPECT_EQ(s.status, 2);
+  EXPECT_NE(s.err.find(syntax + ":4:11: error: unexpected character '$'"), std::string::npos)
+      << s.err;
+}
+
+TEST_F(Cli, WarningsArePrintedButDoNotFail) {
+  std::string f =
+      write("noscopes.litmus", "LISA N\n{ x = 0; }\n P0 ;\n r[] r0 x ;\nexists (0:r0=0)\n");
+  Outcome r = hsalit({"parse", f});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find(f + ":5:1: warning: no 'scopes:' line"), std::string::npos) << r.err;
+  Outcome q = hsalit({"parse", "-q", f});
+  EXPECT_EQ(q.status, 0);
+  EXPECT_EQ(q.err, "");
+}
+
+TEST_F(Cli, BatchReportsTheBadFileAndStillProcessesTheGoodOnes) {
+  std::string a = write("a.litmus", good("First"));
+  std::string b = write("b.litmus", bad("Broken"));
+  std::string c = write("c.litmus", good("Third"));
+  Outcome r = hsalit({"parse", "--print", a, b, c});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(b + ":4:13: error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("LISA First\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("LISA Third\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Broken"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("parsed 3 files: 2 ok, 1 with errors"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingFileIsReportedAndExitsTwo) {
+  std::string a = write("a.litmus", good("First"));
+  const std::string missing = (dir_ / "missing.litmus").string();
+  Outcome r = hsalit({"parse", "--print", missing, a});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(missing + ": error: cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("LISA First\n"), std::string::npos);
+}
+
+TEST_F(Cli, FolderArgumentTakesEveryLitmusFileRecursively) {
+  write("lib/one.litmus", good("One"));
+  write("lib/sub/two.litmus", good("Two"));
+  write("lib/notes.txt", "not a test");
+  Outcome r = hsalit({"parse", "--print", "--summary", (dir_ / "lib").string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("LISA One\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("LISA Two\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("folder"), std::string::npos) << r.out;  // the summary table
+  EXPECT_NE(r.err.find("parsed 2 files: 2 ok, 0 with errors"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, JsonPrintsOneObjectPerLine) {
+  std::string a = write("a.litmus", good("First"));
+  std::string b = write("b.litmus", good("Second"));
+  Outcome r = hsalit({"parse", "--json", a, b});
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<nlohmann::json> docs;
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_NO_THROW(docs.push_back(nlohmann::json::parse(line))) << line;
+  }
+  ASSERT_EQ(docs.size(), 2u) << r.out;
+  EXPECT_EQ(docs[0]["schema"], "hsalit-litmus/1");
+  EXPECT_EQ(docs[0]["name"], "First");
+  EXPECT_EQ(docs[1]["name"], "Second");
+  EXPECT_EQ(docs[1]["threads"].size(), 2u);
+}
+
+TEST_F(Cli, UnknownSubcommandOrOptionExitsTwo) {
+  Outcome sub = hsalit({"frobnicate"});
+  EXPECT_EQ(sub.status, 2);
+  EXPECT_NE(sub.err.find("subcommand"), std::string::npos) << sub.err;
+
+  std::string a = write("a.litmus", good("First"));
+  Outcome opt = hsalit({"parse", "--no-such-option", a});
+  EXPECT_EQ(opt.status, 2);
+  EXPECT_NE(opt.err.find("--no-such-option"), std::string::npos) << opt.err;
+
+  Outcome none = hsalit({});
+  EXPECT_EQ(none.status, 2);
+  Outcome no_files = hsalit({"parse"});
+  EXPECT_EQ(no_files.status, 2);
+}
+
+TEST_F(Cli, BundledLibraryParses) {
+  Outcome r = hsalit({"parse", "-q", std::string(HSALIT_SOURCE_DIR) + "/litmus/library"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
