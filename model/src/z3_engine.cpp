@@ -52,9 +52,17 @@ struct InitNode {
 
 class Z3Engine {
  public:
+  // The simple solver (no tactic preprocessing) is what these small, mostly propositional
+  // problems need; models are not compacted since only a few terms are read from each.
   explicit Z3Engine(const EngineQuery& q)
-      : q_(q), p_(q.program), ev_(p_.events()), solver_(ctx_), f_(ctx_.bool_val(false)),
-        t_(ctx_.bool_val(true)) {}
+      : q_(q), p_(q.program), ev_(p_.events()), solver_(ctx_, z3::solver::simple()), f_(ctx_.bool_val(false)),
+        t_(ctx_.bool_val(true)) {
+    static const bool configured = [] {
+      z3::set_param("model.compact", false);
+      return true;
+    }();
+    (void)configured;
+  }
 
   EngineResult run() {
     if (p_.unsupported()) {
@@ -83,12 +91,16 @@ class Z3Engine {
     return xs.empty() ? c.bool_val(false) : z3::mk_or(v);
   }
 
+  // Setting solver parameters is expensive in Z3; the timeout is refreshed only when the time
+  // left has dropped noticeably below the one last set.
   bool set_timeout() {
     double left = q_.deadline.seconds_left();
     if (left <= 0) return false;
+    if (timeout_set_ > 0 && left > 0.9 * timeout_set_) return true;
     z3::params params(ctx_);
     params.set("timeout", static_cast<unsigned>(std::max(1.0, left * 1000)));
     solver_.set(params);
+    timeout_set_ = left;
     return true;
   }
 
@@ -835,6 +847,7 @@ class Z3Engine {
   std::vector<z3::expr> hhb_;
   std::vector<z3::expr> rank_;
   std::vector<z3::expr> outcome_terms_;
+  double timeout_set_ = 0;
 };
 
 }  // namespace

@@ -31,6 +31,8 @@ std::string Placement::describe() const {
     out += fmt::format("{}P{}: wave {} wg {} cu {} agent {}", t ? "; " : "", t, w, g, cu,
                        agent_of_cu[static_cast<std::size_t>(cu)]);
   }
+  for (const std::vector<int>& lanes : lanes_of_wave)
+    if (lanes.size() > 1) out += fmt::format("; lanes run P{}", fmt::join(lanes, " then P"));
   return out;
 }
 
@@ -88,6 +90,23 @@ std::vector<Placement> placements(const litmus::Test& test) {
           q.cu_of_workgroup[static_cast<std::size_t>(members[i])] = first_cu + part[i];
         next.push_back(std::move(q));
       }
+    out = std::move(next);
+  }
+  // Lanes of a wave run one after another, in an order the compiler chooses: every order.
+  const int wave_count = static_cast<int>(base.workgroup_of_wave.size());
+  for (int w = 0; w < wave_count; ++w) {
+    std::vector<int> lanes;
+    for (int t = 0; t < n; ++t)
+      if (base.wave_of_thread[static_cast<std::size_t>(t)] == w) lanes.push_back(t);
+    std::vector<Placement> next;
+    for (const Placement& p : out) {
+      std::vector<int> order = lanes;
+      do {
+        Placement q = p;
+        q.lanes_of_wave.push_back(order);
+        next.push_back(std::move(q));
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
     out = std::move(next);
   }
   return out;
@@ -225,8 +244,12 @@ class Machine {
     int wave_count = 0;
     for (int w : placement.wave_of_thread) wave_count = std::max(wave_count, w + 1);
     lanes_of_wave_.resize(static_cast<std::size_t>(wave_count));
-    for (std::size_t t = 0; t < placement.wave_of_thread.size(); ++t)
-      lanes_of_wave_[static_cast<std::size_t>(placement.wave_of_thread[t])].push_back(static_cast<int>(t));
+    if (placement.lanes_of_wave.size() == lanes_of_wave_.size()) {
+      lanes_of_wave_ = placement.lanes_of_wave;
+    } else {
+      for (std::size_t t = 0; t < placement.wave_of_thread.size(); ++t)
+        lanes_of_wave_[static_cast<std::size_t>(placement.wave_of_thread[t])].push_back(static_cast<int>(t));
+    }
     workgroups_ = static_cast<int>(placement.cu_of_workgroup.size());
     group_count_ = 0;
     for (int slot : p_.lds_slot) group_count_ = std::max(group_count_, slot + 1);

@@ -51,12 +51,14 @@ struct Placement {
   std::vector<int> workgroup_of_wave;
   std::vector<int> cu_of_workgroup;
   std::vector<int> agent_of_cu;
+  // Threads of each wave in the order its divergent lanes execute (the compiler's choice).
+  std::vector<std::vector<int>> lanes_of_wave;
   std::string describe() const;
 };
 
-// All placements the scope tree allows: threads of one wavefront share a wave, waves of a
-// work-group share a CU, and work-groups of one agent go on the same or different CUs in
-// every way (set partitions).
+// All placements the scope tree allows: threads of one wavefront share a wave (their lanes
+// running one after another, in every order), waves of a work-group share a CU, and
+// work-groups of one agent go on the same or different CUs in every way (set partitions).
 std::vector<Placement> placements(const litmus::Test& test);
 
 // A final state: the values of the test's observed registers and locations.
