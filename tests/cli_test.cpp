@@ -209,3 +209,121 @@ TEST_F(Cli, BundledLibraryParses) {
 }
 
 }  // namespace
+
+namespace {
+
+// `hsalit check`, `compile`, `run` and `mappings` end to end.
+const char* kRacyMp =
+    "LISA MPracy\n{ x = 0; y = 0; }\n P0 | P1 ;\n w[] x 1 | r[atomic,scacq,wg] r0 y ;\n"
+    " w[atomic,screl,wg] y 1 | r[] r1 x ;\nscopes: (agent (wg 0) (wg 1))\nexists (1:r0=1 /\\ 1:r1=0)\n";
+
+TEST_F(Cli, CheckPrintsHerdStyleBlocks) {
+  Outcome r = hsalit({"check", write("mp.litmus", kRacyMp)});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* line : {"Test MPracy Allowed\n", "States 4\n", "1:r0=1; 1:r1=0;\n", "Ok\n", "Witnesses\n",
+                           "Positive: 1 Negative: 3\n", "Flag undefined\n", "Condition exists (1:r0=1 /\\ 1:r1=0)\n",
+                           "Observation MPracy Sometimes 1 3\n", "Time MPracy "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+}
+
+TEST_F(Cli, CheckJsonHasTheDocumentedFieldsAndBothEnginesAgree) {
+  std::string file = write("mp.litmus", kRacyMp);
+  std::vector<nlohmann::json> results;
+  for (const char* engine : {"z3", "enum"}) {
+    Outcome r = hsalit({"check", "--json", "--engine", engine, file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const char* key : {"schema", "name", "file", "model", "engine", "racy", "race", "outcomes", "condition",
+                            "result", "time_ms", "observation"})
+      EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["schema"], "hsalit-check/1");
+    EXPECT_EQ(j["racy"], true);
+    EXPECT_EQ(j["race"]["kind"], "ordinary");
+    EXPECT_EQ(j["condition"]["positive"], 1);
+    results.push_back(j);
+  }
+  EXPECT_EQ(results[0]["outcomes"], results[1]["outcomes"]);
+}
+
+TEST_F(Cli, CheckGraphWritesADotWitnessWithTheRace) {
+  std::string file = write("mp.litmus", kRacyMp);
+  fs::path graphs = dir_ / "graphs";
+  Outcome r = hsalit({"check", "--graph", graphs.string(), file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string dot = read_file(graphs / "MPracy.dot");
+  EXPECT_EQ(dot.rfind("digraph", 0), 0u) << dot;
+  EXPECT_NE(dot.find("label=\"race\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("label=\"rf\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("label=\"po\""), std::string::npos) << dot;
+}
+
+TEST_F(Cli, CheckInParallelKeepsInputOrderAndExpectCatchesADifference) {
+  fs::path lib = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical";
+  Outcome one = hsalit({"check", "--summary", "-j", "1", "--expect", lib.string()});
+  Outcome two = hsalit({"check", "--summary", "-j", "2", "--expect", lib.string()});
+  ASSERT_EQ(one.status, 0) << one.err;
+  ASSERT_EQ(two.status, 0) << two.err;
+  auto names = [](const std::string& out) {
+    std::string s;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) s += line.substr(0, line.find(' ')) + "\n";
+    return s;
+  };
+  EXPECT_EQ(names(one.out), names(two.out));
+  // A wrong expectation fails with 1 and names the file.
+  fs::copy(lib / "MP+wg+wg_same-wg.litmus", dir_ / "MP+wg+wg_same-wg.litmus");
+  write("expected.json", R"({"schema": "hsalit-expected/1", "tests": {"MP+wg+wg_same-wg.litmus": {"hsa": "allowed"}}})");
+  Outcome wrong = hsalit({"check", "--expect", (dir_ / "MP+wg+wg_same-wg.litmus").string()});
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_NE(wrong.err.find("expected allowed under hsa, got forbidden"), std::string::npos) << wrong.err;
+}
+
+TEST_F(Cli, CompileEmitsAnnotatedAssemblyAndJson) {
+  std::string file = write("mp.litmus", kRacyMp);
+  Outcome a = hsalit({"compile", "--target", "gfx900", file});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.out.find("global_store_dword"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("; store.atomic.release.wg.global (access)"), std::string::npos) << a.out;
+  Outcome j = hsalit({"compile", "--target", "gfx942", "--emit", "json", file});
+  ASSERT_EQ(j.status, 0) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["target"], "gfx942");
+  EXPECT_EQ(doc["table"], "gfx940");
+  EXPECT_EQ(doc["threads"].size(), 2u);
+  Outcome bad = hsalit({"compile", "--target", "gfx42", file});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown target 'gfx42'"), std::string::npos);
+}
+
+TEST_F(Cli, MappingsCheckNamesTheFileAndRow) {
+  std::string table = write("t.json", R"({"schema": "hsalit-mapping/1", "name": "t", "targets": ["gfx900"],
+    "rows": [{"id": "x", "operation": "load", "spaces": ["global"], "sequence": ["access", "s_frobnicate"],
+              "source": {"document": "d", "table": "t", "row": "r"}}]})");
+  Outcome r = hsalit({"mappings", "check", table});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(table + ": error: row 0 (x), element 1: 's_frobnicate' is not a wait, cache or barrier instruction"),
+            std::string::npos)
+      << r.err;
+  Outcome list = hsalit({"mappings", "list"});
+  EXPECT_EQ(list.status, 0);
+  EXPECT_NE(list.out.find("gfx6-9"), std::string::npos);
+}
+
+TEST_F(Cli, RunOnTheSimulatorPrintsAHistogramAndATrace) {
+  fs::path mp = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical/MP+rlx-agent_diff-wg.litmus";
+  Outcome r = hsalit({"run", "--exhaustive", "--target", "gfx900", "--trace", "1:r0=1; 1:r1=0", mp.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Histogram (4 states)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("*>1:r0=1; 1:r1=0;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Trace of 1:r0=1; 1:r1=0;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("issues global_store_dword"), std::string::npos) << r.out;
+  Outcome random = hsalit({"run", "--json", "--iterations", "2000", "--seed", "3", mp.string()});
+  ASSERT_EQ(random.status, 0) << random.err;
+  nlohmann::json j = nlohmann::json::parse(random.out);
+  EXPECT_EQ(j["iterations"], 2000);
+  EXPECT_EQ(j["schema"], "hsalit-run/1");
+  Outcome cuda = hsalit({"run", "--backend", "cuda", mp.string()});
+  EXPECT_EQ(cuda.status, 2);
+}
+
+}  // namespace
