@@ -572,6 +572,36 @@ class Machine {
     return split(static_cast<std::int64_t>(n));
   }
 
+  // The entry an issued memory operation leaves in its wave's list, with its operands read.
+  Pending pending(Wave& w, const Lane& l, const SimInstruction& ins, int location, int thread) const {
+    if (location < 0) throw std::runtime_error(fmt::format("P{}: {} addresses no location", thread, ins.text));
+    Pending p;
+    p.seq = w.next_seq++;
+    p.lane = w.lane;
+    p.instruction = static_cast<std::int16_t>(l.pc);
+    p.location = static_cast<std::int16_t>(location);
+    p.data = gather(l, ins.data, ins.width);
+    p.compare = gather(l, ins.compare, ins.width);
+    return p;
+  }
+
+  // A load, store or atomic performed on a memory cell (the L2's or the LDS's).
+  static void perform(Pending& p, const SimInstruction& ins, Value64& cell) {
+    switch (ins.op) {
+      case SimOp::VectorLoad:
+      case SimOp::LdsLoad: p.result = cell; break;
+      case SimOp::VectorStore:
+      case SimOp::LdsStore: cell = p.data; break;
+      case SimOp::VectorAtomic:
+      case SimOp::LdsAtomic:
+        p.result = cell;
+        cell = atomic_result(ins.atomic_kind, cell, p.data, p.compare, ins.width);
+        break;
+      default: break;
+    }
+    p.performed = 1;
+  }
+
   void issue(State& s, int wi) const {
     Wave& w = s.waves[static_cast<std::size_t>(wi)];
     Lane& l = w.lanes[w.lane];
@@ -631,14 +661,7 @@ class Machine {
       case SimOp::LdsLoad:
       case SimOp::LdsStore:
       case SimOp::LdsAtomic: {
-        Pending p;
-        p.seq = w.next_seq++;
-        p.lane = w.lane;
-        p.instruction = static_cast<std::int16_t>(l.pc);
-        p.location = static_cast<std::int16_t>(lds_location(w, l, ins));
-        if (p.location < 0) throw std::runtime_error(fmt::format("P{}: {} addresses no group location", thread, ins.text));
-        p.data = gather(l, ins.data, ins.width);
-        p.compare = gather(l, ins.compare, ins.width);
+        Pending p = pending(w, l, ins, lds_location(w, l, ins), thread);
         w.lds.push_back(p);
         l.pc = static_cast<std::uint16_t>(next);
         if (!opt_.hw.lds_queues) {
@@ -650,14 +673,7 @@ class Machine {
       case SimOp::VectorLoad:
       case SimOp::VectorStore:
       case SimOp::VectorAtomic: {
-        Pending p;
-        p.seq = w.next_seq++;
-        p.lane = w.lane;
-        p.instruction = static_cast<std::int16_t>(l.pc);
-        p.location = static_cast<std::int16_t>(global_location(w, l, ins));
-        if (p.location < 0) throw std::runtime_error(fmt::format("P{}: {} addresses no global location", thread, ins.text));
-        p.data = gather(l, ins.data, ins.width);
-        p.compare = gather(l, ins.compare, ins.width);
+        Pending p = pending(w, l, ins, global_location(w, l, ins), thread);
         Cu& cu = s.cus[static_cast<std::size_t>(cu_of_wave(wi))];
         auto loc = static_cast<std::size_t>(p.location);
         l.pc = static_cast<std::uint16_t>(next);
@@ -691,34 +707,14 @@ class Machine {
     q.erase(q.begin());
     Pending& p = find(s.waves[r.wave].vm, r.seq);
     const SimInstruction& ins = instruction(lanes_of_wave_[r.wave][p.lane], p.instruction);
-    Value64& cell = s.memory[static_cast<std::size_t>(p.location)];
-    switch (ins.op) {
-      case SimOp::VectorLoad: p.result = cell; break;
-      case SimOp::VectorStore: cell = p.data; break;
-      case SimOp::VectorAtomic:
-        p.result = cell;
-        cell = atomic_result(ins.atomic_kind, cell, p.data, p.compare, ins.width);
-        break;
-      default: break;
-    }
-    p.performed = 1;
+    perform(p, ins, s.memory[static_cast<std::size_t>(p.location)]);
     retire(s, r.wave);
   }
 
   void perform_lds(State& s, int wi, Pending& p) const {
     const SimInstruction& ins = instruction(lanes_of_wave_[static_cast<std::size_t>(wi)][p.lane], p.instruction);
     int wg = workgroup_of_wave(wi);
-    Value64& cell = s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[static_cast<std::size_t>(p.location)])];
-    switch (ins.op) {
-      case SimOp::LdsLoad: p.result = cell; break;
-      case SimOp::LdsStore: cell = p.data; break;
-      case SimOp::LdsAtomic:
-        p.result = cell;
-        cell = atomic_result(ins.atomic_kind, cell, p.data, p.compare, ins.width);
-        break;
-      default: break;
-    }
-    p.performed = 1;
+    perform(p, ins, s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[static_cast<std::size_t>(p.location)])]);
   }
 
   // Completion is reported in issue order within each counter (CDNA4 ISA 4.4): performed
