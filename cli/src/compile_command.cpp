@@ -6,6 +6,8 @@
 
 #include "commands.hpp"
 #include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/llc.hpp"
+#include "hsalit/codegen/llvm_ir.hpp"
 #include "hsalit/codegen/mapping.hpp"
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -24,6 +26,8 @@ struct CompileCommandOptions {
   bool sc_orders = false;
   std::string emit = "asm";
   bool generic = false;
+  bool volatile_ordinary = false;
+  std::string via_llc;  // an llc to compare the table with, e.g. llc-19
 };
 
 // The table a command uses: a file given by the user, a shipped one by name, or the
@@ -41,18 +45,41 @@ int run_compile(const CompileCommandOptions& opt) {
                fmt::join(catalog.names(), ", "));
     return kExitBadInput;
   }
-  if (opt.emit != "asm" && opt.emit != "json") {
-    fmt::print(stderr, "hsalit compile: error: --emit takes asm or json\n");
+  if (opt.emit != "asm" && opt.emit != "json" && opt.emit != "llvm-ir") {
+    fmt::print(stderr, "hsalit compile: error: --emit takes asm, json or llvm-ir\n");
     return kExitBadInput;
   }
   std::optional<codegen::MappingTable> table;
   try {
     table = load_table(opt.mapping_file, opt.table, *target);
   } catch (const codegen::MappingError& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return kExitBadInput;
+    // With --via-llc, a target without a shipped table still shows llc's code.
+    bool no_builtin = opt.mapping_file.empty() && opt.table.empty();
+    if (opt.via_llc.empty() || !no_builtin) {
+      fmt::print(stderr, "{}\n", e.what());
+      return kExitBadInput;
+    }
+    fmt::print(stderr, "hsalit compile: note: {}: showing llc's code without a table\n", e.what());
   }
-  bool bad = false;
+  // --via-llc: the llc to compare with, found before any test is read.
+  std::optional<codegen::LlcTool> llc;
+  if (!opt.via_llc.empty() && opt.emit != "llvm-ir") {
+    try {
+      llc = codegen::find_llc(opt.via_llc);
+    } catch (const codegen::LlcError& e) {
+      fmt::print(stderr, "hsalit compile: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  const codegen::LlvmIrOptions ir_options{opt.generic, opt.volatile_ordinary, opt.sc_orders};
+  bool bad = false, differs = false;
+  auto print_comparison = [&](const codegen::Comparison& cmp) {
+    differs |= cmp.difference_count() > 0 || cmp.problem_count() > 0;
+    if (opt.emit == "json")
+      fmt::print("{}\n", codegen::to_json(cmp).dump());
+    else
+      fmt::print("{}\n", codegen::render_comparison(cmp));
+  };
   std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
   for (const auto& file : litmus::collect_litmus_files(inputs)) {
     litmus::ParseResult parsed = litmus::parse_litmus_file(file);
@@ -62,16 +89,35 @@ int run_compile(const CompileCommandOptions& opt) {
       continue;
     }
     try {
+      if (opt.emit == "llvm-ir") {
+        fmt::print("{}", codegen::emit_llvm_ir(*parsed.test, ir_options).text);
+        continue;
+      }
+      if (llc && !table) {
+        codegen::LlcResult r = codegen::compile_via_llc(*parsed.test, *target, *llc, ir_options);
+        print_comparison(codegen::describe_llc(*parsed.test, r, opt.generic));
+        continue;
+      }
       codegen::CompileOptions co{opt.flavour, opt.generic, opt.sc_orders};
       codegen::CompiledTest c = codegen::compile(*parsed.test, *target, catalog, *table, co);
-      if (opt.emit == "json") fmt::print("{}\n", codegen::to_json(c).dump());
-      else fmt::print("{}\n", codegen::emit_assembly(c, *parsed.test));
+      if (llc) {
+        codegen::LlcResult r = codegen::compile_via_llc(*parsed.test, *target, *llc, ir_options);
+        print_comparison(codegen::compare_with_table(*parsed.test, c, r, *target));
+      } else if (opt.emit == "json") {
+        fmt::print("{}\n", codegen::to_json(c).dump());
+      } else {
+        fmt::print("{}\n", codegen::emit_assembly(c, *parsed.test));
+      }
     } catch (const codegen::CompileError& e) {
+      fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
+      bad = true;
+    } catch (const codegen::LlcError& e) {
       fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
       bad = true;
     }
   }
-  return bad ? kExitBadInput : kExitOk;
+  if (bad) return kExitBadInput;
+  return differs ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace
@@ -86,7 +132,15 @@ Command add_compile_command(CLI::App& app) {
   cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour, e.g. hsa (default) or opencl");
   cmd->add_flag("--generic", opt->generic, "access every location through flat (generic) addresses");
-  cmd->add_option("--emit", opt->emit, "asm (default) or json");
+  cmd->add_option(
+      "--via-llc", opt->via_llc,
+      "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
+      "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
+      "differ");
+  cmd->add_flag("--volatile", opt->volatile_ordinary,
+                "LLVM IR: make ordinary (non-atomic) accesses volatile");
+  cmd->add_option("--emit", opt->emit,
+                  "asm (default), json, or llvm-ir (the test as LLVM IR, one kernel per thread)");
   return {cmd, [opt] { return run_compile(*opt); }};
 }
 

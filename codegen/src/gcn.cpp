@@ -279,7 +279,10 @@ ParsedProgram parse_assembly(std::string_view text) {
     if (b == std::string_view::npos) continue;
     line = line.substr(b);
     line = line.substr(0, line.find_last_not_of(" \t\r") + 1);
-    if (line[0] == '.') continue;  // assembler directive
+    // Assembler directives start with '.', but so do local labels (`.LBB0_2:`), which stay.
+    if (line[0] == '.' &&
+        !(line.back() == ':' && line.find_first_of(" \t") == std::string_view::npos))
+      continue;
     std::string error;
     if (auto ins = parse_instruction(line, error)) out.instructions.push_back(std::move(*ins));
     else out.errors.push_back(fmt::format("line {}: {}", line_no, error));

@@ -1,0 +1,605 @@
+// Litmus thread -> LLVM IR kernel (see llvm_ir.hpp for the module's shape). Registers are
+// explicit SSA values: branches only go forward, so when a label is reached every edge into
+// it is known and its phis can be written at once.
+#include "hsalit/codegen/llvm_ir.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::codegen {
+
+using litmus::Expr;
+using litmus::OpKind;
+
+namespace {
+
+// A name usable in an LLVM identifier: letters, digits, '.' and '_' kept, anything else as
+// `_XX` (hex).
+std::string ident(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '.')
+      out += c;
+    else
+      out += fmt::format("_{:02X}", u);
+  }
+  return out;
+}
+
+// A string in LLVM's quoted syntax (metadata strings, inline assembly).
+std::string llvm_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || u < 0x20 || u >= 0x7f)
+      out += fmt::format("\\{:02X}", u);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string_view sync_scope(litmus::Scope s) {
+  switch (s) {
+    case litmus::Scope::WorkItem:
+      return " syncscope(\"singlethread\")";
+    case litmus::Scope::Wavefront:
+      return " syncscope(\"wavefront\")";
+    case litmus::Scope::WorkGroup:
+      return " syncscope(\"workgroup\")";
+    case litmus::Scope::Agent:
+      return " syncscope(\"agent\")";
+    case litmus::Scope::System:
+      return "";
+  }
+  return "";
+}
+
+std::string_view ordering(litmus::MemoryOrder o) {
+  switch (o) {
+    case litmus::MemoryOrder::Relaxed:
+      return "monotonic";
+    case litmus::MemoryOrder::Acquire:
+      return "acquire";
+    case litmus::MemoryOrder::Release:
+      return "release";
+    case litmus::MemoryOrder::AcquireRelease:
+      return "seq_cst";
+  }
+  return "monotonic";
+}
+
+// cmpxchg's failure ordering: the success ordering without its release part.
+std::string_view failure_ordering(litmus::MemoryOrder o) {
+  switch (o) {
+    case litmus::MemoryOrder::Relaxed:
+    case litmus::MemoryOrder::Release:
+      return "monotonic";
+    case litmus::MemoryOrder::Acquire:
+      return "acquire";
+    case litmus::MemoryOrder::AcquireRelease:
+      return "seq_cst";
+  }
+  return "monotonic";
+}
+
+// An SSA value or a constant, with its width in bits (32 or 64).
+struct Value {
+  std::string text;
+  int bits = 32;
+  std::optional<std::int64_t> constant;
+};
+
+Value constant_value(std::int64_t v, int bits) {
+  std::int64_t c = bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
+  return {std::to_string(c), bits, c};
+}
+
+std::string type(int bits) { return fmt::format("i{}", bits); }
+
+struct Incoming {
+  std::string block;
+  std::map<std::string, Value> registers;
+  bool reachable = true;
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const litmus::Test& test, int thread, const LlvmIrOptions& options,
+                std::vector<std::string>& metadata)
+      : test_(test),
+        thread_(test.threads[static_cast<std::size_t>(thread)]),
+        opt_(options),
+        metadata_(metadata) {
+    k_.thread = thread_.id;
+    k_.name = fmt::format("P{}", thread_.id);
+  }
+
+  std::pair<LlvmKernel, std::string> run() {
+    bind();
+    // The begin marker takes every pointer argument in SGPRs and clobbers memory.
+    std::string signature, constraints, operands, listing;
+    for (std::size_t i = 0; i < k_.arguments.size(); ++i) {
+      const std::string& a = k_.arguments[i];
+      std::string value = i + 1 == k_.arguments.size() ? "%out" : "%loc." + ident(a);
+      signature += fmt::format("{}{} noundef {}", i ? ", " : "", pointer_type(false), value);
+      operands += fmt::format("{}{} {}", i ? ", " : "", pointer_type(false), value);
+      constraints += "s,";
+      listing += fmt::format(" {}{}=${}", i + 1 == k_.arguments.size() ? "@" : "", a, i);
+    }
+    block_ = "entry";
+    line(fmt::format("call void asm sideeffect {}, \"{}~{{memory}}\"({})",
+                     llvm_string(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)),
+                     constraints, operands));
+    for (std::size_t i = 0; i < thread_.code.size(); ++i) {
+      index_ = static_cast<int>(i);
+      const litmus::Instruction& ins = thread_.code[i];
+      if (ins.kind != OpKind::Label)
+        body_ += fmt::format("  ; P{}:{} {}\n", thread_.id, i, litmus::print_instruction(ins));
+      instruction(ins);
+    }
+    index_ = -1;
+    // The exit block: the end marker, then the registers into %out. The marker returns a
+    // zero that every stored value is combined with, so that llc cannot compute those values
+    // (and wait for the loads that produce them) before the marker.
+    std::string zero = fresh("end");
+    line(fmt::format("{} = call i32 asm sideeffect {}, \"=v,~{{memory}}\"()", zero,
+                     llvm_string(fmt::format("; {} {}\n\tv_mov_b32 $0, 0", kEndMarker, k_.name))));
+    int slot = 0;
+    for (const std::string& r : k_.results) {
+      Value v = regs_.at(r);
+      if (!v.constant) {
+        Value z = coerce({zero, 32, std::nullopt}, v.bits);
+        std::string t = fresh("t");
+        line(fmt::format("{} = xor {} {}, {}", t, type(v.bits), v.text, z.text));
+        v = {t, v.bits, std::nullopt};
+      }
+      v = coerce(v, 64);
+      std::string at = fresh("out");
+      line(fmt::format("{} = getelementptr inbounds i8, {} %out, i64 {}", at, pointer_type(false),
+                       8 * slot++));
+      line(fmt::format("store i64 {}, {} {}, align 8", v.text, pointer_type(false), at));
+    }
+    line("ret void");
+    std::string text = fmt::format("define amdgpu_kernel void @{}({}) #0 {{\nentry:\n{}}}\n",
+                                   k_.name, signature, body_);
+    return {std::move(k_), std::move(text)};
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    std::string where =
+        index_ >= 0
+            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+            : fmt::format("P{}", thread_.id);
+    throw CompileError(fmt::format("{}: {} (LLVM IR)", where, why));
+  }
+
+  // The order an instruction is emitted with: with sc_orders, scacq and screl are scar.
+  litmus::MemoryOrder order(const litmus::Annotations& a) const {
+    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
+    return a.order;
+  }
+
+  bool is_group(const std::string& loc) const {
+    return test_.segment_of(loc) == litmus::Segment::Group;
+  }
+
+  // The pointer type of a location (or of %out when `group` is false and it is not a location).
+  std::string pointer_type(bool group) const {
+    if (opt_.generic) return "ptr";
+    return group ? "ptr addrspace(3)" : "ptr addrspace(1)";
+  }
+
+  void line(const std::string& s) { body_ += "  " + s + "\n"; }
+  std::string fresh(std::string_view stem) { return fmt::format("%{}.{}", stem, counter_++); }
+
+  void bind() {
+    for (const std::string& loc : test_.location_names()) {
+      if (!is_group(loc) || opt_.generic) k_.arguments.push_back(loc);
+    }
+    k_.arguments.push_back("out");
+    std::set<std::string> regs, lds;
+    for (const litmus::Instruction& ins : thread_.code) {
+      if (!ins.reg.empty()) regs.insert(ins.reg);
+      collect(ins.value, regs);
+      if (ins.expected) collect(*ins.expected, regs);
+      if (ins.condition) collect(*ins.condition, regs);
+      if (ins.addr.offset) collect(*ins.addr.offset, regs);
+      if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) &&
+          !opt_.generic)
+        lds.insert(ins.addr.base.name);
+    }
+    for (const litmus::InitEntry& e : test_.init)
+      if (e.thread == thread_.id) regs.insert(e.name);
+    for (const std::string& loc : test_.location_names())
+      if (lds.count(loc)) k_.lds.push_back(loc);
+    k_.results.assign(regs.begin(), regs.end());
+    for (const std::string& r : regs) {
+      int bits = 32;
+      for (const litmus::Instruction& ins : thread_.code)
+        if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double)
+          bits = 64;
+      std::int64_t initial = 0;
+      for (const litmus::InitEntry& e : test_.init)
+        if (e.thread == thread_.id && e.name == r) {
+          if (e.value.is_location())
+            fail(fmt::format(
+                "register {} holds the address of {}, which the LLVM IR emitter does not support",
+                r, e.value.name));
+          initial = e.value.value;
+        }
+      reg_bits_[r] = bits;
+      regs_[r] = constant_value(initial, bits);
+    }
+  }
+
+  static void collect(const Expr& e, std::set<std::string>& out) {
+    if (e.is_register()) out.insert(e.name);
+    for (const Expr& o : e.operands) collect(o, out);
+  }
+
+  Value coerce(const Value& v, int bits) {
+    if (v.bits == bits) return v;
+    if (v.constant) return constant_value(*v.constant, bits);
+    std::string t = fresh("t");
+    line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", type(v.bits),
+                     v.text, type(bits)));
+    return {t, bits, std::nullopt};
+  }
+
+  Value eval(const Expr& e, int bits) {
+    switch (e.kind) {
+      case Expr::Kind::Constant:
+        return constant_value(e.value, bits);
+      case Expr::Kind::Register: {
+        auto it = regs_.find(e.name);
+        if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
+        return coerce(it->second, bits);
+      }
+      case Expr::Kind::Location:
+        fail(fmt::format("the address of '{}' as a value is not supported", e.name));
+      case Expr::Kind::Binary: {
+        // Comparisons compare at their operands' width; arithmetic is done at the result's.
+        bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
+        int w = compare ? std::max(width(e.operands[0]), width(e.operands[1])) : bits;
+        Value a = eval(e.operands[0], w);
+        Value b = eval(e.operands[1], w);
+        std::string t = fresh("t");
+        std::string_view op;
+        switch (e.op) {
+          case litmus::BinaryOp::Add:
+            op = "add";
+            break;
+          case litmus::BinaryOp::Sub:
+            op = "sub";
+            break;
+          case litmus::BinaryOp::Xor:
+            op = "xor";
+            break;
+          case litmus::BinaryOp::And:
+            op = "and";
+            break;
+          case litmus::BinaryOp::Or:
+            op = "or";
+            break;
+          case litmus::BinaryOp::Eq:
+          case litmus::BinaryOp::Ne: {
+            line(fmt::format("{} = icmp {} {} {}, {}", t,
+                             e.op == litmus::BinaryOp::Eq ? "eq" : "ne", type(w), a.text, b.text));
+            std::string z = fresh("t");
+            line(fmt::format("{} = zext i1 {} to {}", z, t, type(bits)));
+            return {z, bits, std::nullopt};
+          }
+        }
+        line(fmt::format("{} = {} {} {}, {}", t, op, type(bits), a.text, b.text));
+        return {t, bits, std::nullopt};
+      }
+    }
+    return {};
+  }
+
+  // The natural width of an expression: 64 when it reads a 64-bit register.
+  int width(const Expr& e) const {
+    if (e.is_register()) {
+      auto it = reg_bits_.find(e.name);
+      return it == reg_bits_.end() ? 32 : it->second;
+    }
+    int w = 32;
+    for (const Expr& o : e.operands) w = std::max(w, width(o));
+    return w;
+  }
+
+  void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
+
+  // A new SSA name for a register's next value, e.g. %r.r0.3.
+  std::string def_name(const std::string& reg) { return fresh("r." + ident(reg)); }
+
+  std::string metadata(const litmus::Instruction& ins) {
+    metadata_.push_back(fmt::format(
+        "!{{!{}, i32 {}, i32 {}}}",
+        llvm_string(fmt::format("P{}:{} {}", thread_.id, index_, litmus::print_instruction(ins))),
+        thread_.id, index_));
+    return fmt::format(", !hsalit.litmus !{}", metadata_.size() - 1);
+  }
+
+  void instruction(const litmus::Instruction& ins) {
+    switch (ins.kind) {
+      case OpKind::Label:
+        label(ins.label);
+        return;
+      case OpKind::Mov:
+        assign(ins.reg, eval(ins.value, reg_bits_.at(ins.reg)));
+        return;
+      case OpKind::Branch:
+        branch(ins);
+        return;
+      case OpKind::Barrier: {
+        barrier_used_ = true;
+        line("call void @llvm.amdgcn.s.barrier()");
+        return;
+      }
+      case OpKind::Fence:
+        line(fmt::format("fence{} {}{}", sync_scope(ins.annots.scope), ordering(order(ins.annots)),
+                         metadata(ins)));
+        return;
+      case OpKind::Load:
+      case OpKind::Store:
+      case OpKind::Rmw:
+        access(ins);
+        return;
+    }
+  }
+
+  void branch(const litmus::Instruction& ins) {
+    std::string target = "L." + ident(ins.label);
+    if (!ins.condition) {
+      line(fmt::format("br label %{}", target));
+      pending_[ins.label].push_back({block_, regs_, reachable_});
+      start_block(fresh_block("dead"), false);
+      return;
+    }
+    Value c = eval(*ins.condition, width(*ins.condition));
+    std::string t = fresh("c");
+    line(fmt::format("{} = icmp ne {} {}, 0", t, type(c.bits), c.text));
+    std::string next = fresh_block("b");
+    line(fmt::format("br i1 {}, label %{}, label %{}", t, target, next));
+    pending_[ins.label].push_back({block_, regs_, reachable_});
+    start_block(next, reachable_);
+  }
+
+  std::string fresh_block(std::string_view stem) { return fmt::format("{}.{}", stem, counter_++); }
+
+  void start_block(const std::string& name, bool reachable) {
+    body_ += name + ":\n";
+    block_ = name;
+    reachable_ = reachable;
+  }
+
+  void label(const std::string& name) {
+    std::string block = "L." + ident(name);
+    std::vector<Incoming> in = std::move(pending_[name]);
+    pending_.erase(name);
+    // The current block is always open (a branch starts a new one): it falls through.
+    line(fmt::format("br label %{}", block));
+    in.push_back({block_, regs_, reachable_});
+    bool reachable =
+        std::any_of(in.begin(), in.end(), [](const Incoming& i) { return i.reachable; });
+    start_block(block, reachable);
+    if (in.empty()) return;
+    for (auto& [reg, value] : regs_) {
+      bool same = std::all_of(in.begin(), in.end(), [&](const Incoming& i) {
+        return i.registers.at(reg).text == in[0].registers.at(reg).text;
+      });
+      if (same) {
+        value = in[0].registers.at(reg);
+        continue;
+      }
+      std::string phi = def_name(reg);
+      std::string incoming;
+      for (const Incoming& i : in)
+        incoming += fmt::format("{}[ {}, %{} ]", incoming.empty() ? "" : ", ",
+                                i.registers.at(reg).text, i.block);
+      line(fmt::format("{} = phi {} {}", phi, type(reg_bits_.at(reg)), incoming));
+      value = {phi, reg_bits_.at(reg), std::nullopt};
+    }
+  }
+
+  // The pointer an access uses: the location (an argument or an LDS variable), indexed by a
+  // register offset when there is one (an address dependency).
+  std::string address(const litmus::Instruction& ins, int bits) {
+    if (!ins.addr.base.is_location())
+      fail("an address held in a register is not supported by the LLVM IR emitter");
+    const std::string& loc = ins.addr.base.name;
+    bool group = is_group(loc) && !opt_.generic;
+    std::string base = group ? "@lds." + ident(loc) : "%loc." + ident(loc);
+    if (!ins.addr.offset) return base;
+    if (ins.addr.offset->is_constant()) {
+      if (ins.addr.offset->value == 0) return base;
+      fail("constant address offsets (arrays) are not supported");
+    }
+    Value off = eval(*ins.addr.offset, 64);
+    std::string p = fresh("p");
+    line(fmt::format("{} = getelementptr i32, {} {}, i64 {}", p, pointer_type(group), base,
+                     off.text));
+    (void)bits;
+    return p;
+  }
+
+  void access(const litmus::Instruction& ins) {
+    k_.accesses.push_back(index_);
+    if (!reachable_) k_.unreachable.push_back(index_);
+    const litmus::Annotations& a = ins.annots;
+    int bits = a.size == litmus::AccessSize::Double ? 64 : 32;
+    std::string ty = type(bits);
+    std::string align = fmt::format("align {}", bits / 8);
+    bool group = ins.addr.base.is_location() && is_group(ins.addr.base.name);
+    std::string pty = pointer_type(group);
+    std::string md = metadata(ins);
+    if (ins.kind == OpKind::Load) {
+      std::string p = address(ins, bits);
+      std::string v = def_name(ins.reg);
+      if (a.atomic)
+        line(fmt::format("{} = load atomic {}, {} {}{} {}, {}{}", v, ty, pty, p,
+                         sync_scope(a.scope), ordering(order(a)), align, md));
+      else
+        line(fmt::format("{} = load {}{}, {} {}, {}{}", v,
+                         opt_.volatile_ordinary ? "volatile " : "", ty, pty, p, align, md));
+      assign(ins.reg, {v, bits, std::nullopt});
+      return;
+    }
+    if (ins.kind == OpKind::Store) {
+      Value v = eval(ins.value, bits);
+      std::string p = address(ins, bits);
+      if (a.atomic)
+        line(fmt::format("store atomic {} {}, {} {}{} {}, {}{}", ty, v.text, pty, p,
+                         sync_scope(a.scope), ordering(order(a)), align, md));
+      else
+        line(fmt::format("store {}{} {}, {} {}, {}{}", opt_.volatile_ordinary ? "volatile " : "",
+                         ty, v.text, pty, p, align, md));
+      return;
+    }
+    // Read-modify-write.
+    if (a.cas) {
+      Value expected = eval(*ins.expected, bits);
+      Value desired = eval(ins.value, bits);
+      std::string p = address(ins, bits);
+      std::string pair = fresh("cas");
+      line(fmt::format("{} = cmpxchg {} {}, {} {}, {} {}{} {} {}, {}{}", pair, pty, p, ty,
+                       expected.text, ty, desired.text, sync_scope(a.scope), ordering(order(a)),
+                       failure_ordering(order(a)), align, md));
+      std::string v = def_name(ins.reg);
+      line(fmt::format("{} = extractvalue {{ {}, i1 }} {}, 0", v, ty, pair));
+      assign(ins.reg, {v, bits, std::nullopt});
+      return;
+    }
+    auto [op, operand] = rmw_kind(ins);
+    Value v = eval(*operand, bits);
+    std::string p = address(ins, bits);
+    std::string r = def_name(ins.reg);
+    line(fmt::format("{} = atomicrmw {} {} {}, {} {}{} {}, {}{}", r, op, pty, p, ty, v.text,
+                     sync_scope(a.scope), ordering(order(a)), align, md));
+    assign(ins.reg, {r, bits, std::nullopt});
+  }
+
+  static bool mentions(const Expr& e, const std::string& reg) {
+    if (e.is_register() && e.name == reg) return true;
+    return std::any_of(e.operands.begin(), e.operands.end(),
+                       [&](const Expr& o) { return mentions(o, reg); });
+  }
+
+  // The atomicrmw operation and its operand: `(OP REG X)` on the rmw's own register is OP
+  // with X; a value that does not read the register is an exchange.
+  std::pair<std::string_view, const Expr*> rmw_kind(const litmus::Instruction& ins) const {
+    const Expr& v = ins.value;
+    if (!mentions(v, ins.reg)) return {"xchg", &v};
+    if (v.kind == Expr::Kind::Binary) {
+      const Expr& a = v.operands[0];
+      const Expr& b = v.operands[1];
+      bool own_a = a.is_register() && a.name == ins.reg;
+      bool own_b = b.is_register() && b.name == ins.reg;
+      std::string_view op;
+      switch (v.op) {
+        case litmus::BinaryOp::Add:
+          op = "add";
+          break;
+        case litmus::BinaryOp::Sub:
+          op = "sub";
+          break;
+        case litmus::BinaryOp::And:
+          op = "and";
+          break;
+        case litmus::BinaryOp::Or:
+          op = "or";
+          break;
+        case litmus::BinaryOp::Xor:
+          op = "xor";
+          break;
+        default:
+          break;
+      }
+      if (!op.empty() && own_a && !mentions(b, ins.reg)) return {op, &b};
+      if (!op.empty() && op != "sub" && own_b && !mentions(a, ins.reg)) return {op, &a};
+    }
+    fail(
+        fmt::format("no atomicrmw computes '{}' (supported: exchange, cas, and add, sub, and, or, "
+                    "xor of the value "
+                    "read with a value that does not read it)",
+                    litmus::print_expr(v)));
+  }
+
+  const litmus::Test& test_;
+  const litmus::Thread& thread_;
+  const LlvmIrOptions& opt_;
+  std::vector<std::string>& metadata_;
+  LlvmKernel k_;
+  std::string body_;
+  std::string block_;
+  bool reachable_ = true;
+  bool barrier_used_ = false;
+  std::map<std::string, Value> regs_;
+  std::map<std::string, int> reg_bits_;
+  std::map<std::string, std::vector<Incoming>> pending_;
+  int counter_ = 0, index_ = -1;
+
+ public:
+  bool barrier_used() const { return barrier_used_; }
+};
+
+}  // namespace
+
+LlvmModule emit_llvm_ir(const litmus::Test& test, const LlvmIrOptions& options) {
+  LlvmModule m;
+  m.generic = options.generic;
+  // LDS variables: one per group location, i64 when some access to it is 64-bit.
+  std::map<std::string, int> lds_bits;
+  if (!options.generic)
+    for (const litmus::Thread& t : test.threads)
+      for (const litmus::Instruction& ins : t.code)
+        if (ins.is_memory_access() && ins.addr.base.is_location() &&
+            test.segment_of(ins.addr.base.name) == litmus::Segment::Group) {
+          int& bits = lds_bits[ins.addr.base.name];
+          bits = std::max(bits, ins.annots.size == litmus::AccessSize::Double ? 64 : 32);
+        }
+  std::vector<std::string> metadata;
+  std::string kernels;
+  bool barrier = false;
+  for (std::size_t t = 0; t < test.threads.size(); ++t) {
+    KernelEmitter e(test, static_cast<int>(t), options, metadata);
+    auto [kernel, text] = e.run();
+    barrier |= e.barrier_used();
+    m.kernels.push_back(std::move(kernel));
+    kernels += "\n" + text;
+  }
+  std::string& out = m.text;
+  out += fmt::format("; hsalit: litmus test {} as one AMDGPU kernel per thread{}{}\n", test.name,
+                     options.generic ? ", flat (generic) pointers" : "",
+                     options.volatile_ordinary ? ", ordinary accesses volatile" : "");
+  out += fmt::format("source_filename = {}\n", llvm_string(test.name));
+  out += "target triple = \"amdgcn-amd-amdhsa\"\n";
+  if (!lds_bits.empty()) out += "\n";
+  for (const std::string& loc : test.location_names()) {
+    auto it = lds_bits.find(loc);
+    if (it == lds_bits.end()) continue;
+    out += fmt::format("@lds.{} = internal addrspace(3) global i{} poison, align {}\n", ident(loc),
+                       it->second, it->second / 8);
+  }
+  out += kernels;
+  if (barrier) out += "\ndeclare void @llvm.amdgcn.s.barrier() #1\n";
+  out += "\nattributes #0 = { nounwind }\n";
+  if (barrier) out += "attributes #1 = { convergent nounwind willreturn }\n";
+  if (!metadata.empty()) out += "\n";
+  for (std::size_t i = 0; i < metadata.size(); ++i)
+    out += fmt::format("!{} = {}\n", i, metadata[i]);
+  return m;
+}
+
+}  // namespace hsalit::codegen

@@ -1,0 +1,126 @@
+// The bundled library (litmus/library/) against its expected verdicts: one test per file,
+// under every model variant, with both engines. The verdict is `racy` when the model finds
+// a race, else `allowed` when some outcome satisfies the condition's proposition, else
+// `forbidden`; it must equal the file's entry in its folder's expected.json (the variant's
+// key, or "hsa" when the entry has none), and the two engines must list the same outcomes.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "differential.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/model/checker.hpp"
+
+namespace hsalit::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using model::ModelVariant;
+
+const fs::path kLibrary = fs::path(HSALIT_SOURCE_DIR) / "litmus" / "library";
+
+struct LibraryFile {
+  fs::path path;
+  std::string name;  // a GoogleTest name: folder_file with every other character as '_'
+};
+
+void PrintTo(const LibraryFile& f, std::ostream* os) { *os << f.path.string(); }
+
+std::string sanitise(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::vector<LibraryFile> library_files() {
+  std::vector<LibraryFile> files;
+  std::set<std::string> names;
+  for (const fs::path& p : litmus::collect_litmus_files({kLibrary})) {
+    if (!fs::exists(p)) continue;  // collect_litmus_files returns a missing input as is
+    std::string base = sanitise(fs::relative(p, kLibrary).replace_extension().string());
+    std::string name = base;
+    for (int k = 2; !names.insert(name).second; ++k) name = fmt::format("{}_{}", base, k);
+    files.push_back({p, name});
+  }
+  return files;
+}
+
+// expected.json of a folder, read once.
+const std::map<std::string, litmus::ExpectedVerdict>& expectations(const fs::path& folder) {
+  static std::map<fs::path, std::map<std::string, litmus::ExpectedVerdict>> cache;
+  auto it = cache.find(folder);
+  if (it == cache.end()) it = cache.emplace(folder, litmus::read_expected_verdicts(folder)).first;
+  return it->second;
+}
+
+TEST(LibraryVerdicts, LibraryIsNotEmpty) {
+  ASSERT_TRUE(fs::is_directory(kLibrary)) << kLibrary;
+  EXPECT_FALSE(library_files().empty()) << "no .litmus files under " << kLibrary;
+}
+
+// Every test has an expectation and every expectation names a test.
+TEST(LibraryVerdicts, SidecarsMatchTheFiles) {
+  std::map<fs::path, std::set<std::string>> files_by_folder;
+  for (const LibraryFile& f : library_files())
+    files_by_folder[f.path.parent_path()].insert(f.path.filename().string());
+  ASSERT_FALSE(files_by_folder.empty());
+  for (const auto& [folder, files] : files_by_folder) {
+    const auto& expected = expectations(folder);
+    for (const std::string& f : files)
+      EXPECT_TRUE(expected.count(f)) << folder / "expected.json"
+                                     << " has no entry for " << f;
+    for (const auto& [f, e] : expected) {
+      EXPECT_TRUE(files.count(f)) << folder / "expected.json"
+                                  << " names " << f << ", which is not in the folder";
+      EXPECT_TRUE(e.by_model.count("hsa")) << f << " has no \"hsa\" verdict";
+      for (const auto& [m, v] : e.by_model) {
+        EXPECT_TRUE(model::model_variant_from_string(m).has_value()) << f << ": model " << m;
+        EXPECT_TRUE(v == "allowed" || v == "forbidden" || v == "racy") << f << ": " << v;
+      }
+    }
+  }
+}
+
+class LibraryVerdict : public ::testing::TestWithParam<LibraryFile> {};
+
+TEST_P(LibraryVerdict, BothEnginesGiveTheExpectedVerdict) {
+  const LibraryFile& file = GetParam();
+  litmus::ParseResult parsed = litmus::parse_litmus_file(file.path);
+  ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render(file.path.string());
+  const litmus::Test& test = *parsed.test;
+  const auto& expected = expectations(file.path.parent_path());
+  auto entry = expected.find(file.path.filename().string());
+  ASSERT_NE(entry, expected.end()) << "no entry in expected.json";
+  const auto& by_model = entry->second.by_model;
+  for (ModelVariant v : {ModelVariant::Hsa, ModelVariant::HrfIndirect, ModelVariant::HrfDirect}) {
+    SCOPED_TRACE(fmt::format("model {}", to_string(v)));
+    auto want = by_model.find(std::string(to_string(v)));
+    if (want == by_model.end()) want = by_model.find("hsa");
+    ASSERT_NE(want, by_model.end()) << "no \"hsa\" verdict";
+    EngineComparison c = compare_engines(test, v);
+    for (const model::CheckResult* r : {&c.z3, &c.enumeration}) {
+      ASSERT_FALSE(r->unknown()) << to_string(r->engine) << ": " << *r->unknown_reason;
+      EXPECT_EQ(library_verdict(*r), want->second)
+          << to_string(r->engine) << " engine: " << describe_result(*r)
+          << (r->race ? fmt::format("\n  race: {} / {}", r->race->first, r->race->second) : "")
+          << "\n  why (expected.json): " << entry->second.why;
+    }
+    EXPECT_TRUE(c.agree) << c.difference;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, LibraryVerdict, ::testing::ValuesIn(library_files()),
+                         [](const ::testing::TestParamInfo<LibraryFile>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace hsalit::testing
