@@ -206,7 +206,7 @@ void assign_gap(std::vector<Instruction>& code, const std::vector<int>& position
                 const std::vector<Candidate>& cands, int thread) {
   if (cands.empty()) return;
   const int last = static_cast<int>(cands.size()) - 1;
-  int c = 0;
+  int c = 0, barrier_owner = -1;
   auto first_from = [&](int from, auto pred) {
     for (int j = from; j <= last; ++j)
       if (pred(cands[static_cast<std::size_t>(j)])) return j;
@@ -224,9 +224,14 @@ void assign_gap(std::vector<Instruction>& code, const std::vector<int>& position
     int pos = positions[p];
     switch (code[static_cast<std::size_t>(pos)].kind()) {
       case InstrClass::Barrier: {
-        int o = first_from(c, [](const Candidate& k) { return k.barrier; });
+        // GFX12's barrier is two instructions: s_barrier_wait stays with its signal.
+        bool second = code[static_cast<std::size_t>(pos)].mnemonic.rfind("s_barrier_wait", 0) == 0;
+        int o = second && barrier_owner >= 0
+                    ? barrier_owner
+                    : first_from(c, [](const Candidate& k) { return k.barrier; });
         if (o < 0) o = c;
         give(pos, o);
+        barrier_owner = o;
         c = std::min(o + 1, last);
         break;
       }
@@ -568,6 +573,7 @@ LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& tes
                                         n + k.body_first_line - 1, e.substr(e.find(':'))));
     }
     th.code = std::move(parsed.instructions);
+    th.unreachable = kernel.unreachable;
     tie_thread(th, test.threads[static_cast<std::size_t>(kernel.thread)], kernel, test, k.bases,
                module.generic);
     r.threads.push_back(std::move(th));

@@ -155,6 +155,11 @@ std::map<int, OperationComparison> operations(const litmus::Test& test, const li
   return ops;
 }
 
+void mark_unreachable(std::map<int, OperationComparison>& ops, const LlcThread& lt) {
+  for (int u : lt.unreachable)
+    if (auto it = ops.find(u); it != ops.end()) it->second.unreachable = true;
+}
+
 void fill_llc(std::map<int, OperationComparison>& ops, const std::vector<Instruction>& lcode) {
   for (const Instruction& ins : lcode) {
     auto it = ops.find(ins.origin.instruction);
@@ -173,7 +178,8 @@ struct Walk {
   std::map<std::string, int> drained_at_end;
 };
 
-Walk walk(const std::vector<Instruction>& code, const CounterModel& m, std::size_t from) {
+Walk walk(const std::vector<Instruction>& code, const CounterModel& m, std::size_t from,
+          const std::vector<int>& unreachable = {}) {
   Walk w;
   std::map<std::string, int> outstanding;
   std::map<std::string, int> drained;
@@ -187,7 +193,9 @@ Walk walk(const std::vector<Instruction>& code, const CounterModel& m, std::size
   for (std::size_t i = 0; i < code.size(); ++i) {
     w.zero_before.push_back(zeros());
     w.drained_by.push_back(drained);
-    if (i < from) continue;
+    // The prologue, and code no path reaches, issue nothing.
+    if (i < from || std::count(unreachable.begin(), unreachable.end(), code[i].origin.instruction))
+      continue;
     for (const std::string& c : m.issued(code[i])) {
       ++outstanding[c];
       drained.erase(c);
@@ -301,6 +309,7 @@ class Comparer {
 
     // One entry per litmus instruction with memory-model code.
     std::map<int, OperationComparison> ops = operations(test_, t, table_.generic);
+    mark_unreachable(ops, lt);
     for (const Instruction& ins : tcode)
       if (owned(ins) && ops.count(ins.origin.instruction)) {
         OperationComparison& o = ops[ins.origin.instruction];
@@ -327,7 +336,7 @@ class Comparer {
     // Where each program's body starts: after the table's prologue; llc's body is all body.
     std::size_t tbody = 0;
     while (tbody < tcode.size() && tcode[tbody].origin.role == "prologue") ++tbody;
-    Walk tw = walk(tcode, model_, tbody), lw = walk(lcode, model_, 0);
+    Walk tw = walk(tcode, model_, tbody, lt.unreachable), lw = walk(lcode, model_, 0);
 
     auto note = [&](int lit, std::string text) {
       auto it = ops.find(lit);
@@ -542,6 +551,7 @@ Comparison describe_llc(const litmus::Test& test, const LlcResult& llc, bool gen
     t.problems = lt.problems;
     std::map<int, OperationComparison> ops =
         operations(test, test.threads[static_cast<std::size_t>(lt.thread)], generic);
+    mark_unreachable(ops, lt);
     fill_llc(ops, lt.code);
     for (auto& [lit, o] : ops) t.operations.push_back(std::move(o));
     c.threads.push_back(std::move(t));
@@ -559,7 +569,8 @@ std::string render_comparison(const Comparison& c) {
     out += fmt::format("\n; ---- thread P{} ----\n", t.thread);
     for (const std::string& p : t.problems) out += fmt::format("PROBLEM {}\n", p);
     for (const OperationComparison& o : t.operations) {
-      std::string_view verdict = !o.tied                  ? "UNTIED"
+      std::string_view verdict = o.unreachable ? "unreachable (after an unconditional branch)"
+                                 : !o.tied     ? "UNTIED"
                                  : !o.differences.empty() ? "DIFF"
                                  : c.table.empty()        ? ""
                                                           : "same";
@@ -602,6 +613,7 @@ nlohmann::json to_json(const Comparison& c) {
                      {"operation", o.operation},
                      {"row", o.row},
                      {"tied", o.tied},
+                     {"unreachable", o.unreachable},
                      {"table", code(o.table)},
                      {"llc", code(o.llc)},
                      {"differences", o.differences}});

@@ -185,7 +185,8 @@ class KernelEmitter {
 
   // The order an instruction is emitted with: with sc_orders, scacq and screl are scar.
   litmus::MemoryOrder order(const litmus::Annotations& a) const {
-    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
+    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed)
+      return litmus::MemoryOrder::AcquireRelease;
     return a.order;
   }
 

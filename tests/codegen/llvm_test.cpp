@@ -205,7 +205,7 @@ TEST(LlvmIr, EveryBundledTestVerifies) {
 
 // --- tools ---------------------------------------------------------------------------------
 
-TEST(Llc, MissingLlcNamesTheDebianPackage) {
+TEST(LlcTool, MissingLlcNamesTheDebianPackage) {
   try {
     find_llc("llc-99");
     FAIL() << "llc-99 should not exist";
@@ -216,7 +216,7 @@ TEST(Llc, MissingLlcNamesTheDebianPackage) {
   EXPECT_EQ(debian_package_for("/usr/bin/llc-14"), "llvm-14");
 }
 
-TEST(Llc, ProbesEachVersionsOptions) {
+TEST(LlcTool, ProbesEachVersionsOptions) {
   for (const char* name : {"llc-14", "llc-16", "llc-19"}) {
     std::optional<LlcTool> llc = require_llc(name);
     if (!llc) continue;
@@ -230,7 +230,7 @@ TEST(Llc, ProbesEachVersionsOptions) {
   }
 }
 
-TEST(Process, CapturesOutputAndStatus) {
+TEST(LlcProcess, CapturesOutputAndStatus) {
   ProcessResult r = run_process({"sh", "-c", "echo out; echo 'err it' >&2; exit 3"});
   EXPECT_EQ(r.exit_status, 3);
   EXPECT_EQ(r.out, "out\n");
@@ -255,7 +255,7 @@ Instruction ins(const std::string& text) {
   return i ? *i : Instruction{};
 }
 
-TEST(Counters, EachGenerationsWaits) {
+TEST(LlcCounters, EachGenerationsWaits) {
   const TargetCatalog& cat = TargetCatalog::builtin();
   CounterModel g9 = counter_model(cat.get("gfx900"));
   EXPECT_EQ(g9.waits(ins("s_waitcnt vmcnt(0) lgkmcnt(0)")),
@@ -296,7 +296,7 @@ std::string kernel_text(const std::string& body) {
          "\ts_endpgm\n.Lfunc_end0:\n";
 }
 
-TEST(Tie, InOrderWithSequencesAroundAccesses) {
+TEST(LlcTie, InOrderWithSequencesAroundAccesses) {
   litmus::Test t = parse(kTwoStores);
   LlvmModule m = emit_llvm_ir(t);
   LlcResult r = import_llc_assembly(kernel_text("\tglobal_store_dword v0, v1, s[0:1]\n"
@@ -315,7 +315,7 @@ TEST(Tie, InOrderWithSequencesAroundAccesses) {
   EXPECT_EQ(th.code[3].origin.role, "access");
 }
 
-TEST(Tie, RemovedStoreIsReportedNotGuessed) {
+TEST(LlcTie, RemovedStoreIsReportedNotGuessed) {
   litmus::Test t = parse(kTwoStores);
   LlvmModule m = emit_llvm_ir(t);
   LlcResult r = import_llc_assembly(kernel_text("\tglobal_store_dword v0, v2, s[0:1]\n"
@@ -333,7 +333,7 @@ TEST(Tie, RemovedStoreIsReportedNotGuessed) {
       << th.problems[0];
 }
 
-TEST(Tie, ReorderedAndChangedKindsAreReported) {
+TEST(LlcTie, ReorderedAndChangedKindsAreReported) {
   litmus::Test t = parse(kTwoStores);
   LlvmModule m = emit_llvm_ir(t);
   // The release store first: its location tells it apart, so it is tied; the x stores are too.
@@ -366,6 +366,7 @@ struct RoundTrip {
   const char* target;
   const char* llc;
 };
+void PrintTo(const RoundTrip& r, std::ostream* os) { *os << r.target << " with " << r.llc; }
 
 class LlcRoundTrip : public testing::TestWithParam<RoundTrip> {};
 
@@ -546,7 +547,7 @@ const OperationComparison* operation(const Comparison& c, int thread, int instru
 // GCN-NOTES point 1: llc waits for lgkmcnt(0) before an LDS release store, where the GFX6-9
 // table has the bare ds_write. The LDS store before it keeps lgkmcnt busy, so that llc 19,
 // which drops waits with nothing outstanding, still shows it.
-TEST(Compare, LdsReleaseLeadingLgkmcntIsDetected) {
+TEST(LlcCompare, LdsReleaseLeadingLgkmcntIsDetected) {
   const char* text = R"(LISA lds-release
 { a = 0; z = 0; }
  P0                        ;
@@ -569,7 +570,7 @@ exists (z=1)
 }
 
 // The same acquire the table has: no difference; and merged or dropped waits do not count.
-TEST(Compare, MatchingSequencesAreSame) {
+TEST(LlcCompare, MatchingSequencesAreSame) {
   const char* text = R"(LISA acquire
 { x = 0; y = 0; }
  P0                         ;
@@ -586,7 +587,7 @@ exists (0:r0=0)
 }
 
 // A table without the acquire's invalidate, and with a wrong cache bit: both reported.
-TEST(Compare, MissingInvalidateAndCacheBitsAreDetected) {
+TEST(LlcCompare, MissingInvalidateAndCacheBitsAreDetected) {
   nlohmann::json doc = {
       {"schema", "hsalit-mapping/1"},
       {"name", "weak"},
@@ -619,7 +620,7 @@ exists (0:r0=0)
       << all;
 }
 
-TEST(Compare, CliShowsTheTableBesideLlc) {
+TEST(LlcCompare, CliShowsTheTableBesideLlc) {
   std::optional<LlcTool> llc = require_llc("llc-19");
   if (!llc) return;
   TempDir dir("hsalit-cli");

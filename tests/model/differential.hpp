@@ -1,12 +1,13 @@
-// Checking one test with both model engines and describing any difference; shared by the
-// differential GoogleTest (differential_test.cpp) and the nightly driver
-// (differential_main.cpp).
+// Checking one test with both model engines (and against SC interleavings) and describing
+// any difference; shared by the model tests (differential_test.cpp, library_verdict_test.cpp,
+// sc_property_test.cpp) and the nightly driver (differential_main.cpp).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,17 +98,40 @@ inline EngineComparison compare_engines(const litmus::Test& test, model::ModelVa
   return c;
 }
 
-// Every outcome of an SC interleaving must be an outcome of the model (an SC execution is
-// consistent under every variant). Returns a description of the SC outcomes `r` lacks.
-inline std::string sc_outcomes_missing(const litmus::Test& test, const model::CheckResult& r) {
-  std::vector<model::Outcome> missing;
-  for (const model::Outcome& o : ScInterleavings(test, r.evaluated).outcomes())
-    if (!std::binary_search(r.outcomes.begin(), r.outcomes.end(), o)) missing.push_back(o);
-  if (missing.empty()) return {};
-  return fmt::format(
-      "model {}: {} outcome(s) of SC interleavings missing from the model's "
-      "outcomes, e.g. {}\n",
-      to_string(r.variant), missing.size(), describe_outcome(r.evaluated, missing.front()));
+// The model's outcomes against those of SC interleavings (sc_interleavings.hpp).
+struct ScComparison {
+  // SC outcomes the model lacks: always a failure, since an SC execution is consistent
+  // under every variant.
+  std::string missing;
+  // Model outcomes of no SC interleaving: a failure of the theorem of HSA SysArch 3.12 when
+  // the test is race-free and has no relaxed atomics.
+  std::string not_sc;
+};
+
+inline ScComparison compare_with_sc(const litmus::Test& test, const model::CheckResult& r) {
+  const std::set<model::Outcome> sc_set = ScInterleavings(test, r.evaluated).outcomes();
+  const std::vector<model::Outcome> sc(sc_set.begin(), sc_set.end());
+  std::vector<model::Outcome> missing, not_sc;
+  std::set_difference(sc.begin(), sc.end(), r.outcomes.begin(), r.outcomes.end(),
+                      std::back_inserter(missing));
+  std::set_difference(r.outcomes.begin(), r.outcomes.end(), sc.begin(), sc.end(),
+                      std::back_inserter(not_sc));
+  auto list = [&](const std::vector<model::Outcome>& outcomes) {
+    std::string out;
+    for (std::size_t i = 0; i < outcomes.size() && i < 8; ++i)
+      out += "    " + describe_outcome(r.evaluated, outcomes[i]) + "\n";
+    if (outcomes.size() > 8) out += fmt::format("    ... and {} more\n", outcomes.size() - 8);
+    return out;
+  };
+  ScComparison c;
+  if (!missing.empty())
+    c.missing =
+        fmt::format("model {}: outcomes of SC interleavings that the model does not allow:\n{}",
+                    to_string(r.variant), list(missing));
+  if (!not_sc.empty())
+    c.not_sc = fmt::format("model {}: {}, yet the model allows outcomes of no SC interleaving:\n{}",
+                           to_string(r.variant), r.racy ? "racy" : "race-free", list(not_sc));
+  return c;
 }
 
 // How a failure reads: the seed, the difference, and the test as a file.

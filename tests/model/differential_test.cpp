@@ -78,7 +78,7 @@ TEST_P(Differential, EnginesAgreeOnRandomTests) {
     if (c.agree) {
       racy += c.z3.racy;
       outcomes += c.z3.outcomes.size();
-      problem = sc_outcomes_missing(test, c.z3);
+      problem = compare_with_sc(test, c.z3).missing;
     }
     if (problem.empty()) continue;
     ADD_FAILURE() << describe_failure(seed, test, problem);

@@ -32,7 +32,9 @@ struct LibraryFile {
   std::string name;  // a GoogleTest name: folder_file with every other character as '_'
 };
 
-void PrintTo(const LibraryFile& f, std::ostream* os) { *os << f.path.string(); }
+void PrintTo(const LibraryFile& f, std::ostream* os) {
+  *os << fs::relative(f.path, kLibrary).string();
+}
 
 std::string sanitise(const std::string& text) {
   std::string out;

@@ -52,15 +52,6 @@ litmus::RandomTestOptions sc_atomics_only() {
   return o;
 }
 
-std::string list_outcomes(const std::vector<litmus::ObservedRef>& refs,
-                          const std::vector<model::Outcome>& outcomes) {
-  std::string out;
-  for (std::size_t i = 0; i < outcomes.size() && i < 8; ++i)
-    out += "    " + describe_outcome(refs, outcomes[i]) + "\n";
-  if (outcomes.size() > 8) out += fmt::format("    ... and {} more\n", outcomes.size() - 8);
-  return out;
-}
-
 class ScProperty : public ::testing::TestWithParam<Shard> {};
 
 TEST_P(ScProperty, RaceFreeWithoutRelaxedAtomicsAppearsSequentiallyConsistent) {
@@ -72,29 +63,17 @@ TEST_P(ScProperty, RaceFreeWithoutRelaxedAtomicsAppearsSequentiallyConsistent) {
     const litmus::Test test = litmus::random_test(seed, options);
     const model::CheckResult r = model::check(test);  // z3, hsa
     ASSERT_FALSE(r.unknown()) << describe_failure(seed, test, *r.unknown_reason + "\n");
-    ScInterleavings interleavings(test, r.evaluated);
-    const std::set<model::Outcome> sc_set = interleavings.outcomes();
-    const std::vector<model::Outcome> sc(sc_set.begin(), sc_set.end());
-    std::vector<model::Outcome> not_allowed, not_sc;
-    std::set_difference(sc.begin(), sc.end(), r.outcomes.begin(), r.outcomes.end(),
-                        std::back_inserter(not_allowed));
-    std::set_difference(r.outcomes.begin(), r.outcomes.end(), sc.begin(), sc.end(),
-                        std::back_inserter(not_sc));
-    if (!not_allowed.empty()) {
+    const ScComparison sc = compare_with_sc(test, r);
+    if (!sc.missing.empty()) {
       ++failures;
-      ADD_FAILURE() << describe_failure(
-          seed, test,
-          "SC outcomes the model does not allow:\n" + list_outcomes(r.evaluated, not_allowed));
+      ADD_FAILURE() << describe_failure(seed, test, sc.missing);
     }
     if (r.racy) continue;
     ++race_free;
-    if (!not_sc.empty()) {
+    if (!sc.not_sc.empty()) {
       ++failures;
       ADD_FAILURE() << describe_failure(
-          seed, test,
-          fmt::format("race-free without relaxed atomics, yet the model allows outcomes of no SC "
-                      "interleaving (HSA SysArch 3.12):\n{}",
-                      list_outcomes(r.evaluated, not_sc)));
+          seed, test, sc.not_sc + "which contradicts HSA SysArch 3.12 (no relaxed atomics)\n");
     }
   }
   fmt::print("SC property: {} race-free tests of {} (seeds {}..{}) appear SC\n", race_free,

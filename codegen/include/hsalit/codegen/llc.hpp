@@ -67,6 +67,7 @@ struct LlcThread {
   std::vector<Instruction> code;      // the body between the markers; origins set where tied
   std::vector<int> tied;              // per reachable litmus access (LlvmKernel::accesses order):
                                       // index in `code` of its memory instruction, or -1
+  std::vector<int> unreachable;       // litmus accesses after an unconditional branch (not tied)
   std::vector<std::string> problems;  // tying problems, parse errors
   bool complete() const;              // every reachable access tied and no problem
 };
@@ -98,7 +99,8 @@ struct OperationComparison {
   std::string row;                       // the table row
   std::vector<Instruction> table, llc;   // origin.role: before, access, after, fence, barrier
   std::vector<std::string> differences;  // "missing wait: ...", "extra ...", ...
-  bool tied = false;  // llc's code has the access (always true for fences, barriers)
+  bool tied = false;         // llc's code has the access (always true for fences, barriers)
+  bool unreachable = false;  // after an unconditional branch: llc removes it
 };
 
 struct ThreadComparison {
