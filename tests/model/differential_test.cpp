@@ -36,9 +36,9 @@ void PrintTo(const Shard& s, std::ostream* os) {
 }
 
 // Of one core (RelWithDebInfo), a test takes about 15 ms under hsa (both engines and the
-// SC enumerator) and 20 to 80 ms under the hrf variants, dominated by the few tests with a
-// barrier in a work-group of three or four threads, which the enumeration engine pays for
-// dearly. The shards take about two and a half minutes of one core in all.
+// SC enumerator) and about 25 ms under the hrf variants, more where a barrier and several
+// threads make the enumeration engine slow. The 7600 tests take about two minutes of one
+// core; the whole model_tests target about two and a half (ctest -R model).
 constexpr std::uint64_t kHsaPerShard = 700;
 constexpr int kHsaShards = 8;
 constexpr std::uint64_t kHrfPerShard = 500;
