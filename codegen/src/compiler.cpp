@@ -15,6 +15,27 @@ namespace hsalit::codegen {
 using litmus::Expr;
 using litmus::OpKind;
 
+Ordering llvm_ordering(litmus::MemoryOrder order, bool sc_acquire_release) {
+  switch (order) {
+    case litmus::MemoryOrder::Relaxed: return Ordering::Monotonic;
+    case litmus::MemoryOrder::Acquire: return sc_acquire_release ? Ordering::SeqCst : Ordering::Acquire;
+    case litmus::MemoryOrder::Release: return sc_acquire_release ? Ordering::SeqCst : Ordering::Release;
+    case litmus::MemoryOrder::AcquireRelease: return Ordering::SeqCst;
+  }
+  return Ordering::Monotonic;
+}
+
+SyncScope llvm_sync_scope(litmus::Scope scope) {
+  switch (scope) {
+    case litmus::Scope::WorkItem: return SyncScope::SingleThread;
+    case litmus::Scope::Wavefront: return SyncScope::Wavefront;
+    case litmus::Scope::WorkGroup: return SyncScope::Workgroup;
+    case litmus::Scope::Agent: return SyncScope::Agent;
+    case litmus::Scope::System: return SyncScope::System;
+  }
+  return SyncScope::System;
+}
+
 MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic,
                                  bool sc_acquire_release) {
   MemoryOperation op;
@@ -28,19 +49,8 @@ MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruc
   const litmus::Annotations& a = ins.annots;
   if (ins.kind == OpKind::Fence || a.atomic) {
     op.atomicity = Atomicity::Atomic;
-    switch (a.order) {
-      case litmus::MemoryOrder::Relaxed: op.ordering = Ordering::Monotonic; break;
-      case litmus::MemoryOrder::Acquire: op.ordering = sc_acquire_release ? Ordering::SeqCst : Ordering::Acquire; break;
-      case litmus::MemoryOrder::Release: op.ordering = sc_acquire_release ? Ordering::SeqCst : Ordering::Release; break;
-      case litmus::MemoryOrder::AcquireRelease: op.ordering = Ordering::SeqCst; break;
-    }
-    switch (a.scope) {
-      case litmus::Scope::WorkItem: op.scope = SyncScope::SingleThread; break;
-      case litmus::Scope::Wavefront: op.scope = SyncScope::Wavefront; break;
-      case litmus::Scope::WorkGroup: op.scope = SyncScope::Workgroup; break;
-      case litmus::Scope::Agent: op.scope = SyncScope::Agent; break;
-      case litmus::Scope::System: op.scope = SyncScope::System; break;
-    }
+    op.ordering = llvm_ordering(a.order, sc_acquire_release);
+    op.scope = llvm_sync_scope(a.scope);
   }
   if (ins.kind != OpKind::Fence) {
     bool group = ins.addr.base.is_location() && test.segment_of(ins.addr.base.name) == litmus::Segment::Group;

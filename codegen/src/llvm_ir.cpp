@@ -46,48 +46,18 @@ std::string llvm_string(std::string_view s) {
   return out + "\"";
 }
 
-std::string_view sync_scope(litmus::Scope s) {
-  switch (s) {
-    case litmus::Scope::WorkItem:
-      return " syncscope(\"singlethread\")";
-    case litmus::Scope::Wavefront:
-      return " syncscope(\"wavefront\")";
-    case litmus::Scope::WorkGroup:
-      return " syncscope(\"workgroup\")";
-    case litmus::Scope::Agent:
-      return " syncscope(\"agent\")";
-    case litmus::Scope::System:
-      return "";
-  }
-  return "";
+// ` syncscope("...")`, or nothing for system scope (LLVM's default).
+std::string sync_scope(litmus::Scope s) {
+  SyncScope scope = llvm_sync_scope(s);
+  return scope == SyncScope::System ? "" : fmt::format(" syncscope(\"{}\")", to_string(scope));
 }
 
-std::string_view ordering(litmus::MemoryOrder o) {
-  switch (o) {
-    case litmus::MemoryOrder::Relaxed:
-      return "monotonic";
-    case litmus::MemoryOrder::Acquire:
-      return "acquire";
-    case litmus::MemoryOrder::Release:
-      return "release";
-    case litmus::MemoryOrder::AcquireRelease:
-      return "seq_cst";
-  }
-  return "monotonic";
-}
+std::string_view ordering(litmus::MemoryOrder o) { return to_string(llvm_ordering(o)); }
 
 // cmpxchg's failure ordering: the success ordering without its release part.
 std::string_view failure_ordering(litmus::MemoryOrder o) {
-  switch (o) {
-    case litmus::MemoryOrder::Relaxed:
-    case litmus::MemoryOrder::Release:
-      return "monotonic";
-    case litmus::MemoryOrder::Acquire:
-      return "acquire";
-    case litmus::MemoryOrder::AcquireRelease:
-      return "seq_cst";
-  }
-  return "monotonic";
+  Ordering success = llvm_ordering(o);
+  return to_string(success == Ordering::Release ? Ordering::Monotonic : success);
 }
 
 // An SSA value or a constant, with its width in bits (32 or 64).

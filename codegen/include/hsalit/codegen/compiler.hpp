@@ -71,6 +71,13 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
 // emit it on the target (for checking rows on their own, e.g. with the assembler).
 Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog);
 
+// How HSA orders and scopes read in LLVM's vocabulary: rlx -> monotonic, scacq -> acquire,
+// screl -> release, scar -> seq_cst (scacq and screl -> seq_cst with `sc_acquire_release`);
+// wi -> singlethread, wave -> wavefront, wg -> workgroup. The table lookup and the LLVM IR
+// emitter both use these.
+Ordering llvm_ordering(litmus::MemoryOrder order, bool sc_acquire_release = false);
+SyncScope llvm_sync_scope(litmus::Scope scope);
+
 // The key a litmus memory operation is looked up by (HSA order and scope in LLVM's names).
 MemoryOperation memory_operation(const litmus::Test& test, const litmus::Instruction& ins, bool generic,
                                  bool sc_acquire_release = false);
