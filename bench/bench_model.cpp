@@ -189,8 +189,7 @@ void register_checks(std::string_view prefix, const std::vector<std::unique_ptr<
       co.variant = opt.variant;
       co.timeout_seconds = opt.timeout;
       std::string name = fmt::format("{}/{}/{}", prefix, model::to_string(engine), t->name);
-      benchmark::RegisterBenchmark(name.c_str(), bm_check, t.get(), co)
-          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(name.c_str(), bm_check, t.get(), co)->Unit(benchmark::kMillisecond);
     }
 }
 
@@ -216,18 +215,15 @@ void bm_parallel(benchmark::State& state, const std::vector<std::unique_ptr<Load
       model::CheckResult r = model::check(t->test, options);
       benchmark::DoNotOptimize(r.outcomes.data());
     }
-  double wall =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+  double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
   auto s1 = thread_schedstat();
   const double iters = static_cast<double>(state.iterations());
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(tests->size()));
   if (s0 && s1 && iters > 0) {
     double wait = s1->wait_ms - s0->wait_ms;
     double blocked = wall - (s1->cpu_ms - s0->cpu_ms) - wait;
-    state.counters["runqueue_wait_ms"] =
-        benchmark::Counter(wait / iters, benchmark::Counter::kAvgThreads);
-    state.counters["blocked_ms"] =
-        benchmark::Counter(blocked / iters, benchmark::Counter::kAvgThreads);
+    state.counters["runqueue_wait_ms"] = benchmark::Counter(wait / iters, benchmark::Counter::kAvgThreads);
+    state.counters["blocked_ms"] = benchmark::Counter(blocked / iters, benchmark::Counter::kAvgThreads);
   }
 }
 
@@ -269,8 +265,7 @@ int main(int argc, char** argv) {
   if (opt.scaling && !load_tests(*opt.scaling, scaling)) return 2;
 
   benchmark::RegisterBenchmark("z3_fixed/context", bm_z3_context)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("z3_fixed/context+trivial_check", bm_z3_context_check)
-      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("z3_fixed/context+trivial_check", bm_z3_context_check)->Unit(benchmark::kMillisecond);
   register_checks("library", library, opt);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (model::Engine engine : opt.engines) {

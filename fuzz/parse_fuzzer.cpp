@@ -35,17 +35,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Text round trip.
   const std::string printed = print_litmus(test);
   const ParseResult again = parse_litmus(printed);
-  if (!again.ok())
-    mismatch("the printed test does not parse",
-             printed + "\n" + again.diagnostics.render("printed"));
+  if (!again.ok()) mismatch("the printed test does not parse", printed + "\n" + again.diagnostics.render("printed"));
   if (!(*again.test == test)) mismatch("parse(print(t)) != t", printed);
   if (print_litmus(*again.test) != printed) mismatch("print is not stable", printed);
 
   // JSON round trip, in memory and through text.
   const nlohmann::json doc = to_json(test);
   const ParseResult from_doc = test_from_json(doc);
-  if (!from_doc.ok())
-    mismatch("test_from_json(to_json(t)) fails", from_doc.diagnostics.render("json"));
+  if (!from_doc.ok()) mismatch("test_from_json(to_json(t)) fails", from_doc.diagnostics.render("json"));
   if (!(*from_doc.test == test)) mismatch("test_from_json(to_json(t)) != t", printed);
   std::string dumped;
   try {
@@ -54,7 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mismatch("to_json(t).dump() throws", e.what());
   }
   const ParseResult from_text = test_from_json(nlohmann::json::parse(dumped));
-  if (!from_text.ok() || !(*from_text.test == test))
-    mismatch("the dumped JSON does not read back equal", dumped);
+  if (!from_text.ok() || !(*from_text.test == test)) mismatch("the dumped JSON does not read back equal", dumped);
   return 0;
 }

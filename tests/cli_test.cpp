@@ -38,8 +38,7 @@ class Cli : public testing::Test {
  protected:
   void SetUp() override {
     const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           (std::string("hsalit-cli-") + info->name() + "-" + std::to_string(::getpid()));
+    dir_ = fs::temp_directory_path() / (std::string("hsalit-cli-") + info->name() + "-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -120,13 +119,11 @@ TEST_F(Cli, BadFileReportsFileLineColumnAndExitsTwo) {
   std::string syntax = write("syntax.litmus", "LISA S\n{ x = 0 }\n P0 ;\n r[] r0 x $ ;\n");
   Outcome s = hsalit({"parse", syntax});
   EXPECT_EQ(s.status, 2);
-  EXPECT_NE(s.err.find(syntax + ":4:11: error: unexpected character '$'"), std::string::npos)
-      << s.err;
+  EXPECT_NE(s.err.find(syntax + ":4:11: error: unexpected character '$'"), std::string::npos) << s.err;
 }
 
 TEST_F(Cli, WarningsArePrintedButDoNotFail) {
-  std::string f =
-      write("noscopes.litmus", "LISA N\n{ x = 0; }\n P0 ;\n r[] r0 x ;\nexists (0:r0=0)\n");
+  std::string f = write("noscopes.litmus", "LISA N\n{ x = 0; }\n P0 ;\n r[] r0 x ;\nexists (0:r0=0)\n");
   Outcome r = hsalit({"parse", f});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.err.find(f + ":5:1: warning: no 'scopes:' line"), std::string::npos) << r.err;
@@ -272,7 +269,8 @@ TEST_F(Cli, CheckInParallelKeepsInputOrderAndExpectCatchesADifference) {
   EXPECT_EQ(names(one.out), names(two.out));
   // A wrong expectation fails with 1 and names the file.
   fs::copy(lib / "MP+wg+wg_same-wg.litmus", dir_ / "MP+wg+wg_same-wg.litmus");
-  write("expected.json", R"({"schema": "hsalit-expected/1", "tests": {"MP+wg+wg_same-wg.litmus": {"hsa": "allowed"}}})");
+  write("expected.json",
+        R"({"schema": "hsalit-expected/1", "tests": {"MP+wg+wg_same-wg.litmus": {"hsa": "allowed"}}})");
   Outcome wrong = hsalit({"check", "--expect", (dir_ / "MP+wg+wg_same-wg.litmus").string()});
   EXPECT_EQ(wrong.status, 1);
   EXPECT_NE(wrong.err.find("expected allowed under hsa, got forbidden"), std::string::npos) << wrong.err;
@@ -301,8 +299,9 @@ TEST_F(Cli, MappingsCheckNamesTheFileAndRow) {
               "source": {"document": "d", "table": "t", "row": "r"}}]})");
   Outcome r = hsalit({"mappings", "check", table});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find(table + ": error: row 0 (x), element 1: 's_frobnicate' is not a wait, cache or barrier instruction"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(table + ": error: row 0 (x), element 1: 's_frobnicate' is not a wait, cache or barrier instruction"),
+      std::string::npos)
       << r.err;
   Outcome list = hsalit({"mappings", "list"});
   EXPECT_EQ(list.status, 0);

@@ -70,12 +70,16 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   rep.unknown = r.unknown();
   rep.racy = r.racy;
   if (r.unknown()) rep.failed = true;
-  if (opt.json) rep.out = model::check_to_json(test, r, file.string()).dump() + "\n";
+  if (opt.json)
+    rep.out = model::check_to_json(test, r, file.string()).dump() + "\n";
   else if (opt.summary)
     rep.out = fmt::format("{:<48} {:<8} {:<5} {:>6} {:>10.1f}{}\n", test.name, model::to_string(r.verdict),
-                          r.unknown() ? "?" : r.racy ? "yes" : "no", r.outcomes.size(), r.time_ms,
-                          r.unknown() ? "  " + *r.unknown_reason : "");
-  else rep.out = model::format_herd(test, r) + "\n";
+                          r.unknown() ? "?"
+                          : r.racy    ? "yes"
+                                      : "no",
+                          r.outcomes.size(), r.time_ms, r.unknown() ? "  " + *r.unknown_reason : "");
+  else
+    rep.out = model::format_herd(test, r) + "\n";
   if (r.graph) {
     std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
     write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
@@ -169,8 +173,9 @@ int run_check(const CheckCommandOptions& opt) {
 
 Command add_check_command(CLI::App& app) {
   auto opt = std::make_shared<CheckCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("check", "Check litmus tests against the HSA memory model: "
-                                              "allowed final states, races, the condition's verdict");
+  CLI::App* cmd = app.add_subcommand("check",
+                                     "Check litmus tests against the HSA memory model: "
+                                     "allowed final states, races, the condition's verdict");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");

@@ -13,8 +13,8 @@ inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
 struct Command {
-  CLI::App* app = nullptr;     // the subcommand, to know whether it was chosen
-  std::function<int()> run;    // runs it once the command line is parsed
+  CLI::App* app = nullptr;   // the subcommand, to know whether it was chosen
+  std::function<int()> run;  // runs it once the command line is parsed
 };
 
 Command add_parse_command(CLI::App& app);

@@ -124,23 +124,22 @@ int run_compile(const CompileCommandOptions& opt) {
 
 Command add_compile_command(CLI::App& app) {
   auto opt = std::make_shared<CompileCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile litmus tests to GCN assembly for a target, from a mapping table");
+  CLI::App* cmd =
+      app.add_subcommand("compile", "Compile litmus tests to GCN assembly for a target, from a mapping table");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--target", opt->target, "processor, e.g. gfx900, gfx90a, gfx942, gfx1030 (default gfx900)");
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file (docs/mapping-tables.md)");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
-  cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
+  cmd->add_flag("--sc-orders", opt->sc_orders,
+                "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour, e.g. hsa (default) or opencl");
   cmd->add_flag("--generic", opt->generic, "access every location through flat (generic) addresses");
-  cmd->add_option(
-      "--via-llc", opt->via_llc,
-      "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
-      "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
-      "differ");
-  cmd->add_flag("--volatile", opt->volatile_ordinary,
-                "LLVM IR: make ordinary (non-atomic) accesses volatile");
-  cmd->add_option("--emit", opt->emit,
-                  "asm (default), json, or llvm-ir (the test as LLVM IR, one kernel per thread)");
+  cmd->add_option("--via-llc", opt->via_llc,
+                  "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
+                  "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
+                  "differ");
+  cmd->add_flag("--volatile", opt->volatile_ordinary, "LLVM IR: make ordinary (non-atomic) accesses volatile");
+  cmd->add_option("--emit", opt->emit, "asm (default), json, or llvm-ir (the test as LLVM IR, one kernel per thread)");
   return {cmd, [opt] { return run_compile(*opt); }};
 }
 

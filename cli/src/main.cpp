@@ -9,17 +9,15 @@
 
 int main(int argc, char** argv) {
   using namespace hsalit::cli;
-  CLI::App app{"hsalit: check litmus tests against the HSA memory model, compile them for AMD "
-               "GPUs, run them and compare"};
+  CLI::App app{
+      "hsalit: check litmus tests against the HSA memory model, compile them for AMD "
+      "GPUs, run them and compare"};
   app.set_version_flag("--version", std::string("hsalit ") + HSALIT_VERSION);
   app.require_subcommand(1);
 
   const std::vector<Command> commands = {
-      add_parse_command(app),
-      add_check_command(app),
-      add_compile_command(app),
-      add_mappings_command(app),
-      add_run_command(app),
+      add_parse_command(app),    add_check_command(app), add_compile_command(app),
+      add_mappings_command(app), add_run_command(app),
   };
 
   try {

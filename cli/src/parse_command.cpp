@@ -56,15 +56,13 @@ int run_parse(const ParseOptions& opt) {
     if (opt.json) fmt::print("{}\n", litmus::to_json(*r.test).dump());
   }
   if (opt.summary) {
-    fmt::print("{:<40} {:>6} {:>7} {:>8} {:>13}\n", "folder", "tests", "errors", "threads",
-               "instructions");
+    fmt::print("{:<40} {:>6} {:>7} {:>8} {:>13}\n", "folder", "tests", "errors", "threads", "instructions");
     for (const auto& [folder, s] : folders)
-      fmt::print("{:<40} {:>6} {:>7} {:>8} {:>13}\n", folder, s.tests, s.failed, s.threads,
-                 s.instructions);
+      fmt::print("{:<40} {:>6} {:>7} {:>8} {:>13}\n", folder, s.tests, s.failed, s.threads, s.instructions);
   }
   if (opt.summary || !opt.quiet)
-    fmt::print(stderr, "parsed {} file{}: {} ok, {} with errors\n", ok + failed,
-               ok + failed == 1 ? "" : "s", ok, failed);
+    fmt::print(stderr, "parsed {} file{}: {} ok, {} with errors\n", ok + failed, ok + failed == 1 ? "" : "s", ok,
+               failed);
   return failed == 0 ? kExitOk : kExitBadInput;
 }
 
@@ -72,9 +70,9 @@ int run_parse(const ParseOptions& opt) {
 
 Command add_parse_command(CLI::App& app) {
   auto opt = std::make_shared<ParseOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "parse", "Read litmus tests (files or folders of *.litmus), report errors as "
-               "file:line:col, optionally print them canonically or as JSON");
+  CLI::App* cmd = app.add_subcommand("parse",
+                                     "Read litmus tests (files or folders of *.litmus), report errors as "
+                                     "file:line:col, optionally print them canonically or as JSON");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_flag("--print", opt->print, "print each test as canonical LISA");
   cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line");

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include <nlohmann/json.hpp>
 #include "commands.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/evaluate.hpp"
@@ -11,7 +12,6 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/sim.hpp"
-#include <nlohmann/json.hpp>
 
 namespace hsalit::cli {
 
@@ -60,17 +60,19 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
   codegen::CompiledTest compiled;
   runner::SimResult r;
   try {
-    compiled = codegen::compile(test, target, codegen::TargetCatalog::builtin(), table, {opt.flavour, false, opt.sc_orders});
-    r = opt.exhaustive ? runner::run_exhaustive(test, compiled, so) : runner::run_random(test, compiled, opt.iterations, opt.seed, so);
+    compiled =
+        codegen::compile(test, target, codegen::TargetCatalog::builtin(), table, {opt.flavour, false, opt.sc_orders});
+    r = opt.exhaustive ? runner::run_exhaustive(test, compiled, so)
+                       : runner::run_random(test, compiled, opt.iterations, opt.seed, so);
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
     return kExitBadInput;
   }
   std::uint64_t positive = 0, negative = 0;
   for (const auto& [o, n] : r.histogram) (satisfies(test, r, o) ? positive : negative) += n;
-  bool ok = test.condition.quantifier == litmus::Quantifier::Exists    ? positive > 0
+  bool ok = test.condition.quantifier == litmus::Quantifier::Exists      ? positive > 0
             : test.condition.quantifier == litmus::Quantifier::NotExists ? positive == 0
-                                                                        : negative == 0;
+                                                                         : negative == 0;
   if (opt.json) {
     nlohmann::json hist = nlohmann::json::array();
     for (const auto& [o, n] : r.histogram) {
@@ -78,27 +80,38 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
       for (std::size_t i = 0; i < r.observed.size(); ++i) values[r.observed[i].to_string()] = o.values[i];
       hist.push_back({{"outcome", values}, {"count", n}, {"satisfies", satisfies(test, r, o)}});
     }
-    nlohmann::json j = {{"schema", "hsalit-run/1"}, {"name", test.name}, {"file", file.string()}, {"backend", opt.backend},
-                        {"target", target.name}, {"table", table.name()}, {"flavour", opt.flavour},
-                        {"mode", opt.exhaustive ? "exhaustive" : "random"}, {"histogram", hist},
-                        {"positive", positive}, {"negative", negative}, {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
-                        {"states", r.states}, {"iterations", r.iterations}, {"seconds", r.seconds}};
+    nlohmann::json j = {{"schema", "hsalit-run/1"}, {"name", test.name},
+                        {"file", file.string()},    {"backend", opt.backend},
+                        {"target", target.name},    {"table", table.name()},
+                        {"flavour", opt.flavour},   {"mode", opt.exhaustive ? "exhaustive" : "random"},
+                        {"histogram", hist},        {"positive", positive},
+                        {"negative", negative},     {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
+                        {"states", r.states},       {"iterations", r.iterations},
+                        {"seconds", r.seconds}};
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("Test {} {}\n", test.name, test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
+    fmt::print("Test {} {}\n", test.name,
+               test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
     fmt::print("Histogram ({} states)\n", r.histogram.size());
     for (const auto& [o, n] : r.histogram)
       fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));
-    if (r.unknown) fmt::print("Unknown {}\n", *r.unknown);
-    else fmt::print("{}\n", ok ? "Ok" : "No");
+    if (r.unknown)
+      fmt::print("Unknown {}\n", *r.unknown);
+    else
+      fmt::print("{}\n", ok ? "Ok" : "No");
     fmt::print("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
     fmt::print("Condition {} ({}) is {}validated\n", litmus::to_string(test.condition.quantifier),
                litmus::print_prop(test.condition.prop), ok ? "" : "NOT ");
-    fmt::print("Observation {} {} {} {}\n", test.name, positive == 0 ? "Never" : negative == 0 ? "Always" : "Sometimes",
+    fmt::print("Observation {} {} {} {}\n", test.name,
+               positive == 0   ? "Never"
+               : negative == 0 ? "Always"
+                               : "Sometimes",
                positive, negative);
-    if (opt.exhaustive) fmt::print("States {} explored over every placement\n", r.states);
-    else fmt::print("Iterations {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
+    if (opt.exhaustive)
+      fmt::print("States {} explored over every placement\n", r.states);
+    else
+      fmt::print("Iterations {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
     fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);
   }
   if (!opt.trace.empty()) {
@@ -120,26 +133,36 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
 
 int run_run(const RunCommandOptions& opt) {
   if (opt.backend != "sim") {
-    fmt::print(stderr, "hsalit run: error: backend '{}' is not available in this build (available: sim)\n", opt.backend);
+    fmt::print(stderr, "hsalit run: error: backend '{}' is not available in this build (available: sim)\n",
+               opt.backend);
     return kExitBadInput;
   }
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target* target = catalog.find(opt.target);
   if (!target) {
-    fmt::print(stderr, "hsalit run: error: unknown target '{}' (known: {})\n", opt.target, fmt::join(catalog.names(), ", "));
+    fmt::print(stderr, "hsalit run: error: unknown target '{}' (known: {})\n", opt.target,
+               fmt::join(catalog.names(), ", "));
     return kExitBadInput;
   }
   runner::SimOptions so;
   so.timeout_seconds = opt.timeout;
   so.keep_traces = opt.exhaustive;
   for (const std::string& a : opt.assume) {
-    if (a == "lds-sc") so.hw.lds_queues = false;
-    else if (a == "lds-queues") so.hw.lds_queues = true;
-    else if (a == "one-channel") so.hw.channel_per_location = false;
-    else if (a == "no-l1-fill") so.hw.l1_spontaneous_fill = false;
-    else if (a == "l1-store-at-l2") so.hw.l1_store_visible_early = false;
+    if (a == "lds-sc")
+      so.hw.lds_queues = false;
+    else if (a == "lds-queues")
+      so.hw.lds_queues = true;
+    else if (a == "one-channel")
+      so.hw.channel_per_location = false;
+    else if (a == "no-l1-fill")
+      so.hw.l1_spontaneous_fill = false;
+    else if (a == "l1-store-at-l2")
+      so.hw.l1_store_visible_early = false;
     else {
-      fmt::print(stderr, "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)\n", a);
+      fmt::print(
+          stderr,
+          "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)\n",
+          a);
       return kExitBadInput;
     }
   }
@@ -153,7 +176,8 @@ int run_run(const RunCommandOptions& opt) {
   }
   int status = kExitOk;
   std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
-  for (const auto& file : litmus::collect_litmus_files(inputs)) status = std::max(status, run_file(file, opt, *target, *table, so));
+  for (const auto& file : litmus::collect_litmus_files(inputs))
+    status = std::max(status, run_file(file, opt, *target, *table, so));
   return status;
 }
 
@@ -167,14 +191,17 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
-  cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
+  cmd->add_flag("--sc-orders", opt->sc_orders,
+                "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--exhaustive", opt->exhaustive, "explore every reachable state: the exact outcome set");
   cmd->add_option("--iterations", opt->iterations, "random mode: runs (default 100000)");
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1)");
   cmd->add_flag("--json", opt->json, "one JSON object per test");
-  cmd->add_option("--trace", opt->trace, "print the transitions that reach OUTCOME, e.g. '1:r0=1; 1:r1=0' (exhaustive)");
-  cmd->add_option("--assume", opt->assume, "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+  cmd->add_option("--trace", opt->trace,
+                  "print the transitions that reach OUTCOME, e.g. '1:r0=1; 1:r1=0' (exhaustive)");
+  cmd->add_option("--assume", opt->assume,
+                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
   cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)");
   return {cmd, [opt] { return run_run(*opt); }};
 }

@@ -156,7 +156,8 @@ std::vector<Instruction> insert_register_waits(const std::vector<Instruction>& b
         auto it = pending.find(r);
         if (it == pending.end()) continue;
         if (it->second.vm_after >= 0) vmcnt = std::min(vmcnt.value_or(it->second.vm_after), it->second.vm_after);
-        if (it->second.lgkm_after >= 0) lgkmcnt = std::min(lgkmcnt.value_or(it->second.lgkm_after), it->second.lgkm_after);
+        if (it->second.lgkm_after >= 0)
+          lgkmcnt = std::min(lgkmcnt.value_or(it->second.lgkm_after), it->second.lgkm_after);
       }
     if (vmcnt || lgkmcnt) {
       Instruction wait;
@@ -195,8 +196,12 @@ class ThreadCompiler {
  public:
   ThreadCompiler(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
                  const MappingTable& table, const CompileOptions& options)
-      : test_(test), thread_(test.threads[static_cast<std::size_t>(thread)]), t_(target), cat_(catalog),
-        table_(table), opt_(options) {
+      : test_(test),
+        thread_(test.threads[static_cast<std::size_t>(thread)]),
+        t_(target),
+        cat_(catalog),
+        table_(table),
+        opt_(options) {
     out_.thread = thread;
   }
 
@@ -217,9 +222,10 @@ class ThreadCompiler {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    std::string where = index_ >= 0 ? fmt::format("P{}:{} '{}'", thread_.id, index_,
-                                                  litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
-                                     : fmt::format("P{}", thread_.id);
+    std::string where = index_ >= 0
+                            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+                            : fmt::format("P{}", thread_.id);
     throw CompileError(fmt::format("{}: {} (target {}, table {})", where, why, t_.name, table_.name()));
   }
 
@@ -288,7 +294,8 @@ class ThreadCompiler {
         if (form == GlobalForm::Buffer) {
           b.kernarg_offset = 16 * index;
           b.base = Operand::sgpr(alloc_s(4, 4), 4);
-          emit_prologue(from_template(fmt::format("s_load_dwordx4 {}, s[0:1], {}", reg_text(b.base), b.kernarg_offset)));
+          emit_prologue(
+              from_template(fmt::format("s_load_dwordx4 {}, s[0:1], {}", reg_text(b.base), b.kernarg_offset)));
         } else {
           b.kernarg_offset = 8 * index;
           Operand pair = Operand::sgpr(alloc_s(2, 2), 2);
@@ -326,7 +333,8 @@ class ThreadCompiler {
       std::int64_t initial = 0;
       for (const litmus::InitEntry& e : test_.init)
         if (e.thread == thread_.id && e.name == r) {
-          if (e.value.is_location()) fail(fmt::format("register {} holds an address, which the code generator does not support", r));
+          if (e.value.is_location())
+            fail(fmt::format("register {} holds an address, which the code generator does not support", r));
           initial = e.value.value;
         }
       emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, {}", v, initial)));
@@ -371,8 +379,8 @@ class ThreadCompiler {
         int a = value_register(e.operands[0]);
         int b = value_register(e.operands[1]);
         int d = alloc_v();
-        std::map<std::string, std::string> s = {{"d", fmt::format("v{}", d)}, {"a", fmt::format("v{}", a)},
-                                                {"b", fmt::format("v{}", b)}};
+        std::map<std::string, std::string> s = {
+            {"d", fmt::format("v{}", d)}, {"a", fmt::format("v{}", a)}, {"b", fmt::format("v{}", b)}};
         switch (e.op) {
           case litmus::BinaryOp::Add: emit(from_template(cat_.alu(t_, "add"), s), "", "value"); break;
           case litmus::BinaryOp::Sub: emit(from_template(cat_.alu(t_, "sub"), s), "", "value"); break;
@@ -381,7 +389,10 @@ class ThreadCompiler {
           case litmus::BinaryOp::Or: emit(from_template("v_or_b32_e32 {d}, {a}, {b}", s), "", "value"); break;
           case litmus::BinaryOp::Eq:
           case litmus::BinaryOp::Ne:
-            emit(from_template(e.op == litmus::BinaryOp::Eq ? "v_cmp_eq_u32_e32 vcc, {a}, {b}" : "v_cmp_ne_u32_e32 vcc, {a}, {b}", s), "", "value");
+            emit(from_template(
+                     e.op == litmus::BinaryOp::Eq ? "v_cmp_eq_u32_e32 vcc, {a}, {b}" : "v_cmp_ne_u32_e32 vcc, {a}, {b}",
+                     s),
+                 "", "value");
             emit(from_template("v_cndmask_b32_e64 {d}, 0, 1, vcc", s), "", "value");
             break;
         }
@@ -463,9 +474,10 @@ class ThreadCompiler {
       if (op && own_a && plain(b)) return {*op, &b};
       if (op && *op != AtomicOp::Sub && own_b && plain(a)) return {*op, &a};
     }
-    fail(fmt::format("no GCN atomic computes '{}' (supported: exchange, cas, and add, sub, and, or, xor "
-                     "of the value read with a constant or another register)",
-                     litmus::print_expr(v)));
+    fail(
+        fmt::format("no GCN atomic computes '{}' (supported: exchange, cas, and add, sub, and, or, xor "
+                    "of the value read with a constant or another register)",
+                    litmus::print_expr(v)));
   }
 
   void compile_memory(const litmus::Instruction& ins) {
@@ -490,10 +502,15 @@ class ThreadCompiler {
         if (form == GlobalForm::Flat || form == GlobalForm::Buffer)
           fail(fmt::format("register address offsets need the LDS or global form, not {}", to_string(*form)));
         int scaled = alloc_v();
-        emit(from_template(fmt::format("v_lshlrev_b32_e32 v{}, 2, v{}", scaled, out_.registers.at(ins.addr.offset->name))), "", "address");
+        emit(from_template(
+                 fmt::format("v_lshlrev_b32_e32 v{}, 2, v{}", scaled, out_.registers.at(ins.addr.offset->name))),
+             "", "address");
         if (!form) {
           int sum = alloc_v();
-          emit(from_template(cat_.alu(t_, "add"), {{"d", fmt::format("v{}", sum)}, {"a", reg_text(b.base)}, {"b", fmt::format("v{}", scaled)}}), "", "address");
+          emit(from_template(
+                   cat_.alu(t_, "add"),
+                   {{"d", fmt::format("v{}", sum)}, {"a", reg_text(b.base)}, {"b", fmt::format("v{}", scaled)}}),
+               "", "address");
           lds_address = Operand::vgpr(sum);
         } else {
           global_offset = Operand::vgpr(scaled);
@@ -505,17 +522,25 @@ class ThreadCompiler {
     if (ins.kind == OpKind::Load) {
       a.mnemonic = cat_.load(t_, form, wide);
       Operand dst = Operand::vgpr(out_.registers.at(ins.reg), width);
-      if (!form) a.operands = {dst, lds_address};
-      else if (*form == GlobalForm::Flat) a.operands = {dst, b.base};
-      else if (*form == GlobalForm::Global) a.operands = {dst, global_offset, b.base};
-      else a.operands = {dst, Operand::off(), b.base, Operand::immediate(0)};
+      if (!form)
+        a.operands = {dst, lds_address};
+      else if (*form == GlobalForm::Flat)
+        a.operands = {dst, b.base};
+      else if (*form == GlobalForm::Global)
+        a.operands = {dst, global_offset, b.base};
+      else
+        a.operands = {dst, Operand::off(), b.base, Operand::immediate(0)};
     } else if (ins.kind == OpKind::Store) {
       a.mnemonic = cat_.store(t_, form, wide);
       Operand data = data_operand(ins.value, width);
-      if (!form) a.operands = {lds_address, data};
-      else if (*form == GlobalForm::Flat) a.operands = {b.base, data};
-      else if (*form == GlobalForm::Global) a.operands = {global_offset, data, b.base};
-      else a.operands = {data, Operand::off(), b.base, Operand::immediate(0)};
+      if (!form)
+        a.operands = {lds_address, data};
+      else if (*form == GlobalForm::Flat)
+        a.operands = {b.base, data};
+      else if (*form == GlobalForm::Global)
+        a.operands = {global_offset, data, b.base};
+      else
+        a.operands = {data, Operand::off(), b.base, Operand::immediate(0)};
     } else {
       auto [kind, operand] = atomic_kind(ins);
       a.mnemonic = cat_.atomic(t_, form, kind, wide);
@@ -642,8 +667,10 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
 
 Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog) {
   std::optional<GlobalForm> form;
-  if (op.space == AddressSpace::Generic) form = GlobalForm::Flat;
-  else if (op.space != AddressSpace::Local) form = target.global;
+  if (op.space == AddressSpace::Generic)
+    form = GlobalForm::Flat;
+  else if (op.space != AddressSpace::Local)
+    form = target.global;
   Instruction a;
   const Operand dst = Operand::vgpr(1), data = Operand::vgpr(2), zero = Operand::vgpr(0);
   const Operand flat_address = Operand::vgpr(4, 2), sbase = Operand::sgpr(4, 2), resource = Operand::sgpr(4, 4);
@@ -705,13 +732,15 @@ std::string emit_assembly(const CompiledTest& c, const litmus::Test& test) {
     int last = -2;
     for (const Instruction& ins : t.code) {
       if (ins.origin.instruction != last && ins.origin.instruction >= 0) {
-        const auto& li = test.threads[static_cast<std::size_t>(t.thread)].code[static_cast<std::size_t>(ins.origin.instruction)];
+        const auto& li =
+            test.threads[static_cast<std::size_t>(t.thread)].code[static_cast<std::size_t>(ins.origin.instruction)];
         out += fmt::format("  ; P{}:{} {}\n", t.thread, ins.origin.instruction, litmus::print_instruction(li));
       }
       last = ins.origin.instruction;
       std::string line = ins.kind() == InstrClass::Label ? ins.mnemonic : "  " + print(ins);
       if (!ins.origin.row.empty())
-        line += std::string(line.size() < 48 ? 48 - line.size() : 1, ' ') + fmt::format("; {} ({})", ins.origin.row, ins.origin.role);
+        line += std::string(line.size() < 48 ? 48 - line.size() : 1, ' ') +
+                fmt::format("; {} ({})", ins.origin.row, ins.origin.role);
       out += line + "\n";
     }
   }
@@ -735,12 +764,18 @@ nlohmann::json to_json(const CompiledTest& c) {
     nlohmann::json locs = nlohmann::json::array();
     for (const LocationBinding& b : t.locations) {
       nlohmann::json l = {{"name", b.name}, {"space", to_string(b.space)}, {"base", reg_text(b.base)}};
-      if (b.space == AddressSpace::Local) l["lds_offset"] = b.lds_offset;
-      else l["kernarg_offset"] = b.kernarg_offset;
+      if (b.space == AddressSpace::Local)
+        l["lds_offset"] = b.lds_offset;
+      else
+        l["kernarg_offset"] = b.kernarg_offset;
       locs.push_back(l);
     }
-    threads.push_back({{"thread", t.thread}, {"registers", regs}, {"locations", locs}, {"code", code},
-                       {"vgprs", t.vgprs}, {"sgprs", t.sgprs}});
+    threads.push_back({{"thread", t.thread},
+                       {"registers", regs},
+                       {"locations", locs},
+                       {"code", code},
+                       {"vgprs", t.vgprs},
+                       {"sgprs", t.sgprs}});
   }
   return {{"schema", "hsalit-compiled/1"}, {"test", c.test},       {"target", c.target}, {"table", c.table},
           {"flavour", c.flavour},          {"generic", c.generic}, {"threads", threads}};

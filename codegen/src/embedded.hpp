@@ -7,7 +7,7 @@
 namespace hsalit::codegen {
 
 struct EmbeddedFile {
-  std::string_view name;     // relative to codegen/, e.g. "mappings/gfx6-9.json"
+  std::string_view name;  // relative to codegen/, e.g. "mappings/gfx6-9.json"
   std::string_view content;
 };
 

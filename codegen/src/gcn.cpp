@@ -84,7 +84,7 @@ std::string print_operand(const Operand& o) {
       return o.count == 1 ? fmt::format("s{}", o.reg) : fmt::format("s[{}:{}]", o.reg, o.reg + o.count - 1);
     case Operand::Kind::Immediate:
       return (o.imm > -65536 && o.imm < 65536) ? std::to_string(o.imm)
-                                                : fmt::format("0x{:x}", static_cast<std::uint64_t>(o.imm));
+                                               : fmt::format("0x{:x}", static_cast<std::uint64_t>(o.imm));
     case Operand::Kind::Off: return "off";
     case Operand::Kind::Special:
     case Operand::Kind::Label: return o.name;
@@ -103,8 +103,7 @@ std::string print(const Instruction& ins) {
     if (ins.wait.lgkmcnt) out += fmt::format(" lgkmcnt({})", *ins.wait.lgkmcnt);
     if (!ins.wait.vmcnt && !ins.wait.expcnt && !ins.wait.lgkmcnt && ins.operands.empty()) out += " 0";
   }
-  for (std::size_t i = 0; i < ins.operands.size(); ++i)
-    out += (i == 0 ? " " : ", ") + print_operand(ins.operands[i]);
+  for (std::size_t i = 0; i < ins.operands.size(); ++i) out += (i == 0 ? " " : ", ") + print_operand(ins.operands[i]);
   for (const std::string& f : ins.flags) out += " " + f;
   if (ins.offset) out += fmt::format(" offset:{}", *ins.offset);
   const CachePolicy& p = ins.policy;
@@ -225,14 +224,22 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     };
     if (counter("vmcnt", ins.wait.vmcnt) || counter("expcnt", ins.wait.expcnt) || counter("lgkmcnt", ins.wait.lgkmcnt))
       continue;
-    if (t == "glc") ins.policy.glc = true;
-    else if (t == "slc") ins.policy.slc = true;
-    else if (t == "dlc") ins.policy.dlc = true;
-    else if (t == "sc0") ins.policy.sc0 = true;
-    else if (t == "sc1") ins.policy.sc1 = true;
-    else if (t == "nt") ins.policy.nt = true;
-    else if (starts_with(t, "th:")) ins.policy.th = t.substr(3);
-    else if (starts_with(t, "scope:")) ins.policy.scope = t.substr(6);
+    if (t == "glc")
+      ins.policy.glc = true;
+    else if (t == "slc")
+      ins.policy.slc = true;
+    else if (t == "dlc")
+      ins.policy.dlc = true;
+    else if (t == "sc0")
+      ins.policy.sc0 = true;
+    else if (t == "sc1")
+      ins.policy.sc1 = true;
+    else if (t == "nt")
+      ins.policy.nt = true;
+    else if (starts_with(t, "th:"))
+      ins.policy.th = t.substr(3);
+    else if (starts_with(t, "scope:"))
+      ins.policy.scope = t.substr(6);
     else if (starts_with(t, "offset:")) {
       if (!parse_int(std::string_view(t).substr(7), n)) {
         error = fmt::format("bad offset '{}'", t);
@@ -280,12 +287,12 @@ ParsedProgram parse_assembly(std::string_view text) {
     line = line.substr(b);
     line = line.substr(0, line.find_last_not_of(" \t\r") + 1);
     // Assembler directives start with '.', but so do local labels (`.LBB0_2:`), which stay.
-    if (line[0] == '.' &&
-        !(line.back() == ':' && line.find_first_of(" \t") == std::string_view::npos))
-      continue;
+    if (line[0] == '.' && !(line.back() == ':' && line.find_first_of(" \t") == std::string_view::npos)) continue;
     std::string error;
-    if (auto ins = parse_instruction(line, error)) out.instructions.push_back(std::move(*ins));
-    else out.errors.push_back(fmt::format("line {}: {}", line_no, error));
+    if (auto ins = parse_instruction(line, error))
+      out.instructions.push_back(std::move(*ins));
+    else
+      out.errors.push_back(fmt::format("line {}: {}", line_no, error));
   }
   return out;
 }

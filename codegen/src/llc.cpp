@@ -56,9 +56,8 @@ LlcTool find_llc(std::string_view name) {
   std::optional<std::filesystem::path> path = find_program(name);
   if (!path) {
     std::string package = debian_package_for(name);
-    throw LlcError(package.empty()
-                       ? fmt::format("{} not found", name)
-                       : fmt::format("{} not found: install Debian package {}", name, package));
+    throw LlcError(package.empty() ? fmt::format("{} not found", name)
+                                   : fmt::format("{} not found: install Debian package {}", name, package));
   }
   t.path = *path;
   ProcessResult v = run_process({t.path.string(), "--version"});
@@ -70,8 +69,7 @@ LlcTool find_llc(std::string_view name) {
   t.version = std::stoi(m[1]);
   const std::string& help = llc_help(t.path);
   // LLVM 14 reads `ptr` only in opaque-pointer mode; 15 and later use it by default.
-  if (t.version < 15 && help.find("-opaque-pointers") != std::string::npos)
-    t.flags.push_back("-opaque-pointers");
+  if (t.version < 15 && help.find("-opaque-pointers") != std::string::npos) t.flags.push_back("-opaque-pointers");
   // The atomic optimizer rewrites uniform atomic adds into a reduction and one atomic
   // (GCN-NOTES point 5): off, in whichever spelling this llc has.
   if (help.find("-amdgpu-atomic-optimizer-strategy") != std::string::npos)
@@ -82,8 +80,7 @@ LlcTool find_llc(std::string_view name) {
 }
 
 std::vector<std::string> llc_command(const LlcTool& llc, const Target& target) {
-  std::vector<std::string> cmd = {llc.path.string(), "-march=amdgcn", "-mcpu=" + target.name,
-                                  "-O2"};
+  std::vector<std::string> cmd = {llc.path.string(), "-march=amdgcn", "-mcpu=" + target.name, "-O2"};
   cmd.insert(cmd.end(), llc.flags.begin(), llc.flags.end());
   cmd.insert(cmd.end(), target.assembler_flags.begin(), target.assembler_flags.end());
   return cmd;
@@ -119,37 +116,27 @@ bool is_model_instruction(const Instruction& ins) {
     case InstrClass::Wait:
     case InstrClass::CacheInvalidate:
     case InstrClass::CacheWriteback:
-    case InstrClass::Barrier:
-      return true;
-    default:
-      return false;
+    case InstrClass::Barrier: return true;
+    default: return false;
   }
 }
 
 // The kind a litmus access needs from its memory instruction.
 bool kind_matches(litmus::OpKind op, InstrClass c) {
   switch (op) {
-    case litmus::OpKind::Load:
-      return c == InstrClass::VectorLoad || c == InstrClass::LdsLoad;
-    case litmus::OpKind::Store:
-      return c == InstrClass::VectorStore || c == InstrClass::LdsStore;
-    case litmus::OpKind::Rmw:
-      return c == InstrClass::VectorAtomic || c == InstrClass::LdsAtomic;
-    default:
-      return false;
+    case litmus::OpKind::Load: return c == InstrClass::VectorLoad || c == InstrClass::LdsLoad;
+    case litmus::OpKind::Store: return c == InstrClass::VectorStore || c == InstrClass::LdsStore;
+    case litmus::OpKind::Rmw: return c == InstrClass::VectorAtomic || c == InstrClass::LdsAtomic;
+    default: return false;
   }
 }
 
 std::string_view kind_word(litmus::OpKind op) {
   switch (op) {
-    case litmus::OpKind::Load:
-      return "load";
-    case litmus::OpKind::Store:
-      return "store";
-    case litmus::OpKind::Rmw:
-      return "rmw";
-    default:
-      return "?";
+    case litmus::OpKind::Load: return "load";
+    case litmus::OpKind::Store: return "store";
+    case litmus::OpKind::Rmw: return "rmw";
+    default: return "?";
   }
 }
 
@@ -157,11 +144,11 @@ std::string_view kind_word(litmus::OpKind op) {
 // of neighbouring accesses (dwordx2, ds_read2, b64) shows as one of these.
 bool looks_merged(const Instruction& ins) {
   const std::string& m = ins.mnemonic;
-  return m.find("x2") != std::string::npos || m.find("x3") != std::string::npos ||
-         m.find("x4") != std::string::npos || m.find("read2") != std::string::npos ||
-         m.find("write2") != std::string::npos || m.find("load_2") != std::string::npos ||
-         m.find("store_2") != std::string::npos || m.find("b64") != std::string::npos ||
-         m.find("b96") != std::string::npos || m.find("b128") != std::string::npos;
+  return m.find("x2") != std::string::npos || m.find("x3") != std::string::npos || m.find("x4") != std::string::npos ||
+         m.find("read2") != std::string::npos || m.find("write2") != std::string::npos ||
+         m.find("load_2") != std::string::npos || m.find("store_2") != std::string::npos ||
+         m.find("b64") != std::string::npos || m.find("b96") != std::string::npos ||
+         m.find("b128") != std::string::npos;
 }
 
 struct Candidate {
@@ -202,8 +189,8 @@ Candidate access_candidate(const litmus::Instruction& ins, int index, bool after
 //     that starts with waits (a fence, a barrier, a release or seq_cst access after);
 //   - s_barrier goes to the litmus barrier;
 //   - anything else stays with the current candidate.
-void assign_gap(std::vector<Instruction>& code, const std::vector<int>& positions,
-                const std::vector<Candidate>& cands, int thread) {
+void assign_gap(std::vector<Instruction>& code, const std::vector<int>& positions, const std::vector<Candidate>& cands,
+                int thread) {
   if (cands.empty()) return;
   const int last = static_cast<int>(cands.size()) - 1;
   int c = 0, barrier_owner = -1;
@@ -226,9 +213,8 @@ void assign_gap(std::vector<Instruction>& code, const std::vector<int>& position
       case InstrClass::Barrier: {
         // GFX12's barrier is two instructions: s_barrier_wait stays with its signal.
         bool second = code[static_cast<std::size_t>(pos)].mnemonic.rfind("s_barrier_wait", 0) == 0;
-        int o = second && barrier_owner >= 0
-                    ? barrier_owner
-                    : first_from(c, [](const Candidate& k) { return k.barrier; });
+        int o =
+            second && barrier_owner >= 0 ? barrier_owner : first_from(c, [](const Candidate& k) { return k.barrier; });
         if (o < 0) o = c;
         give(pos, o);
         barrier_owner = o;
@@ -260,8 +246,7 @@ void assign_gap(std::vector<Instruction>& code, const std::vector<int>& position
         int o;
         if (next == InstrClass::CacheInvalidate) {
           o = invalidate_owner(c);
-        } else if (cands[static_cast<std::size_t>(c)].role == "after" &&
-                   cands[static_cast<std::size_t>(c)].acquire) {
+        } else if (cands[static_cast<std::size_t>(c)].role == "after" && cands[static_cast<std::size_t>(c)].acquire) {
           o = c;
         } else {
           o = first_from(c, [](const Candidate& k) { return k.leading_wait; });
@@ -322,15 +307,13 @@ KernelText kernel_body(std::string_view assembly, const std::string& name) {
   const std::string header = name + ":";
   while (pos < assembly.size()) {
     std::size_t nl = assembly.find('\n', pos);
-    std::string_view line =
-        assembly.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line = assembly.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? assembly.size() : nl + 1;
     ++line_no;
     std::string_view trimmed = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
     if (state == State::Outside) {
       if (trimmed.substr(0, header.size()) == header &&
-          (trimmed.size() == header.size() || trimmed[header.size()] == ' ' ||
-           trimmed[header.size()] == '\t'))
+          (trimmed.size() == header.size() || trimmed[header.size()] == ' ' || trimmed[header.size()] == '\t'))
         state = State::Prologue;
       continue;
     }
@@ -342,8 +325,7 @@ KernelText kernel_body(std::string_view assembly, const std::string& name) {
       std::istringstream words{std::string(line.substr(b + std::string_view(kBeginMarker).size()))};
       std::string w;
       while (words >> w)
-        if (auto eq = w.find('='); eq != std::string::npos && w[0] != '@')
-          k.bases[w.substr(eq + 1)] = w.substr(0, eq);
+        if (auto eq = w.find('='); eq != std::string::npos && w[0] != '@') k.bases[w.substr(eq + 1)] = w.substr(0, eq);
       continue;
     }
     if (line.find(kEndMarker) != std::string_view::npos) {
@@ -351,9 +333,8 @@ KernelText kernel_body(std::string_view assembly, const std::string& name) {
       k.end = true;
       continue;
     }
-    bool label =
-        !trimmed.empty() && trimmed.find(':') != std::string_view::npos &&
-        trimmed.substr(0, trimmed.find(':')).find_first_of(" \t;") == std::string_view::npos;
+    bool label = !trimmed.empty() && trimmed.find(':') != std::string_view::npos &&
+                 trimmed.substr(0, trimmed.find(':')).find_first_of(" \t;") == std::string_view::npos;
     if (state == State::Epilogue && label) state = State::Body;
     if (state != State::Body) continue;
     if (k.body.empty()) k.body_first_line = line_no;
@@ -365,8 +346,7 @@ KernelText kernel_body(std::string_view assembly, const std::string& name) {
 // The location an llc memory instruction accesses, when its base is one of the SGPR pairs the
 // begin marker names and nothing in the body wrote that pair before it; "" when unknown (LDS
 // and flat addresses are in VGPRs).
-std::vector<std::string> access_locations(const std::vector<Instruction>& code,
-                                          const std::vector<int>& memory,
+std::vector<std::string> access_locations(const std::vector<Instruction>& code, const std::vector<int>& memory,
                                           const std::map<std::string, std::string>& bases) {
   std::map<int, std::string> by_reg;  // first SGPR of a pair -> location
   for (const auto& [reg, loc] : bases) {
@@ -380,11 +360,9 @@ std::vector<std::string> access_locations(const std::vector<Instruction>& code,
     // Pairs written by an earlier instruction no longer hold the pointer.
     for (int i = 0; i < m; ++i) {
       const Instruction& w = code[static_cast<std::size_t>(i)];
-      if (w.is_memory() || w.operands.empty() || w.operands[0].kind != Operand::Kind::Sgpr)
-        continue;
+      if (w.is_memory() || w.operands.empty() || w.operands[0].kind != Operand::Kind::Sgpr) continue;
       const Operand& d = w.operands[0];
-      std::erase_if(
-          by_reg, [&](const auto& e) { return e.first < d.reg + d.count && d.reg < e.first + 2; });
+      std::erase_if(by_reg, [&](const auto& e) { return e.first < d.reg + d.count && d.reg < e.first + 2; });
     }
     std::string loc;
     const Instruction& ins = code[static_cast<std::size_t>(m)];
@@ -396,18 +374,15 @@ std::vector<std::string> access_locations(const std::vector<Instruction>& code,
 }
 
 std::string_view space_word(InstrClass c, const std::string& mnemonic) {
-  if (c == InstrClass::LdsLoad || c == InstrClass::LdsStore || c == InstrClass::LdsAtomic)
-    return "lds";
+  if (c == InstrClass::LdsLoad || c == InstrClass::LdsStore || c == InstrClass::LdsAtomic) return "lds";
   return mnemonic.rfind("flat_", 0) == 0 ? "flat" : "global";
 }
 
-void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kernel,
-                const litmus::Test& test, const std::map<std::string, std::string>& bases,
-                bool generic) {
+void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kernel, const litmus::Test& test,
+                const std::map<std::string, std::string>& bases, bool generic) {
   std::vector<int> expected;
   for (int a : kernel.accesses)
-    if (std::find(kernel.unreachable.begin(), kernel.unreachable.end(), a) ==
-        kernel.unreachable.end())
+    if (std::find(kernel.unreachable.begin(), kernel.unreachable.end(), a) == kernel.unreachable.end())
       expected.push_back(a);
   std::vector<int> memory;
   for (std::size_t i = 0; i < out.code.size(); ++i)
@@ -445,12 +420,10 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
   };
   for (int i = 1; i <= ne; ++i)
     for (int j = 1; j <= nm; ++j)
-      at(F, i, j) = std::max(
-          {at(F, i - 1, j), at(F, i, j - 1), matches(i - 1, j - 1) ? at(F, i - 1, j - 1) + 1 : 0});
+      at(F, i, j) = std::max({at(F, i - 1, j), at(F, i, j - 1), matches(i - 1, j - 1) ? at(F, i - 1, j - 1) + 1 : 0});
   for (int i = ne - 1; i >= 0; --i)
     for (int j = nm - 1; j >= 0; --j)
-      at(B, i, j) =
-          std::max({at(B, i + 1, j), at(B, i, j + 1), matches(i, j) ? at(B, i + 1, j + 1) + 1 : 0});
+      at(B, i, j) = std::max({at(B, i + 1, j), at(B, i, j + 1), matches(i, j) ? at(B, i + 1, j + 1) + 1 : 0});
   const int best = at(F, ne, nm);
   out.tied.assign(static_cast<std::size_t>(ne), -1);
   std::vector<bool> used(static_cast<std::size_t>(nm), false);
@@ -479,8 +452,8 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
     };
     std::string a, b;
     for (int i : loose_litmus)
-      a += fmt::format("{}P{}:{} {}", a.empty() ? "" : ", ", t.id,
-                       expected[static_cast<std::size_t>(i)], litmus::print_instruction(lit(i)));
+      a += fmt::format("{}P{}:{} {}", a.empty() ? "" : ", ", t.id, expected[static_cast<std::size_t>(i)],
+                       litmus::print_instruction(lit(i)));
     for (int j : loose_llc) b += (b.empty() ? "" : ", ") + llc_text(j);
     std::string why;
     if (nm < ne)
@@ -493,8 +466,7 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
               ? " (some of its accesses are wider: merged)"
               : "");
     else if (nm > ne)
-      why = fmt::format("llc emitted {} memory instructions for {} litmus access{}", nm, ne,
-                        ne == 1 ? "" : "es");
+      why = fmt::format("llc emitted {} memory instructions for {} litmus access{}", nm, ne, ne == 1 ? "" : "es");
     else
       why =
           "llc's memory instructions do not follow the litmus accesses in kind, space or location "
@@ -503,11 +475,9 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
     // An access that became another kind at a known location (e.g. an idempotent rmw as a load).
     for (int i : loose_litmus)
       for (int j : loose_llc)
-        if (where[static_cast<std::size_t>(j)] == lit(i).addr.base.name &&
-            !kind_matches(lit(i).kind, llc(j).kind()))
-          why += fmt::format("; P{}:{} ({} {}) looks implemented by {}", t.id,
-                             expected[static_cast<std::size_t>(i)], kind_word(lit(i).kind),
-                             lit(i).addr.base.name, llc(j).mnemonic);
+        if (where[static_cast<std::size_t>(j)] == lit(i).addr.base.name && !kind_matches(lit(i).kind, llc(j).kind()))
+          why += fmt::format("; P{}:{} ({} {}) looks implemented by {}", t.id, expected[static_cast<std::size_t>(i)],
+                             kind_word(lit(i).kind), lit(i).addr.base.name, llc(j).mnemonic);
     std::string untied = loose_litmus.empty() ? "" : fmt::format(" Untied: {}.", a);
     std::string left = loose_llc.empty() ? "" : fmt::format(" Left over in llc: {}.", b);
     // A left-over instruction that could be any of several untied accesses: not guessed.
@@ -516,18 +486,15 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
       int n = 0;
       for (int i : loose_litmus)
         if (matches(i, j))
-          could +=
-              fmt::format("{}P{}:{}", n++ ? ", " : "", t.id, expected[static_cast<std::size_t>(i)]);
+          could += fmt::format("{}P{}:{}", n++ ? ", " : "", t.id, expected[static_cast<std::size_t>(i)]);
       if (n > 1)
         left +=
-            fmt::format(" {} could implement any of {}: which one is ambiguous, so none is tied.",
-                        llc_text(j), could);
+            fmt::format(" {} could implement any of {}: which one is ambiguous, so none is tied.", llc_text(j), could);
     }
     out.problems.push_back(fmt::format("P{}: {}.{}{}", t.id, why, untied, left));
   }
   for (std::size_t i = 0; i < out.tied.size(); ++i)
-    if (out.tied[i] >= 0)
-      out.code[static_cast<std::size_t>(out.tied[i])].origin = {t.id, expected[i], "", "access"};
+    if (out.tied[i] >= 0) out.code[static_cast<std::size_t>(out.tied[i])].origin = {t.id, expected[i], "", "access"};
 
   // The gaps between consecutive tied accesses (and before the first, after the last).
   struct Anchor {
@@ -541,8 +508,7 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
     std::vector<int> positions;
     for (int i = anchors[g].code + 1; i < anchors[g + 1].code; ++i)
       if (is_model_instruction(out.code[static_cast<std::size_t>(i)])) positions.push_back(i);
-    assign_gap(out.code, positions, gap_candidates(t, anchors[g].litmus, anchors[g + 1].litmus),
-               t.id);
+    assign_gap(out.code, positions, gap_candidates(t, anchors[g].litmus, anchors[g + 1].litmus), t.id);
   }
   for (Instruction& ins : out.code)
     if (ins.origin.thread < 0) ins.origin.thread = t.id;
@@ -550,8 +516,8 @@ void tie_thread(LlcThread& out, const litmus::Thread& t, const LlvmKernel& kerne
 
 }  // namespace
 
-LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& test,
-                              const LlvmModule& module, const Target& target) {
+LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& test, const LlvmModule& module,
+                              const Target& target) {
   LlcResult r;
   r.target = target.name;
   r.assembly = std::string(assembly);
@@ -560,9 +526,8 @@ LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& tes
     th.thread = kernel.thread;
     KernelText k = kernel_body(assembly, kernel.name);
     if (!k.begin || !k.end) {
-      th.problems.push_back(
-          fmt::format("P{}: kernel {} {} in llc's output", kernel.thread, kernel.name,
-                      !k.begin ? "has no begin marker (or is missing)" : "has no end marker"));
+      th.problems.push_back(fmt::format("P{}: kernel {} {} in llc's output", kernel.thread, kernel.name,
+                                        !k.begin ? "has no begin marker (or is missing)" : "has no end marker"));
     }
     ParsedProgram parsed = parse_assembly(k.body);
     for (const std::string& e : parsed.errors) {
@@ -574,8 +539,7 @@ LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& tes
     }
     th.code = std::move(parsed.instructions);
     th.unreachable = kernel.unreachable;
-    tie_thread(th, test.threads[static_cast<std::size_t>(kernel.thread)], kernel, test, k.bases,
-               module.generic);
+    tie_thread(th, test.threads[static_cast<std::size_t>(kernel.thread)], kernel, test, k.bases, module.generic);
     r.threads.push_back(std::move(th));
   }
   return r;

@@ -48,27 +48,16 @@ std::vector<std::string> CounterModel::issued(const Instruction& ins) const {
   };
   std::vector<std::string> out;
   switch (ins.kind()) {
-    case InstrClass::VectorLoad:
-      out.push_back(g12 ? "loadcnt" : "vmcnt");
-      break;
-    case InstrClass::VectorStore:
-      out.push_back(g12 ? "storecnt" : g10 ? "vscnt" : "vmcnt");
-      break;
+    case InstrClass::VectorLoad: out.push_back(g12 ? "loadcnt" : "vmcnt"); break;
+    case InstrClass::VectorStore: out.push_back(g12 ? "storecnt" : g10 ? "vscnt" : "vmcnt"); break;
     case InstrClass::VectorAtomic:
-      out.push_back(!g10          ? "vmcnt"
-                    : returning() ? (g12 ? "loadcnt" : "vmcnt")
-                                  : (g12 ? "storecnt" : "vscnt"));
+      out.push_back(!g10 ? "vmcnt" : returning() ? (g12 ? "loadcnt" : "vmcnt") : (g12 ? "storecnt" : "vscnt"));
       break;
     case InstrClass::LdsLoad:
     case InstrClass::LdsStore:
-    case InstrClass::LdsAtomic:
-      out.push_back(lds);
-      break;
-    case InstrClass::ScalarLoad:
-      out.push_back(g12 ? "kmcnt" : "lgkmcnt");
-      break;
-    default:
-      break;
+    case InstrClass::LdsAtomic: out.push_back(lds); break;
+    case InstrClass::ScalarLoad: out.push_back(g12 ? "kmcnt" : "lgkmcnt"); break;
+    default: break;
   }
   if (flat && ins.is_memory()) out.push_back(lds);
   return out;
@@ -125,19 +114,16 @@ using Zeros = std::set<std::string>;
 // memory-model code around it.
 bool owned(const Instruction& ins) {
   return ins.origin.instruction >= 0 &&
-         (ins.is_memory() || ins.kind() == InstrClass::Wait ||
-          ins.kind() == InstrClass::CacheInvalidate || ins.kind() == InstrClass::CacheWriteback ||
-          ins.kind() == InstrClass::Barrier);
+         (ins.is_memory() || ins.kind() == InstrClass::Wait || ins.kind() == InstrClass::CacheInvalidate ||
+          ins.kind() == InstrClass::CacheWriteback || ins.kind() == InstrClass::Barrier);
 }
 
 bool is_listed(const litmus::Instruction& ins) {
-  return ins.is_memory_access() || ins.kind == litmus::OpKind::Fence ||
-         ins.kind == litmus::OpKind::Barrier;
+  return ins.is_memory_access() || ins.kind == litmus::OpKind::Fence || ins.kind == litmus::OpKind::Barrier;
 }
 
 // One entry per litmus instruction with memory-model code.
-std::map<int, OperationComparison> operations(const litmus::Test& test, const litmus::Thread& t,
-                                              bool generic) {
+std::map<int, OperationComparison> operations(const litmus::Test& test, const litmus::Thread& t, bool generic) {
   std::map<int, OperationComparison> ops;
   for (std::size_t i = 0; i < t.code.size(); ++i) {
     const litmus::Instruction& ins = t.code[i];
@@ -146,9 +132,7 @@ std::map<int, OperationComparison> operations(const litmus::Test& test, const li
     o.thread = t.id;
     o.instruction = static_cast<int>(i);
     o.litmus = litmus::print_instruction(ins);
-    o.operation = ins.kind == litmus::OpKind::Barrier
-                      ? "barrier"
-                      : memory_operation(test, ins, generic).describe();
+    o.operation = ins.kind == litmus::OpKind::Barrier ? "barrier" : memory_operation(test, ins, generic).describe();
     o.tied = !ins.is_memory_access();
     ops[o.instruction] = o;
   }
@@ -194,8 +178,7 @@ Walk walk(const std::vector<Instruction>& code, const CounterModel& m, std::size
     w.zero_before.push_back(zeros());
     w.drained_by.push_back(drained);
     // The prologue, and code no path reaches, issue nothing.
-    if (i < from || std::count(unreachable.begin(), unreachable.end(), code[i].origin.instruction))
-      continue;
+    if (i < from || std::count(unreachable.begin(), unreachable.end(), code[i].origin.instruction)) continue;
     for (const std::string& c : m.issued(code[i])) {
       ++outstanding[c];
       drained.erase(c);
@@ -239,8 +222,7 @@ GapView gap_view(const std::vector<Instruction>& code, int from, int to) {
   GapView g;
   for (int i = from + 1; i < to; ++i) {
     InstrClass k = code[static_cast<std::size_t>(i)].kind();
-    if (k == InstrClass::CacheInvalidate || k == InstrClass::CacheWriteback ||
-        k == InstrClass::Barrier)
+    if (k == InstrClass::CacheInvalidate || k == InstrClass::CacheWriteback || k == InstrClass::Barrier)
       g.points.push_back(i);
   }
   g.end = to;
@@ -248,23 +230,19 @@ GapView gap_view(const std::vector<Instruction>& code, int from, int to) {
 }
 
 // Longest common subsequence of two mnemonic lists: pairs of matched indices.
-std::vector<std::pair<int, int>> match_points(const std::vector<Instruction>& a,
-                                              const std::vector<int>& pa,
-                                              const std::vector<Instruction>& b,
-                                              const std::vector<int>& pb) {
+std::vector<std::pair<int, int>> match_points(const std::vector<Instruction>& a, const std::vector<int>& pa,
+                                              const std::vector<Instruction>& b, const std::vector<int>& pb) {
   const std::size_t n = pa.size(), m = pb.size();
   std::vector<std::vector<int>> L(n + 1, std::vector<int>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      L[i][j] =
-          a[static_cast<std::size_t>(pa[i])].mnemonic == b[static_cast<std::size_t>(pb[j])].mnemonic
-              ? L[i + 1][j + 1] + 1
-              : std::max(L[i + 1][j], L[i][j + 1]);
+      L[i][j] = a[static_cast<std::size_t>(pa[i])].mnemonic == b[static_cast<std::size_t>(pb[j])].mnemonic
+                    ? L[i + 1][j + 1] + 1
+                    : std::max(L[i + 1][j], L[i][j + 1]);
   std::vector<std::pair<int, int>> out;
   std::size_t i = 0, j = 0;
   while (i < n && j < m) {
-    if (a[static_cast<std::size_t>(pa[i])].mnemonic ==
-        b[static_cast<std::size_t>(pb[j])].mnemonic) {
+    if (a[static_cast<std::size_t>(pa[i])].mnemonic == b[static_cast<std::size_t>(pb[j])].mnemonic) {
       out.emplace_back(static_cast<int>(i), static_cast<int>(j));
       ++i;
       ++j;
@@ -279,8 +257,7 @@ std::vector<std::pair<int, int>> match_points(const std::vector<Instruction>& a,
 
 class Comparer {
  public:
-  Comparer(const litmus::Test& test, const CompiledTest& table, const LlcResult& llc,
-           const Target& target)
+  Comparer(const litmus::Test& test, const CompiledTest& table, const LlcResult& llc, const Target& target)
       : test_(test), table_(table), llc_(llc), model_(counter_model(target)) {}
 
   Comparison run() {
@@ -300,8 +277,7 @@ class Comparer {
     for (const CompiledThread& x : table_.threads)
       if (x.thread == lt.thread) ct = &x;
     if (!ct) {
-      out.problems.push_back(
-          fmt::format("P{}: the table compilation has no such thread", lt.thread));
+      out.problems.push_back(fmt::format("P{}: the table compilation has no such thread", lt.thread));
       return out;
     }
     const std::vector<Instruction>& tcode = ct->code;
@@ -324,8 +300,7 @@ class Comparer {
       if (tcode[i].origin.role == "access" && tcode[i].is_memory())
         taccess[tcode[i].origin.instruction] = static_cast<int>(i);
     for (std::size_t i = 0; i < lcode.size(); ++i)
-      if (lcode[i].origin.role == "access")
-        laccess[lcode[i].origin.instruction] = static_cast<int>(i);
+      if (lcode[i].origin.role == "access") laccess[lcode[i].origin.instruction] = static_cast<int>(i);
 
     // Anchors: litmus accesses tied on both sides, in program order.
     std::vector<int> anchors;
@@ -354,8 +329,8 @@ class Comparer {
       if (a.mnemonic != b.mnemonic)
         note(lit, fmt::format("different instruction: table {}, llc {}", a.mnemonic, b.mnemonic));
       if (!(a.policy == b.policy))
-        note(lit, fmt::format("different cache bits on the access: table {}, llc {}",
-                              bits_text(a.policy), bits_text(b.policy)));
+        note(lit, fmt::format("different cache bits on the access: table {}, llc {}", bits_text(a.policy),
+                              bits_text(b.policy)));
     }
 
     // The gaps.
@@ -366,11 +341,9 @@ class Comparer {
     for (std::size_t g = 0; g + 1 < lits.size(); ++g) {
       int from_lit = lits[g], to_lit = lits[g + 1];
       int tf = from_lit < 0 ? tprologue_end : taccess[from_lit];
-      int tt = to_lit >= static_cast<int>(t.code.size()) ? static_cast<int>(tcode.size())
-                                                         : taccess[to_lit];
+      int tt = to_lit >= static_cast<int>(t.code.size()) ? static_cast<int>(tcode.size()) : taccess[to_lit];
       int lf = from_lit < 0 ? -1 : laccess[from_lit];
-      int lt2 = to_lit >= static_cast<int>(t.code.size()) ? static_cast<int>(lcode.size())
-                                                          : laccess[to_lit];
+      int lt2 = to_lit >= static_cast<int>(t.code.size()) ? static_cast<int>(lcode.size()) : laccess[to_lit];
       // Without an access after it, the table's gap ends at s_endpgm.
       if (to_lit >= static_cast<int>(t.code.size()))
         for (int i = tf + 1; i < tt; ++i)
@@ -383,10 +356,9 @@ class Comparer {
   }
 
   template <typename Note>
-  void compare_gap(const litmus::Thread& t, int from_lit, int to_lit,
-                   const std::vector<Instruction>& tcode, const Walk& tw, int tf, int tt,
-                   const std::vector<Instruction>& lcode, const Walk& lw, int lf, int lt,
-                   Note& note) {
+  void compare_gap(const litmus::Thread& t, int from_lit, int to_lit, const std::vector<Instruction>& tcode,
+                   const Walk& tw, int tf, int tt, const std::vector<Instruction>& lcode, const Walk& lw, int lf,
+                   int lt, Note& note) {
     const int n = static_cast<int>(t.code.size());
     // Where a difference goes when no instruction names it: the access after the gap, else
     // the one before.
@@ -398,18 +370,15 @@ class Comparer {
       if (i >= 0 && i < n && is_listed(t.code[static_cast<std::size_t>(i)])) return i;
       return from_lit >= 0 ? from_lit : fallback;
     };
-    std::string gap_name =
-        from_lit < 0  ? fmt::format("before P{}:{}", t.id, to_lit)
-        : to_lit >= n ? fmt::format("after P{}:{}", t.id, from_lit)
-                      : fmt::format("between P{}:{} and P{}:{}", t.id, from_lit, t.id, to_lit);
+    std::string gap_name = from_lit < 0  ? fmt::format("before P{}:{}", t.id, to_lit)
+                           : to_lit >= n ? fmt::format("after P{}:{}", t.id, from_lit)
+                                         : fmt::format("between P{}:{} and P{}:{}", t.id, from_lit, t.id, to_lit);
     GapView tg = gap_view(tcode, tf, tt), lg = gap_view(lcode, lf, lt);
     auto zeros_at = [](const Walk& w, const std::vector<Instruction>& code, int i) {
-      return i < static_cast<int>(code.size()) ? w.zero_before[static_cast<std::size_t>(i)]
-                                               : w.zero_at_end;
+      return i < static_cast<int>(code.size()) ? w.zero_before[static_cast<std::size_t>(i)] : w.zero_at_end;
     };
     auto drained_at = [](const Walk& w, const std::vector<Instruction>& code, int i) {
-      return i < static_cast<int>(code.size()) ? w.drained_by[static_cast<std::size_t>(i)]
-                                               : w.drained_at_end;
+      return i < static_cast<int>(code.size()) ? w.drained_by[static_cast<std::size_t>(i)] : w.drained_at_end;
     };
     // Counter differences at a point: what the table has at zero that llc does not, and back.
     auto counters = [&](int ti, int li, const std::string& at, int owner_default) {
@@ -450,14 +419,12 @@ class Comparer {
         }
       std::string text;
       if (!missing.empty() && !extra.empty())
-        text = fmt::format("different counter {}: the table waits for {} to reach 0, llc for {}",
-                           at, join(missing), join(extra));
-      else if (!missing.empty())
-        text = fmt::format("missing wait {}: the table waits for {} to reach 0, llc does not", at,
-                           join(missing));
-      else
-        text = fmt::format("extra wait {}: llc waits for {} to reach 0, the table does not", at,
+        text = fmt::format("different counter {}: the table waits for {} to reach 0, llc for {}", at, join(missing),
                            join(extra));
+      else if (!missing.empty())
+        text = fmt::format("missing wait {}: the table waits for {} to reach 0, llc does not", at, join(missing));
+      else
+        text = fmt::format("extra wait {}: llc waits for {} to reach 0, the table does not", at, join(extra));
       note(owner, text + hint);
     };
 
@@ -465,13 +432,11 @@ class Comparer {
     std::vector<bool> tm(tg.points.size()), lm(lg.points.size());
     for (auto [i, j] : matched) {
       tm[static_cast<std::size_t>(i)] = lm[static_cast<std::size_t>(j)] = true;
-      const Instruction& a =
-          tcode[static_cast<std::size_t>(tg.points[static_cast<std::size_t>(i)])];
-      const Instruction& b =
-          lcode[static_cast<std::size_t>(lg.points[static_cast<std::size_t>(j)])];
+      const Instruction& a = tcode[static_cast<std::size_t>(tg.points[static_cast<std::size_t>(i)])];
+      const Instruction& b = lcode[static_cast<std::size_t>(lg.points[static_cast<std::size_t>(j)])];
       if (!(a.policy == b.policy))
-        note(where(a), fmt::format("different cache bits on {} {}: table {}, llc {}", a.mnemonic,
-                                   gap_name, bits_text(a.policy), bits_text(b.policy)));
+        note(where(a), fmt::format("different cache bits on {} {}: table {}, llc {}", a.mnemonic, gap_name,
+                                   bits_text(a.policy), bits_text(b.policy)));
       counters(tg.points[static_cast<std::size_t>(i)], lg.points[static_cast<std::size_t>(j)],
                fmt::format("before {} {}", a.mnemonic, gap_name), where(a));
     }
@@ -480,19 +445,16 @@ class Comparer {
         const Instruction& a = tcode[static_cast<std::size_t>(tg.points[i])];
         note(where(a),
              fmt::format("missing {} {}: the table has `{}`, llc none",
-                         a.kind() == InstrClass::Barrier ? "barrier" : "cache instruction",
-                         gap_name, print(a)));
+                         a.kind() == InstrClass::Barrier ? "barrier" : "cache instruction", gap_name, print(a)));
       }
     for (std::size_t j = 0; j < lg.points.size(); ++j)
       if (!lm[j]) {
         const Instruction& b = lcode[static_cast<std::size_t>(lg.points[j])];
         note(where(b),
              fmt::format("extra {} {}: llc has `{}`, the table none",
-                         b.kind() == InstrClass::Barrier ? "barrier" : "cache instruction",
-                         gap_name, print(b)));
+                         b.kind() == InstrClass::Barrier ? "barrier" : "cache instruction", gap_name, print(b)));
       }
-    std::string at = to_lit < n ? fmt::format("before P{}:{}", t.id, to_lit)
-                                : fmt::format("at the end of P{}", t.id);
+    std::string at = to_lit < n ? fmt::format("before P{}:{}", t.id, to_lit) : fmt::format("at the end of P{}", t.id);
     counters(tt, lt, at, fallback);
   }
 
@@ -509,15 +471,14 @@ class Comparer {
     // Destinations of the loads before the wait.
     for (std::size_t j = static_cast<std::size_t>(w); j-- > 0;) {
       const Instruction& l = code[j];
-      if (!(l.kind() == InstrClass::VectorLoad || l.kind() == InstrClass::LdsLoad || l.is_atomic()))
-        continue;
+      if (!(l.kind() == InstrClass::VectorLoad || l.kind() == InstrClass::LdsLoad || l.is_atomic())) continue;
       if (l.operands.empty() || l.operands[0].kind != Operand::Kind::Vgpr) continue;
       const Operand& d = l.operands[0];
       for (std::size_t k = 1; k < next.operands.size(); ++k) {
         const Operand& o = next.operands[k];
         if (o.kind == Operand::Kind::Vgpr && o.reg < d.reg + d.count && d.reg < o.reg + o.count)
-          return fmt::format(" (llc needs the value loaded into {} for `{}`: a data dependency)",
-                             print_operand_text(d), print(next));
+          return fmt::format(" (llc needs the value loaded into {} for `{}`: a data dependency)", print_operand_text(d),
+                             print(next));
       }
       break;
     }
@@ -525,8 +486,7 @@ class Comparer {
   }
 
   static std::string print_operand_text(const Operand& o) {
-    return o.count == 1 ? fmt::format("v{}", o.reg)
-                        : fmt::format("v[{}:{}]", o.reg, o.reg + o.count - 1);
+    return o.count == 1 ? fmt::format("v{}", o.reg) : fmt::format("v[{}:{}]", o.reg, o.reg + o.count - 1);
   }
 
   const litmus::Test& test_;
@@ -538,8 +498,8 @@ class Comparer {
 
 }  // namespace
 
-Comparison compare_with_table(const litmus::Test& test, const CompiledTest& table,
-                              const LlcResult& llc, const Target& target) {
+Comparison compare_with_table(const litmus::Test& test, const CompiledTest& table, const LlcResult& llc,
+                              const Target& target) {
   return Comparer(test, table, llc, target).run();
 }
 
@@ -560,17 +520,16 @@ Comparison describe_llc(const litmus::Test& test, const LlcResult& llc, bool gen
 }
 
 std::string render_comparison(const Comparison& c) {
-  std::string out =
-      c.table.empty()
-          ? fmt::format("; {} on {}: {} (no table to compare with)\n", c.test, c.target, c.llc)
-          : fmt::format("; {} on {}: table {} versus {}\n", c.test, c.target, c.table, c.llc);
+  std::string out = c.table.empty()
+                        ? fmt::format("; {} on {}: {} (no table to compare with)\n", c.test, c.target, c.llc)
+                        : fmt::format("; {} on {}: table {} versus {}\n", c.test, c.target, c.table, c.llc);
   constexpr std::size_t kColumn = 46;
   for (const ThreadComparison& t : c.threads) {
     out += fmt::format("\n; ---- thread P{} ----\n", t.thread);
     for (const std::string& p : t.problems) out += fmt::format("PROBLEM {}\n", p);
     for (const OperationComparison& o : t.operations) {
-      std::string_view verdict = o.unreachable ? "unreachable (after an unconditional branch)"
-                                 : !o.tied     ? "UNTIED"
+      std::string_view verdict = o.unreachable            ? "unreachable (after an unconditional branch)"
+                                 : !o.tied                ? "UNTIED"
                                  : !o.differences.empty() ? "DIFF"
                                  : c.table.empty()        ? ""
                                                           : "same";
@@ -581,8 +540,7 @@ std::string render_comparison(const Comparison& c) {
         return fmt::format("{:<8} {}", v[k].origin.role, print(v[k]));
       };
       if (c.table.empty()) {
-        for (std::size_t i = 0; i < o.llc.size(); ++i)
-          out += fmt::format("    {}\n", cell(o.llc, i));
+        for (std::size_t i = 0; i < o.llc.size(); ++i) out += fmt::format("    {}\n", cell(o.llc, i));
       } else {
         out += fmt::format("    {:<{}}| {}\n", "table", kColumn, c.llc);
         std::size_t rows = std::max(o.table.size(), o.llc.size());
@@ -593,8 +551,7 @@ std::string render_comparison(const Comparison& c) {
     }
   }
   out += fmt::format("\n; {} difference{}, {} tying problem{}\n", c.difference_count(),
-                     c.difference_count() == 1 ? "" : "s", c.problem_count(),
-                     c.problem_count() == 1 ? "" : "s");
+                     c.difference_count() == 1 ? "" : "s", c.problem_count(), c.problem_count() == 1 ? "" : "s");
   return out;
 }
 

@@ -82,12 +82,8 @@ struct Incoming {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const litmus::Test& test, int thread, const LlvmIrOptions& options,
-                std::vector<std::string>& metadata)
-      : test_(test),
-        thread_(test.threads[static_cast<std::size_t>(thread)]),
-        opt_(options),
-        metadata_(metadata) {
+  KernelEmitter(const litmus::Test& test, int thread, const LlvmIrOptions& options, std::vector<std::string>& metadata)
+      : test_(test), thread_(test.threads[static_cast<std::size_t>(thread)]), opt_(options), metadata_(metadata) {
     k_.thread = thread_.id;
     k_.name = fmt::format("P{}", thread_.id);
   }
@@ -106,8 +102,7 @@ class KernelEmitter {
     }
     block_ = "entry";
     line(fmt::format("call void asm sideeffect {}, \"{}~{{memory}}\"({})",
-                     llvm_string(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)),
-                     constraints, operands));
+                     llvm_string(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)), constraints, operands));
     for (std::size_t i = 0; i < thread_.code.size(); ++i) {
       index_ = static_cast<int>(i);
       const litmus::Instruction& ins = thread_.code[i];
@@ -133,36 +128,31 @@ class KernelEmitter {
       }
       v = coerce(v, 64);
       std::string at = fresh("out");
-      line(fmt::format("{} = getelementptr inbounds i8, {} %out, i64 {}", at, pointer_type(false),
-                       8 * slot++));
+      line(fmt::format("{} = getelementptr inbounds i8, {} %out, i64 {}", at, pointer_type(false), 8 * slot++));
       line(fmt::format("store i64 {}, {} {}, align 8", v.text, pointer_type(false), at));
     }
     line("ret void");
-    std::string text = fmt::format("define amdgpu_kernel void @{}({}) #0 {{\nentry:\n{}}}\n",
-                                   k_.name, signature, body_);
+    std::string text =
+        fmt::format("define amdgpu_kernel void @{}({}) #0 {{\nentry:\n{}}}\n", k_.name, signature, body_);
     return {std::move(k_), std::move(text)};
   }
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    std::string where =
-        index_ >= 0
-            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
-                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
-            : fmt::format("P{}", thread_.id);
+    std::string where = index_ >= 0
+                            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+                            : fmt::format("P{}", thread_.id);
     throw CompileError(fmt::format("{}: {} (LLVM IR)", where, why));
   }
 
   // The order an instruction is emitted with: with sc_orders, scacq and screl are scar.
   litmus::MemoryOrder order(const litmus::Annotations& a) const {
-    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed)
-      return litmus::MemoryOrder::AcquireRelease;
+    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
     return a.order;
   }
 
-  bool is_group(const std::string& loc) const {
-    return test_.segment_of(loc) == litmus::Segment::Group;
-  }
+  bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
 
   // The pointer type of a location (or of %out when `group` is false and it is not a location).
   std::string pointer_type(bool group) const {
@@ -185,8 +175,7 @@ class KernelEmitter {
       if (ins.expected) collect(*ins.expected, regs);
       if (ins.condition) collect(*ins.condition, regs);
       if (ins.addr.offset) collect(*ins.addr.offset, regs);
-      if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) &&
-          !opt_.generic)
+      if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) && !opt_.generic)
         lds.insert(ins.addr.base.name);
     }
     for (const litmus::InitEntry& e : test_.init)
@@ -197,15 +186,13 @@ class KernelEmitter {
     for (const std::string& r : regs) {
       int bits = 32;
       for (const litmus::Instruction& ins : thread_.code)
-        if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double)
-          bits = 64;
+        if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double) bits = 64;
       std::int64_t initial = 0;
       for (const litmus::InitEntry& e : test_.init)
         if (e.thread == thread_.id && e.name == r) {
           if (e.value.is_location())
-            fail(fmt::format(
-                "register {} holds the address of {}, which the LLVM IR emitter does not support",
-                r, e.value.name));
+            fail(fmt::format("register {} holds the address of {}, which the LLVM IR emitter does not support", r,
+                             e.value.name));
           initial = e.value.value;
         }
       reg_bits_[r] = bits;
@@ -222,22 +209,19 @@ class KernelEmitter {
     if (v.bits == bits) return v;
     if (v.constant) return constant_value(*v.constant, bits);
     std::string t = fresh("t");
-    line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", type(v.bits),
-                     v.text, type(bits)));
+    line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", type(v.bits), v.text, type(bits)));
     return {t, bits, std::nullopt};
   }
 
   Value eval(const Expr& e, int bits) {
     switch (e.kind) {
-      case Expr::Kind::Constant:
-        return constant_value(e.value, bits);
+      case Expr::Kind::Constant: return constant_value(e.value, bits);
       case Expr::Kind::Register: {
         auto it = regs_.find(e.name);
         if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
         return coerce(it->second, bits);
       }
-      case Expr::Kind::Location:
-        fail(fmt::format("the address of '{}' as a value is not supported", e.name));
+      case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
       case Expr::Kind::Binary: {
         // Comparisons compare at their operands' width; arithmetic is done at the result's.
         bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
@@ -247,25 +231,15 @@ class KernelEmitter {
         std::string t = fresh("t");
         std::string_view op;
         switch (e.op) {
-          case litmus::BinaryOp::Add:
-            op = "add";
-            break;
-          case litmus::BinaryOp::Sub:
-            op = "sub";
-            break;
-          case litmus::BinaryOp::Xor:
-            op = "xor";
-            break;
-          case litmus::BinaryOp::And:
-            op = "and";
-            break;
-          case litmus::BinaryOp::Or:
-            op = "or";
-            break;
+          case litmus::BinaryOp::Add: op = "add"; break;
+          case litmus::BinaryOp::Sub: op = "sub"; break;
+          case litmus::BinaryOp::Xor: op = "xor"; break;
+          case litmus::BinaryOp::And: op = "and"; break;
+          case litmus::BinaryOp::Or: op = "or"; break;
           case litmus::BinaryOp::Eq:
           case litmus::BinaryOp::Ne: {
-            line(fmt::format("{} = icmp {} {} {}, {}", t,
-                             e.op == litmus::BinaryOp::Eq ? "eq" : "ne", type(w), a.text, b.text));
+            line(fmt::format("{} = icmp {} {} {}, {}", t, e.op == litmus::BinaryOp::Eq ? "eq" : "ne", type(w), a.text,
+                             b.text));
             std::string z = fresh("t");
             line(fmt::format("{} = zext i1 {} to {}", z, t, type(bits)));
             return {z, bits, std::nullopt};
@@ -297,36 +271,26 @@ class KernelEmitter {
   std::string metadata(const litmus::Instruction& ins) {
     metadata_.push_back(fmt::format(
         "!{{!{}, i32 {}, i32 {}}}",
-        llvm_string(fmt::format("P{}:{} {}", thread_.id, index_, litmus::print_instruction(ins))),
-        thread_.id, index_));
+        llvm_string(fmt::format("P{}:{} {}", thread_.id, index_, litmus::print_instruction(ins))), thread_.id, index_));
     return fmt::format(", !hsalit.litmus !{}", metadata_.size() - 1);
   }
 
   void instruction(const litmus::Instruction& ins) {
     switch (ins.kind) {
-      case OpKind::Label:
-        label(ins.label);
-        return;
-      case OpKind::Mov:
-        assign(ins.reg, eval(ins.value, reg_bits_.at(ins.reg)));
-        return;
-      case OpKind::Branch:
-        branch(ins);
-        return;
+      case OpKind::Label: label(ins.label); return;
+      case OpKind::Mov: assign(ins.reg, eval(ins.value, reg_bits_.at(ins.reg))); return;
+      case OpKind::Branch: branch(ins); return;
       case OpKind::Barrier: {
         barrier_used_ = true;
         line("call void @llvm.amdgcn.s.barrier()");
         return;
       }
       case OpKind::Fence:
-        line(fmt::format("fence{} {}{}", sync_scope(ins.annots.scope), ordering(order(ins.annots)),
-                         metadata(ins)));
+        line(fmt::format("fence{} {}{}", sync_scope(ins.annots.scope), ordering(order(ins.annots)), metadata(ins)));
         return;
       case OpKind::Load:
       case OpKind::Store:
-      case OpKind::Rmw:
-        access(ins);
-        return;
+      case OpKind::Rmw: access(ins); return;
     }
   }
 
@@ -362,8 +326,7 @@ class KernelEmitter {
     // The current block is always open (a branch starts a new one): it falls through.
     line(fmt::format("br label %{}", block));
     in.push_back({block_, regs_, reachable_});
-    bool reachable =
-        std::any_of(in.begin(), in.end(), [](const Incoming& i) { return i.reachable; });
+    bool reachable = std::any_of(in.begin(), in.end(), [](const Incoming& i) { return i.reachable; });
     start_block(block, reachable);
     if (in.empty()) return;
     for (auto& [reg, value] : regs_) {
@@ -377,8 +340,7 @@ class KernelEmitter {
       std::string phi = def_name(reg);
       std::string incoming;
       for (const Incoming& i : in)
-        incoming += fmt::format("{}[ {}, %{} ]", incoming.empty() ? "" : ", ",
-                                i.registers.at(reg).text, i.block);
+        incoming += fmt::format("{}[ {}, %{} ]", incoming.empty() ? "" : ", ", i.registers.at(reg).text, i.block);
       line(fmt::format("{} = phi {} {}", phi, type(reg_bits_.at(reg)), incoming));
       value = {phi, reg_bits_.at(reg), std::nullopt};
     }
@@ -387,8 +349,7 @@ class KernelEmitter {
   // The pointer an access uses: the location (an argument or an LDS variable), indexed by a
   // register offset when there is one (an address dependency).
   std::string address(const litmus::Instruction& ins, int bits) {
-    if (!ins.addr.base.is_location())
-      fail("an address held in a register is not supported by the LLVM IR emitter");
+    if (!ins.addr.base.is_location()) fail("an address held in a register is not supported by the LLVM IR emitter");
     const std::string& loc = ins.addr.base.name;
     bool group = is_group(loc) && !opt_.generic;
     std::string base = group ? "@lds." + ident(loc) : "%loc." + ident(loc);
@@ -399,8 +360,7 @@ class KernelEmitter {
     }
     Value off = eval(*ins.addr.offset, 64);
     std::string p = fresh("p");
-    line(fmt::format("{} = getelementptr i32, {} {}, i64 {}", p, pointer_type(group), base,
-                     off.text));
+    line(fmt::format("{} = getelementptr i32, {} {}, i64 {}", p, pointer_type(group), base, off.text));
     (void)bits;
     return p;
   }
@@ -419,11 +379,11 @@ class KernelEmitter {
       std::string p = address(ins, bits);
       std::string v = def_name(ins.reg);
       if (a.atomic)
-        line(fmt::format("{} = load atomic {}, {} {}{} {}, {}{}", v, ty, pty, p,
-                         sync_scope(a.scope), ordering(order(a)), align, md));
+        line(fmt::format("{} = load atomic {}, {} {}{} {}, {}{}", v, ty, pty, p, sync_scope(a.scope),
+                         ordering(order(a)), align, md));
       else
-        line(fmt::format("{} = load {}{}, {} {}, {}{}", v,
-                         opt_.volatile_ordinary ? "volatile " : "", ty, pty, p, align, md));
+        line(fmt::format("{} = load {}{}, {} {}, {}{}", v, opt_.volatile_ordinary ? "volatile " : "", ty, pty, p, align,
+                         md));
       assign(ins.reg, {v, bits, std::nullopt});
       return;
     }
@@ -431,11 +391,11 @@ class KernelEmitter {
       Value v = eval(ins.value, bits);
       std::string p = address(ins, bits);
       if (a.atomic)
-        line(fmt::format("store atomic {} {}, {} {}{} {}, {}{}", ty, v.text, pty, p,
-                         sync_scope(a.scope), ordering(order(a)), align, md));
+        line(fmt::format("store atomic {} {}, {} {}{} {}, {}{}", ty, v.text, pty, p, sync_scope(a.scope),
+                         ordering(order(a)), align, md));
       else
-        line(fmt::format("store {}{} {}, {} {}, {}{}", opt_.volatile_ordinary ? "volatile " : "",
-                         ty, v.text, pty, p, align, md));
+        line(fmt::format("store {}{} {}, {} {}, {}{}", opt_.volatile_ordinary ? "volatile " : "", ty, v.text, pty, p,
+                         align, md));
       return;
     }
     // Read-modify-write.
@@ -444,9 +404,8 @@ class KernelEmitter {
       Value desired = eval(ins.value, bits);
       std::string p = address(ins, bits);
       std::string pair = fresh("cas");
-      line(fmt::format("{} = cmpxchg {} {}, {} {}, {} {}{} {} {}, {}{}", pair, pty, p, ty,
-                       expected.text, ty, desired.text, sync_scope(a.scope), ordering(order(a)),
-                       failure_ordering(order(a)), align, md));
+      line(fmt::format("{} = cmpxchg {} {}, {} {}, {} {}{} {} {}, {}{}", pair, pty, p, ty, expected.text, ty,
+                       desired.text, sync_scope(a.scope), ordering(order(a)), failure_ordering(order(a)), align, md));
       std::string v = def_name(ins.reg);
       line(fmt::format("{} = extractvalue {{ {}, i1 }} {}, 0", v, ty, pair));
       assign(ins.reg, {v, bits, std::nullopt});
@@ -456,15 +415,14 @@ class KernelEmitter {
     Value v = eval(*operand, bits);
     std::string p = address(ins, bits);
     std::string r = def_name(ins.reg);
-    line(fmt::format("{} = atomicrmw {} {} {}, {} {}{} {}, {}{}", r, op, pty, p, ty, v.text,
-                     sync_scope(a.scope), ordering(order(a)), align, md));
+    line(fmt::format("{} = atomicrmw {} {} {}, {} {}{} {}, {}{}", r, op, pty, p, ty, v.text, sync_scope(a.scope),
+                     ordering(order(a)), align, md));
     assign(ins.reg, {r, bits, std::nullopt});
   }
 
   static bool mentions(const Expr& e, const std::string& reg) {
     if (e.is_register() && e.name == reg) return true;
-    return std::any_of(e.operands.begin(), e.operands.end(),
-                       [&](const Expr& o) { return mentions(o, reg); });
+    return std::any_of(e.operands.begin(), e.operands.end(), [&](const Expr& o) { return mentions(o, reg); });
   }
 
   // The atomicrmw operation and its operand: `(OP REG X)` on the rmw's own register is OP
@@ -479,23 +437,12 @@ class KernelEmitter {
       bool own_b = b.is_register() && b.name == ins.reg;
       std::string_view op;
       switch (v.op) {
-        case litmus::BinaryOp::Add:
-          op = "add";
-          break;
-        case litmus::BinaryOp::Sub:
-          op = "sub";
-          break;
-        case litmus::BinaryOp::And:
-          op = "and";
-          break;
-        case litmus::BinaryOp::Or:
-          op = "or";
-          break;
-        case litmus::BinaryOp::Xor:
-          op = "xor";
-          break;
-        default:
-          break;
+        case litmus::BinaryOp::Add: op = "add"; break;
+        case litmus::BinaryOp::Sub: op = "sub"; break;
+        case litmus::BinaryOp::And: op = "and"; break;
+        case litmus::BinaryOp::Or: op = "or"; break;
+        case litmus::BinaryOp::Xor: op = "xor"; break;
+        default: break;
       }
       if (!op.empty() && own_a && !mentions(b, ins.reg)) return {op, &b};
       if (!op.empty() && op != "sub" && own_b && !mentions(a, ins.reg)) return {op, &a};
@@ -560,16 +507,15 @@ LlvmModule emit_llvm_ir(const litmus::Test& test, const LlvmIrOptions& options) 
   for (const std::string& loc : test.location_names()) {
     auto it = lds_bits.find(loc);
     if (it == lds_bits.end()) continue;
-    out += fmt::format("@lds.{} = internal addrspace(3) global i{} poison, align {}\n", ident(loc),
-                       it->second, it->second / 8);
+    out += fmt::format("@lds.{} = internal addrspace(3) global i{} poison, align {}\n", ident(loc), it->second,
+                       it->second / 8);
   }
   out += kernels;
   if (barrier) out += "\ndeclare void @llvm.amdgcn.s.barrier() #1\n";
   out += "\nattributes #0 = { nounwind }\n";
   if (barrier) out += "attributes #1 = { convergent nounwind willreturn }\n";
   if (!metadata.empty()) out += "\n";
-  for (std::size_t i = 0; i < metadata.size(); ++i)
-    out += fmt::format("!{} = {}\n", i, metadata[i]);
+  for (std::size_t i = 0; i < metadata.size(); ++i) out += fmt::format("!{} = {}\n", i, metadata[i]);
   return m;
 }
 

@@ -154,8 +154,10 @@ class TableReader {
     } else if (e.is_object()) {
       if (!e.contains("op") || !e["op"].is_string()) fail(where, "a sequence element needs \"op\"");
       std::string op = e["op"];
-      if (op == "access") out.is_access = true;
-      else out.mnemonic = op;
+      if (op == "access")
+        out.is_access = true;
+      else
+        out.mnemonic = op;
       for (const auto& [key, value] : e.items()) {
         auto flag = [&](bool& slot) {
           if (!value.is_boolean()) fail(where, fmt::format("'{}' is true or false", key));
@@ -165,20 +167,31 @@ class TableReader {
           if (!value.is_number_integer() || value.get<int>() < 0) fail(where, fmt::format("'{}' is a count", key));
           slot = value.get<int>();
         };
-        if (key == "op") continue;
-        else if (key == "glc") flag(out.policy.glc);
-        else if (key == "slc") flag(out.policy.slc);
-        else if (key == "dlc") flag(out.policy.dlc);
-        else if (key == "sc0") flag(out.policy.sc0);
-        else if (key == "sc1") flag(out.policy.sc1);
-        else if (key == "nt") flag(out.policy.nt);
+        if (key == "op")
+          continue;
+        else if (key == "glc")
+          flag(out.policy.glc);
+        else if (key == "slc")
+          flag(out.policy.slc);
+        else if (key == "dlc")
+          flag(out.policy.dlc);
+        else if (key == "sc0")
+          flag(out.policy.sc0);
+        else if (key == "sc1")
+          flag(out.policy.sc1);
+        else if (key == "nt")
+          flag(out.policy.nt);
         else if (key == "th" || key == "scope") {
           if (!value.is_string()) fail(where, fmt::format("'{}' is a string", key));
           (key == "th" ? out.policy.th : out.policy.scope) = value.get<std::string>();
-        } else if (key == "vmcnt") counter(out.wait.vmcnt);
-        else if (key == "expcnt") counter(out.wait.expcnt);
-        else if (key == "lgkmcnt") counter(out.wait.lgkmcnt);
-        else if (key == "count") counter(out.count);
+        } else if (key == "vmcnt")
+          counter(out.wait.vmcnt);
+        else if (key == "expcnt")
+          counter(out.wait.expcnt);
+        else if (key == "lgkmcnt")
+          counter(out.wait.lgkmcnt);
+        else if (key == "count")
+          counter(out.count);
         else if (key == "omit_in") {
           for (const std::string& f : strings(value, where, "omit_in")) out.omit_in.insert(f);
         } else if (key == "omit_counters_in") {
@@ -221,8 +234,8 @@ class TableReader {
     if (!r.contains("id") || !r["id"].is_string()) fail(where, "a row needs a string \"id\"");
     out.id = r["id"];
     where = fmt::format("row {} ({})", index, out.id);
-    static const std::set<std::string> kKeys = {"id", "operation", "atomic", "access", "orderings", "scopes",
-                                                "spaces", "targets", "sequence", "same_as", "source", "note"};
+    static const std::set<std::string> kKeys = {"id",     "operation", "atomic",   "access",  "orderings", "scopes",
+                                                "spaces", "targets",   "sequence", "same_as", "source",    "note"};
     for (const auto& [key, value] : r.items())
       if (!kKeys.count(key)) fail(where, fmt::format("unknown key '{}'", key));
     out.operations = names<Operation>(r, "operation", where, [](std::string_view s) -> std::optional<Operation> {
@@ -265,7 +278,8 @@ class TableReader {
       if (fence && accesses != 0) fail(where, "a fence sequence has no \"access\" element");
       if (!fence && accesses != 1) fail(where, "a memory operation sequence has exactly one \"access\" element");
     }
-    if (!r.contains("source") || !r["source"].is_object()) fail(where, "a row cites its \"source\" (document, table, row)");
+    if (!r.contains("source") || !r["source"].is_object())
+      fail(where, "a row cites its \"source\" (document, table, row)");
     const json& s = r["source"];
     for (const char* key : {"document", "table", "row"})
       if (!s.contains(key) || !s[key].is_string()) fail(where, fmt::format("'source' needs a string \"{}\"", key));
@@ -292,10 +306,10 @@ std::vector<MemoryOperation> all_operations() {
   std::vector<MemoryOperation> out;
   const AddressSpace spaces[] = {AddressSpace::Global, AddressSpace::Local, AddressSpace::Generic,
                                  AddressSpace::Private, AddressSpace::Constant};
-  const SyncScope scopes[] = {SyncScope::SingleThread, SyncScope::Wavefront, SyncScope::Workgroup,
-                              SyncScope::Agent, SyncScope::System};
+  const SyncScope scopes[] = {SyncScope::SingleThread, SyncScope::Wavefront, SyncScope::Workgroup, SyncScope::Agent,
+                              SyncScope::System};
   const Ordering orders[] = {Ordering::Unordered, Ordering::Monotonic, Ordering::Acquire,
-                             Ordering::Release, Ordering::AcqRel, Ordering::SeqCst};
+                             Ordering::Release,   Ordering::AcqRel,    Ordering::SeqCst};
   for (Operation o : {Operation::Load, Operation::Store, Operation::Rmw}) {
     for (AddressSpace sp : spaces)
       for (AccessKind k : {AccessKind::Plain, AccessKind::Volatile, AccessKind::Nontemporal})
@@ -340,7 +354,8 @@ MappingTable MappingTable::from_json(const json& doc, std::string_view origin) {
     if (!ids.insert(row.id).second) reader.fail(fmt::format("row {} ({})", i, row.id), "duplicate id");
     for (const std::string& target : row.targets)
       if (std::find(t.targets_.begin(), t.targets_.end(), target) == t.targets_.end())
-        reader.fail(fmt::format("row {} ({})", i, row.id), fmt::format("target '{}' is not one of the table's", target));
+        reader.fail(fmt::format("row {} ({})", i, row.id),
+                    fmt::format("target '{}' is not one of the table's", target));
     for (const SequenceElement& e : row.sequence)
       for (const std::string& f : e.omit_in)
         if (std::find(t.flavours_.begin(), t.flavours_.end(), f) == t.flavours_.end())
@@ -388,7 +403,8 @@ MappingTable MappingTable::builtin(std::string_view name) {
   for (const EmbeddedFile& f : embedded_files())
     if (f.name == fmt::format("mappings/{}.json", name))
       return from_json(json::parse(f.content), fmt::format("codegen/mappings/{}.json", name));
-  throw MappingError(fmt::format("no built-in mapping table '{}' (built-in: {})", name, fmt::join(builtin_names(), ", ")));
+  throw MappingError(
+      fmt::format("no built-in mapping table '{}' (built-in: {})", name, fmt::join(builtin_names(), ", ")));
 }
 
 std::vector<std::string> MappingTable::builtin_names() {

@@ -55,8 +55,7 @@ std::optional<std::filesystem::path> find_program(std::string_view name) {
   while (true) {
     auto colon = path.find(':');
     std::string_view dir = path.substr(0, colon);
-    std::filesystem::path candidate =
-        std::filesystem::path(dir.empty() ? "." : std::string(dir)) / std::string(name);
+    std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : std::string(dir)) / std::string(name);
     if (executable(candidate)) return candidate;
     if (colon == std::string_view::npos) break;
     path.remove_prefix(colon + 1);
@@ -70,11 +69,9 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   if (!program) throw ProcessError(fmt::format("{}: program not found", argv[0]));
 
   int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    throw ProcessError(fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw ProcessError(fmt::format("pipe: {}", std::strerror(errno)));
   Fd out_read{out_pipe[0]}, out_write{out_pipe[1]};
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    throw ProcessError(fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw ProcessError(fmt::format("pipe: {}", std::strerror(errno)));
   Fd err_read{err_pipe[0]}, err_write{err_pipe[1]};
 
   SpawnActions sa;
@@ -115,8 +112,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      throw ProcessError(fmt::format("{}: waitpid: {}", argv[0], std::strerror(errno)));
+    if (errno != EINTR) throw ProcessError(fmt::format("{}: waitpid: {}", argv[0], std::strerror(errno)));
   }
   if (WIFEXITED(status))
     result.exit_status = WEXITSTATUS(status);
@@ -129,8 +125,7 @@ TempDir::TempDir(std::string_view prefix) {
   const char* tmp = std::getenv("TMPDIR");
   std::filesystem::path base = tmp && *tmp ? tmp : "/tmp";
   std::string pattern = (base / (std::string(prefix) + "-XXXXXX")).string();
-  if (!::mkdtemp(pattern.data()))
-    throw ProcessError(fmt::format("mkdtemp {}: {}", pattern, std::strerror(errno)));
+  if (!::mkdtemp(pattern.data())) throw ProcessError(fmt::format("mkdtemp {}: {}", pattern, std::strerror(errno)));
   path_ = pattern;
 }
 

@@ -15,13 +15,9 @@ std::string_view to_string(MemoryOrder order) {
   return "?";
 }
 
-std::string_view to_string(Segment segment) {
-  return segment == Segment::Global ? "global" : "group";
-}
+std::string_view to_string(Segment segment) { return segment == Segment::Global ? "global" : "group"; }
 
-std::string_view to_string(AccessSize size) {
-  return size == AccessSize::Single ? "single" : "double";
-}
+std::string_view to_string(AccessSize size) { return size == AccessSize::Single ? "single" : "double"; }
 
 std::string_view to_string(BinaryOp op) {
   switch (op) {
@@ -93,9 +89,7 @@ Expr Expr::binary(BinaryOp op, Expr lhs, Expr rhs, SourcePos p) {
   return e;
 }
 
-std::string ObservedRef::to_string() const {
-  return thread ? std::to_string(*thread) + ":" + name : name;
-}
+std::string ObservedRef::to_string() const { return thread ? std::to_string(*thread) + ":" + name : name; }
 
 Prop Prop::equals(ObservedRef lhs, Expr rhs, SourcePos p) {
   Prop r;
@@ -142,8 +136,7 @@ void collect_expr_locations(const Expr& e, std::vector<std::string>& out) {
   for (const Expr& o : e.operands) collect_expr_locations(o, out);
 }
 
-void collect_prop(const Prop& p, std::vector<std::string>* locations,
-                  std::vector<ObservedRef>* refs) {
+void collect_prop(const Prop& p, std::vector<std::string>* locations, std::vector<ObservedRef>* refs) {
   if (p.kind == Prop::Kind::Equals) {
     if (refs) refs->push_back(p.lhs);
     if (locations) {
@@ -192,11 +185,10 @@ std::vector<ObservedRef> Test::observed() const {
     if (a.is_register() != b.is_register()) return a.is_register();
     return a < b;
   });
-  refs.erase(std::unique(refs.begin(), refs.end(),
-                         [](const ObservedRef& a, const ObservedRef& b) {
-                           return a.thread == b.thread && a.name == b.name;
-                         }),
-             refs.end());
+  refs.erase(
+      std::unique(refs.begin(), refs.end(),
+                  [](const ObservedRef& a, const ObservedRef& b) { return a.thread == b.thread && a.name == b.name; }),
+      refs.end());
   return refs;
 }
 

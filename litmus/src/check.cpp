@@ -14,9 +14,7 @@ namespace {
 // Names as the text form spells them, so that a test read from JSON prints back as text.
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
-bool is_digits(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
+bool is_digits(std::string_view s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos; }
 bool is_identifier(std::string_view s) {
   if (s.empty() || !is_name_start(s[0])) return false;
   for (char c : s)
@@ -32,9 +30,9 @@ bool is_location_name(std::string_view s) { return is_identifier(s) && !is_regis
 // A label cannot be an opcode (the cell would read as an instruction) or a trailer keyword
 // (the row would read as the end of the program).
 bool is_label_name(std::string_view s) {
-  static const std::set<std::string_view> kReserved = {
-      "r",    "w",      "rmw",     "f",         "b",      "mov",    "barrier",
-      "call", "scopes", "regions", "locations", "filter", "exists", "forall"};
+  static const std::set<std::string_view> kReserved = {"r",         "w",       "rmw",    "f",      "b",
+                                                       "mov",       "barrier", "call",   "scopes", "regions",
+                                                       "locations", "filter",  "exists", "forall"};
   return is_location_name(s) && !kReserved.count(s);
 }
 
@@ -64,8 +62,7 @@ class TestChecker {
     }
     if (thread_count() > limits_.max_threads) {
       diags_.error(test_.threads[0].pos.at,
-                   fmt::format("too many threads ({}; the limit is {})", thread_count(),
-                               limits_.max_threads));
+                   fmt::format("too many threads ({}; the limit is {})", thread_count(), limits_.max_threads));
       return false;
     }
     bool ok = true;
@@ -115,8 +112,7 @@ class TestChecker {
   void collect_registers(const Thread& t) {
     auto& regs = registers_[static_cast<std::size_t>(t.id)];
     for (const Instruction& ins : t.code)
-      if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov)
-        regs.insert(ins.reg);
+      if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov) regs.insert(ins.reg);
   }
 
   void check_register_name(SourcePos at, const std::string& name) {
@@ -167,16 +163,13 @@ class TestChecker {
                                              ins.label));
       if (ins.kind != OpKind::Label) continue;
       if (!labels.emplace(ins.label, i).second)
-        diags_.error(ins.pos.at, fmt::format("label '{}' is defined twice in thread P{}",
-                                             ins.label, t.id));
+        diags_.error(ins.pos.at, fmt::format("label '{}' is defined twice in thread P{}", ins.label, t.id));
     }
     for (std::size_t i = 0; i < t.code.size(); ++i) {
       const Instruction& ins = t.code[i];
       check_annotations(ins);
       switch (ins.kind) {
-        case OpKind::Load:
-          check_address(t, ins);
-          break;
+        case OpKind::Load: check_address(t, ins); break;
         case OpKind::Store:
           check_address(t, ins);
           if (!ins.value.is_constant() && !ins.value.is_register())
@@ -190,9 +183,7 @@ class TestChecker {
           if (ins.annots.cas != ins.expected.has_value())
             diags_.error(ins.pos.at, "a compare-and-swap has an expected value and a new value");
           break;
-        case OpKind::Mov:
-          check_expr_registers(t, ins.value);
-          break;
+        case OpKind::Mov: check_expr_registers(t, ins.value); break;
         case OpKind::Branch: {
           if (ins.condition) {
             check_expr_registers(t, *ins.condition);
@@ -213,8 +204,7 @@ class TestChecker {
         }
         case OpKind::Label:
         case OpKind::Fence:
-        case OpKind::Barrier:
-          break;
+        case OpKind::Barrier: break;
       }
       if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov) {
         if (ins.reg.empty())
@@ -232,8 +222,7 @@ class TestChecker {
     bool compare = c.kind == Expr::Kind::Binary && (c.op == BinaryOp::Eq || c.op == BinaryOp::Ne) &&
                    c.operands.size() == 2 && c.operands[0].is_register() &&
                    (c.operands[1].is_register() || c.operands[1].is_constant());
-    if (!compare)
-      diags_.error(ins.pos.at, "a branch condition is a register, or (eq|neq REGISTER VALUE)");
+    if (!compare) diags_.error(ins.pos.at, "a branch condition is a register, or (eq|neq REGISTER VALUE)");
   }
 
   // The annotation rules of HSA SysArch 3.3.1 and 3.3.6 and HSA PRM 6.2: which orders each
@@ -244,15 +233,11 @@ class TestChecker {
     if (ins.kind != OpKind::Branch && !a.tags.empty())
       diags_.error(at, fmt::format("unknown annotation '{}'", a.tags.front()));
     if (a.cas && ins.kind != OpKind::Rmw) diags_.error(at, "'cas' applies to rmw only");
-    if (ins.expected && ins.kind != OpKind::Rmw)
-      diags_.error(at, "only a compare-and-swap has an expected value");
-    if (ins.condition && ins.kind != OpKind::Branch)
-      diags_.error(at, "only a branch has a condition");
+    if (ins.expected && ins.kind != OpKind::Rmw) diags_.error(at, "only a compare-and-swap has an expected value");
+    if (ins.condition && ins.kind != OpKind::Branch) diags_.error(at, "only a branch has a condition");
     if (!ins.is_memory_access() && ins.kind != OpKind::Fence) {
-      if (a.atomic || a.order != MemoryOrder::Relaxed || a.scope != Scope::WorkItem ||
-          a.size != AccessSize::Single)
-        diags_.error(
-            at, fmt::format("a {} has no atomicity, order, scope or size", to_string(ins.kind)));
+      if (a.atomic || a.order != MemoryOrder::Relaxed || a.scope != Scope::WorkItem || a.size != AccessSize::Single)
+        diags_.error(at, fmt::format("a {} has no atomicity, order, scope or size", to_string(ins.kind)));
       return;
     }
 
@@ -260,8 +245,7 @@ class TestChecker {
       if (a.atomic) diags_.error(at, "a fence is not 'atomic': write f[ORDER,SCOPE]");
       if (a.order == MemoryOrder::Relaxed)
         diags_.error(at, "a fence needs an order: scacq, screl or scar (HSA has no relaxed fence)");
-      if (a.scope == Scope::WorkItem)
-        diags_.error(at, "a fence needs a scope: wave, wg, agent or system");
+      if (a.scope == Scope::WorkItem) diags_.error(at, "a fence needs a scope: wave, wg, agent or system");
       if (a.size != AccessSize::Single) diags_.error(at, "a fence has no access size");
       return;
     }
@@ -280,8 +264,7 @@ class TestChecker {
                                      to_string(a.scope)));
       return;
     }
-    if (a.scope == Scope::WorkItem)
-      diags_.error(at, "an atomic operation needs a scope: wave, wg, agent or system");
+    if (a.scope == Scope::WorkItem) diags_.error(at, "an atomic operation needs a scope: wave, wg, agent or system");
     if (ins.kind == OpKind::Load && a.order == MemoryOrder::Release)
       diags_.error(at, "a load cannot be 'screl' (loads are rlx, scacq or scar)");
     if (ins.kind == OpKind::Store && a.order == MemoryOrder::Acquire)
@@ -320,8 +303,8 @@ class TestChecker {
     }
     check_register_name(r.pos.at, r.name);
     if (*r.thread < 0 || *r.thread >= thread_count()) {
-      diags_.error(r.pos.at, fmt::format("{} names thread {} but the test has {} thread{}", where,
-                                         *r.thread, thread_count(), thread_count() == 1 ? "" : "s"));
+      diags_.error(r.pos.at, fmt::format("{} names thread {} but the test has {} thread{}", where, *r.thread,
+                                         thread_count(), thread_count() == 1 ? "" : "s"));
       return;
     }
     if (!registers_[static_cast<std::size_t>(*r.thread)].count(r.name))
@@ -338,9 +321,7 @@ class TestChecker {
       else if (p.rhs.is_location())
         check_location_name(p.rhs.pos.at, p.rhs.name);
     }
-    std::size_t arity = p.kind == Prop::Kind::Not ? 1
-                        : (p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or) ? 2
-                                                                                   : 0;
+    std::size_t arity = p.kind == Prop::Kind::Not ? 1 : (p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or) ? 2 : 0;
     if (p.operands.size() != arity) diags_.error(p.pos.at, "malformed condition");
     for (const Prop& o : p.operands) check_prop(o, where);
   }

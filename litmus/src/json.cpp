@@ -50,8 +50,7 @@ json instruction_to_json(const Instruction& ins) {
     j["annotations"] = an;
   }
   if (!a.tags.empty()) j["tags"] = a.tags;
-  if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov)
-    j["reg"] = ins.reg;
+  if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov) j["reg"] = ins.reg;
   if (ins.is_memory_access()) {
     json addr = {{"base", expr_to_json(ins.addr.base)}};
     if (ins.addr.offset) addr["offset"] = expr_to_json(*ins.addr.offset);
@@ -92,8 +91,7 @@ class JsonReader {
     t.arch = get_string(doc, "", "arch", "LISA");
     if (t.arch != "LISA") fail("/arch", "only LISA tests are supported");
     t.name = get_string(doc, "", "name");
-    if (t.name.empty() || t.name.find_first_of(" \t\n\r") != std::string::npos ||
-        t.name.rfind("(*", 0) == 0)
+    if (t.name.empty() || t.name.find_first_of(" \t\n\r") != std::string::npos || t.name.rfind("(*", 0) == 0)
       fail("/name", "a test name is non-empty, has no blanks and does not start with '(*'");
     t.description = get_string(doc, "", "description", "");
     if (t.description.find_first_of("\"\n") != std::string::npos)
@@ -107,7 +105,8 @@ class JsonReader {
         fail(p + "/value", "a metadata value is one line without leading or trailing blanks");
     }
     for (const auto& [i, e] : items(doc, "", "init")) t.init.push_back(read_init(e, fmt::format("/init/{}", i)));
-    for (const auto& [i, th] : items(doc, "", "threads")) t.threads.push_back(read_thread(th, fmt::format("/threads/{}", i)));
+    for (const auto& [i, th] : items(doc, "", "threads"))
+      t.threads.push_back(read_thread(th, fmt::format("/threads/{}", i)));
     if (doc.contains("scopes") && !doc["scopes"].is_null()) {
       const json& s = doc["scopes"];
       if (!s.is_array()) fail("/scopes", "expected an array of scope groups");
@@ -119,23 +118,29 @@ class JsonReader {
       RegionEntry e;
       e.location = get_string(r, p, "location");
       std::string seg = get_string(r, p, "segment");
-      if (seg == "global") e.segment = Segment::Global;
-      else if (seg == "group") e.segment = Segment::Group;
-      else fail(p + "/segment", "expected \"global\" or \"group\"");
+      if (seg == "global")
+        e.segment = Segment::Global;
+      else if (seg == "group")
+        e.segment = Segment::Group;
+      else
+        fail(p + "/segment", "expected \"global\" or \"group\"");
       t.regions.push_back(std::move(e));
     }
     for (const auto& [i, l] : items(doc, "", "locations"))
       t.locations.push_back(read_ref(l, fmt::format("/locations/{}", i)));
-    if (doc.contains("filter") && !doc["filter"].is_null())
-      t.filter = read_prop(doc["filter"], "/filter", 1);
+    if (doc.contains("filter") && !doc["filter"].is_null()) t.filter = read_prop(doc["filter"], "/filter", 1);
     if (!doc.contains("condition")) fail("/condition", "missing");
     const json& c = doc["condition"];
     require_object(c, "/condition");
     std::string q = get_string(c, "/condition", "quantifier");
-    if (q == "exists") t.condition.quantifier = Quantifier::Exists;
-    else if (q == "~exists") t.condition.quantifier = Quantifier::NotExists;
-    else if (q == "forall") t.condition.quantifier = Quantifier::Forall;
-    else fail("/condition/quantifier", "expected \"exists\", \"~exists\" or \"forall\"");
+    if (q == "exists")
+      t.condition.quantifier = Quantifier::Exists;
+    else if (q == "~exists")
+      t.condition.quantifier = Quantifier::NotExists;
+    else if (q == "forall")
+      t.condition.quantifier = Quantifier::Forall;
+    else
+      fail("/condition/quantifier", "expected \"exists\", \"~exists\" or \"forall\"");
     if (!c.contains("prop")) fail("/condition/prop", "missing");
     t.condition.prop = read_prop(c["prop"], "/condition/prop", 1);
     return t;
@@ -175,8 +180,7 @@ class JsonReader {
       fail(p, "expected a thread number (0 to 1000000)");
     return static_cast<int>(j.get<std::int64_t>());
   }
-  static std::vector<std::pair<std::size_t, const json&>> items(const json& j, const std::string& p,
-                                                                const char* key) {
+  static std::vector<std::pair<std::size_t, const json&>> items(const json& j, const std::string& p, const char* key) {
     std::vector<std::pair<std::size_t, const json&>> out;
     if (!j.contains(key)) return out;
     const json& a = j[key];
@@ -194,9 +198,8 @@ class JsonReader {
     if (j.contains("op")) {
       std::string op = get_string(j, p, "op");
       static const std::pair<const char*, BinaryOp> kOps[] = {
-          {"add", BinaryOp::Add}, {"sub", BinaryOp::Sub}, {"xor", BinaryOp::Xor},
-          {"and", BinaryOp::And}, {"or", BinaryOp::Or},   {"eq", BinaryOp::Eq},
-          {"neq", BinaryOp::Ne}};
+          {"add", BinaryOp::Add}, {"sub", BinaryOp::Sub}, {"xor", BinaryOp::Xor}, {"and", BinaryOp::And},
+          {"or", BinaryOp::Or},   {"eq", BinaryOp::Eq},   {"neq", BinaryOp::Ne}};
       for (const auto& [name, bop] : kOps) {
         if (op != name) continue;
         if (!j.contains("args") || !j["args"].is_array() || j["args"].size() != 2)
@@ -271,11 +274,16 @@ class JsonReader {
     Annotations a;
     require_object(j, p);
     std::string order = get_string(j, p, "order", "rlx");
-    if (order == "rlx") a.order = MemoryOrder::Relaxed;
-    else if (order == "scacq") a.order = MemoryOrder::Acquire;
-    else if (order == "screl") a.order = MemoryOrder::Release;
-    else if (order == "scar") a.order = MemoryOrder::AcquireRelease;
-    else fail(p + "/order", "expected rlx, scacq, screl or scar");
+    if (order == "rlx")
+      a.order = MemoryOrder::Relaxed;
+    else if (order == "scacq")
+      a.order = MemoryOrder::Acquire;
+    else if (order == "screl")
+      a.order = MemoryOrder::Release;
+    else if (order == "scar")
+      a.order = MemoryOrder::AcquireRelease;
+    else
+      fail(p + "/order", "expected rlx, scacq, screl or scar");
     auto scope = scope_from_string(get_string(j, p, "scope", "wi"));
     if (!scope) fail(p + "/scope", "expected wi, wave, wg, agent or system");
     a.scope = *scope;
@@ -294,9 +302,8 @@ class JsonReader {
     Instruction ins;
     std::string op = get_string(j, p, "op");
     static const std::pair<const char*, OpKind> kKinds[] = {
-        {"load", OpKind::Load}, {"store", OpKind::Store},     {"rmw", OpKind::Rmw},
-        {"fence", OpKind::Fence}, {"barrier", OpKind::Barrier}, {"mov", OpKind::Mov},
-        {"branch", OpKind::Branch}, {"label", OpKind::Label}};
+        {"load", OpKind::Load},       {"store", OpKind::Store}, {"rmw", OpKind::Rmw},       {"fence", OpKind::Fence},
+        {"barrier", OpKind::Barrier}, {"mov", OpKind::Mov},     {"branch", OpKind::Branch}, {"label", OpKind::Label}};
     bool known = false;
     for (const auto& [name, kind] : kKinds)
       if (op == name) {
@@ -326,8 +333,7 @@ class JsonReader {
     if (j.contains("expected")) ins.expected = read_expr(j["expected"], p + "/expected", 0);
     if (j.contains("condition")) ins.condition = read_expr(j["condition"], p + "/condition", 0);
     if (ins.kind == OpKind::Branch || ins.kind == OpKind::Label) ins.label = get_string(j, p, "label");
-    if (j.contains("line") && j["line"].is_number_unsigned())
-      ins.pos.at = {j["line"].get<std::uint32_t>(), 1};
+    if (j.contains("line") && j["line"].is_number_unsigned()) ins.pos.at = {j["line"].get<std::uint32_t>(), 1};
     return ins;
   }
 
@@ -351,7 +357,8 @@ class JsonReader {
       std::string cp = fmt::format("{}/children/{}", p, i);
       if (c.is_number())
         n.children.push_back({true, get_index(c, cp)});
-      else n.children.push_back({false, read_scope_node(tree, c, cp, depth + 1)});
+      else
+        n.children.push_back({false, read_scope_node(tree, c, cp, depth + 1)});
     }
     return tree.add_node(std::move(n));
   }
@@ -398,8 +405,7 @@ json to_json(const Test& test) {
     j["locations"] = l;
   }
   if (test.filter) j["filter"] = prop_to_json(*test.filter);
-  j["condition"] = {{"quantifier", to_string(test.condition.quantifier)},
-                    {"prop", prop_to_json(test.condition.prop)}};
+  j["condition"] = {{"quantifier", to_string(test.condition.quantifier)}, {"prop", prop_to_json(test.condition.prop)}};
   return j;
 }
 

@@ -36,9 +36,7 @@ std::string_view describe(TokenKind kind) {
 
 namespace {
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
@@ -200,8 +198,7 @@ Token Lexer::next() {
       digits += at(0);
       advance();
     }
-    if (digits.empty() || is_ident_char(at(0)))
-      throw SyntaxError{tok.pos, "malformed number"};
+    if (digits.empty() || is_ident_char(at(0))) throw SyntaxError{tok.pos, "malformed number"};
     std::uint64_t magnitude = 0;
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
     (void)ptr;
@@ -271,8 +268,7 @@ std::string Lexer::raw_rest_of_line() {
     advance();
   }
   advance();
-  while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ' || rest.back() == '\t'))
-    rest.pop_back();
+  while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ' || rest.back() == '\t')) rest.pop_back();
   return rest;
 }
 

@@ -15,8 +15,19 @@ enum class TokenKind {
   Register,  // r0, r12, %T1
   Number,    // -12, 42, 0x2a
   String,    // "..." (text without the quotes)
-  LParen, RParen, LBrack, RBrack, LBrace, RBrace,
-  Semi, Pipe, Comma, Colon, Equals, Plus, Tilde,
+  LParen,
+  RParen,
+  LBrack,
+  RBrack,
+  LBrace,
+  RBrace,
+  Semi,
+  Pipe,
+  Comma,
+  Colon,
+  Equals,
+  Plus,
+  Tilde,
   And,  // /\ .
   Or,   // \/ .
   End,

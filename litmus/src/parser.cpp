@@ -23,8 +23,8 @@ using detail::TokenKind;
 bool is_trailer_keyword(const Token& t) {
   if (t.kind == TokenKind::Tilde || t.kind == TokenKind::End) return true;
   if (t.kind != TokenKind::Ident) return false;
-  return t.text == "scopes" || t.text == "regions" || t.text == "locations" ||
-         t.text == "filter" || t.text == "exists" || t.text == "forall";
+  return t.text == "scopes" || t.text == "regions" || t.text == "locations" || t.text == "filter" ||
+         t.text == "exists" || t.text == "forall";
 }
 
 class Parser {
@@ -44,20 +44,15 @@ class Parser {
   // ---- token helpers -------------------------------------------------------------------
   void advance() { tok_ = lex_.next(); }
 
-  [[noreturn]] void fail(SourcePos pos, std::string message) {
-    throw SyntaxError{pos, std::move(message)};
-  }
+  [[noreturn]] void fail(SourcePos pos, std::string message) { throw SyntaxError{pos, std::move(message)}; }
 
   [[noreturn]] void unexpected(std::string_view wanted) {
-    std::string got = tok_.kind == TokenKind::End ? "end of file"
-                                                  : fmt::format("'{}'", tok_.text);
+    std::string got = tok_.kind == TokenKind::End ? "end of file" : fmt::format("'{}'", tok_.text);
     fail(tok_.pos, fmt::format("expected {}, found {}", wanted, got));
   }
 
   bool at(TokenKind k) const { return tok_.kind == k; }
-  bool at_ident(std::string_view text) const {
-    return tok_.kind == TokenKind::Ident && tok_.text == text;
-  }
+  bool at_ident(std::string_view text) const { return tok_.kind == TokenKind::Ident && tok_.text == text; }
 
   Token expect(TokenKind k, std::string_view wanted = {}) {
     if (tok_.kind != k) unexpected(wanted.empty() ? detail::describe(k) : wanted);
@@ -71,8 +66,7 @@ class Parser {
   }
 
   void enter(SourcePos pos) {
-    if (++depth_ > limits_.max_nesting)
-      fail(pos, fmt::format("nesting deeper than {} levels", limits_.max_nesting));
+    if (++depth_ > limits_.max_nesting) fail(pos, fmt::format("nesting deeper than {} levels", limits_.max_nesting));
   }
   void leave() { --depth_; }
 
@@ -82,9 +76,9 @@ class Parser {
     SourcePos pos = lex_.position();
     std::string arch = lex_.raw_word_on_line();
     if (arch != "LISA") {
-      static const std::set<std::string> kHerdArchitectures = {
-          "AArch64", "ARM", "BPF",   "C",   "CPP",    "GPU_PTX", "JAVA",  "MIPS",
-          "PPC",     "PTX", "RISCV", "X86", "X86_64", "Bell",    "OpenCL"};
+      static const std::set<std::string> kHerdArchitectures = {"AArch64", "ARM",  "BPF",    "C",    "CPP",
+                                                               "GPU_PTX", "JAVA", "MIPS",   "PPC",  "PTX",
+                                                               "RISCV",   "X86",  "X86_64", "Bell", "OpenCL"};
       if (kHerdArchitectures.count(arch))
         fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA tests", arch));
       fail(pos, fmt::format("expected 'LISA' at the start of the file, found '{}'", arch));
@@ -92,8 +86,7 @@ class Parser {
     test_.arch = arch;
     test_.name = lex_.raw_word_on_line();
     if (test_.name.empty()) fail(lex_.position(), "expected a test name after 'LISA'");
-    if (!lex_.finish_line())
-      fail(lex_.position(), "unexpected text after the test name (a test name has no blanks)");
+    if (!lex_.finish_line()) fail(lex_.position(), "unexpected text after the test name (a test name has no blanks)");
 
     // Optional description, then optional Key=value metadata lines, up to '{'.
     if (lex_.peek_char() == '"') {
@@ -169,8 +162,7 @@ class Parser {
   // A thread number written as a number token or as the digits of `P12`.
   int thread_number(SourcePos pos, std::string_view digits, std::int64_t value) {
     if (value < 0 || value >= limits_.max_threads)
-      fail(pos, fmt::format("thread number {} is out of range (at most {} threads)", digits,
-                            limits_.max_threads));
+      fail(pos, fmt::format("thread number {} is out of range (at most {} threads)", digits, limits_.max_threads));
     return static_cast<int>(value);
   }
   int thread_number(const Token& t) { return thread_number(t.pos, t.text, t.number); }
@@ -205,8 +197,8 @@ class Parser {
     std::size_t column = 0;
     for (;;) {
       if (column >= test_.threads.size())
-        fail(tok_.pos, fmt::format("this row has more columns than the {} thread{}",
-                                   test_.threads.size(), test_.threads.size() == 1 ? "" : "s"));
+        fail(tok_.pos, fmt::format("this row has more columns than the {} thread{}", test_.threads.size(),
+                                   test_.threads.size() == 1 ? "" : "s"));
       parse_cell(test_.threads[column], column == 0);
       if (at(TokenKind::Pipe)) {
         advance();
@@ -223,8 +215,8 @@ class Parser {
 
   void push_instruction(Thread& thread, Instruction ins) {
     if (static_cast<int>(thread.code.size()) >= limits_.max_instructions_per_thread)
-      fail(ins.pos.at, fmt::format("thread P{} has more than {} instructions", thread.id,
-                                   limits_.max_instructions_per_thread));
+      fail(ins.pos.at,
+           fmt::format("thread P{} has more than {} instructions", thread.id, limits_.max_instructions_per_thread));
     thread.code.push_back(std::move(ins));
   }
 
@@ -236,8 +228,8 @@ class Parser {
       advance();
       // A row that starts with an unknown word followed by what cannot be an operand is
       // more likely a misspelt trailer (`exist (0:r0=1)`).
-      bool trailer_like = starts_row && (at(TokenKind::LParen) || at(TokenKind::LBrack) ||
-                                         at(TokenKind::Tilde) || at(TokenKind::Number));
+      bool trailer_like = starts_row && (at(TokenKind::LParen) || at(TokenKind::LBrack) || at(TokenKind::Tilde) ||
+                                         at(TokenKind::Number));
       if (!at(TokenKind::Colon))
         fail(name.pos, fmt::format("unknown instruction '{}'{}", name.text,
                                    trailer_like ? " (or a misspelt scopes:, regions:, locations, "
@@ -255,8 +247,7 @@ class Parser {
   }
 
   static bool is_opcode(std::string_view w) {
-    return w == "r" || w == "w" || w == "rmw" || w == "f" || w == "b" || w == "mov" ||
-           w == "barrier" || w == "call";
+    return w == "r" || w == "w" || w == "rmw" || w == "f" || w == "b" || w == "mov" || w == "barrier" || w == "call";
   }
 
   struct Word {
@@ -289,8 +280,7 @@ class Parser {
     Annotations a;
     std::optional<Word> order, scope, atomicity, size;
     auto once = [&](std::optional<Word>& slot, const Word& w, std::string_view what) {
-      if (slot)
-        fail(w.pos, fmt::format("two {} annotations ('{}' and '{}')", what, slot->text, w.text));
+      if (slot) fail(w.pos, fmt::format("two {} annotations ('{}' and '{}')", what, slot->text, w.text));
       slot = w;
     };
     for (const Word& w : words) {
@@ -328,8 +318,7 @@ class Parser {
     if (!at(TokenKind::Ident)) unexpected("an instruction");
     std::string op = tok_.text;
     advance();
-    if (op == "call")
-      fail(ins.pos.at, "herd macro calls ('call[...]') are not supported: inline the macro");
+    if (op == "call") fail(ins.pos.at, "herd macro calls ('call[...]') are not supported: inline the macro");
     if (op == "r") {
       ins.kind = OpKind::Load;
       ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
@@ -364,12 +353,10 @@ class Parser {
     } else if (op == "f") {
       ins.kind = OpKind::Fence;
       ins.annots = resolve_annotations(parse_annotation_list(), ins.kind);
-      if (at(TokenKind::LBrace))
-        fail(tok_.pos, "fence label sets ('f[...] {...} {...}') are not supported");
+      if (at(TokenKind::LBrace)) fail(tok_.pos, "fence label sets ('f[...] {...} {...}') are not supported");
     } else if (op == "barrier") {
       ins.kind = OpKind::Barrier;
-      if (!parse_annotation_list().empty())
-        fail(ins.pos.at, "'barrier' takes no annotations");
+      if (!parse_annotation_list().empty()) fail(ins.pos.at, "'barrier' takes no annotations");
     } else if (op == "mov") {
       ins.kind = OpKind::Mov;
       ins.reg = expect(TokenKind::Register, "a destination register").text;
@@ -474,14 +461,22 @@ class Parser {
     advance();
     Token op = expect(TokenKind::Ident, "an operator (add, sub, xor, and, or, eq, neq)");
     BinaryOp bop;
-    if (op.text == "add") bop = BinaryOp::Add;
-    else if (op.text == "sub") bop = BinaryOp::Sub;
-    else if (op.text == "xor") bop = BinaryOp::Xor;
-    else if (op.text == "and") bop = BinaryOp::And;
-    else if (op.text == "or") bop = BinaryOp::Or;
-    else if (op.text == "eq") bop = BinaryOp::Eq;
-    else if (op.text == "neq" || op.text == "ne") bop = BinaryOp::Ne;
-    else fail(op.pos, fmt::format("unknown operator '{}' (expected add, sub, xor, and, or, eq, neq)", op.text));
+    if (op.text == "add")
+      bop = BinaryOp::Add;
+    else if (op.text == "sub")
+      bop = BinaryOp::Sub;
+    else if (op.text == "xor")
+      bop = BinaryOp::Xor;
+    else if (op.text == "and")
+      bop = BinaryOp::And;
+    else if (op.text == "or")
+      bop = BinaryOp::Or;
+    else if (op.text == "eq")
+      bop = BinaryOp::Eq;
+    else if (op.text == "neq" || op.text == "ne")
+      bop = BinaryOp::Ne;
+    else
+      fail(op.pos, fmt::format("unknown operator '{}' (expected add, sub, xor, and, or, eq, neq)", op.text));
     Expr lhs = parse_operation();
     skip_optional_comma();
     Expr rhs = parse_operation();
@@ -498,8 +493,7 @@ class Parser {
       Token key = tok_;
       std::string name = key.kind == TokenKind::Tilde ? "~" : key.text;
       bool is_condition = name == "exists" || name == "forall" || name == "~";
-      if (!is_condition && !seen.insert(name).second)
-        fail(key.pos, fmt::format("'{}' appears twice", name));
+      if (!is_condition && !seen.insert(name).second) fail(key.pos, fmt::format("'{}' appears twice", name));
       if (name == "scopes") {
         advance();
         expect(TokenKind::Colon, "':' after 'scopes'");
@@ -516,8 +510,7 @@ class Parser {
         test_.filter = parse_prop();
       } else if (is_condition) {
         parse_condition();
-        if (!at(TokenKind::End))
-          fail(tok_.pos, "unexpected text after the final condition (it must come last)");
+        if (!at(TokenKind::End)) fail(tok_.pos, "unexpected text after the final condition (it must come last)");
         return;
       } else {
         unexpected("scopes:, regions:, locations, filter or the final condition");
@@ -552,8 +545,7 @@ class Parser {
       } else if (at(TokenKind::Ident) && tok_.text.size() > 1 && tok_.text[0] == 'P' &&
                  tok_.text.find_first_not_of("0123456789", 1) == std::string::npos) {
         std::string_view digits = std::string_view(tok_.text).substr(1);
-        std::int64_t value =
-            digits.size() > 9 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
+        std::int64_t value = digits.size() > 9 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
         node.children.push_back({true, thread_number(tok_.pos, digits, value)});
         advance();
       } else {
@@ -573,9 +565,12 @@ class Parser {
       RegionEntry entry;
       entry.location = loc.text;
       entry.pos.at = loc.pos;
-      if (seg.text == "global") entry.segment = Segment::Global;
-      else if (seg.text == "group") entry.segment = Segment::Group;
-      else fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
+      if (seg.text == "global")
+        entry.segment = Segment::Global;
+      else if (seg.text == "group")
+        entry.segment = Segment::Group;
+      else
+        fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
       test_.regions.push_back(std::move(entry));
       if (at(TokenKind::Comma)) {  // another entry follows, whatever its name
         advance();
@@ -595,8 +590,10 @@ class Parser {
     expect(TokenKind::LBrack, "'[' after 'locations'");
     while (!at(TokenKind::RBrack)) {
       test_.locations.push_back(parse_observed_ref());
-      if (at(TokenKind::Semi) || at(TokenKind::Comma)) advance();
-      else if (!at(TokenKind::RBrack)) unexpected("';' or ']'");
+      if (at(TokenKind::Semi) || at(TokenKind::Comma))
+        advance();
+      else if (!at(TokenKind::RBrack))
+        unexpected("';' or ']'");
     }
     advance();
   }
@@ -658,9 +655,8 @@ class Parser {
   SizedProp combine(Prop::Kind kind, SizedProp lhs, SizedProp rhs, SourcePos pos) {
     int height = 1 + std::max(lhs.height, rhs.height);
     if (height > limits_.max_nesting) too_deep(pos);
-    Prop p = kind == Prop::Kind::And
-                 ? Prop::conjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
-                 : Prop::disjunction(std::move(lhs.prop), std::move(rhs.prop), pos);
+    Prop p = kind == Prop::Kind::And ? Prop::conjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
+                                     : Prop::disjunction(std::move(lhs.prop), std::move(rhs.prop), pos);
     return {std::move(p), height};
   }
 
@@ -712,9 +708,12 @@ class Parser {
     ObservedRef lhs = parse_observed_ref();
     expect(TokenKind::Equals, "'=' in the condition");
     Expr rhs;
-    if (at(TokenKind::Number)) rhs = Expr::constant(tok_.number, tok_.pos);
-    else if (at(TokenKind::Ident)) rhs = Expr::location(tok_.text, tok_.pos);
-    else unexpected("a value");
+    if (at(TokenKind::Number))
+      rhs = Expr::constant(tok_.number, tok_.pos);
+    else if (at(TokenKind::Ident))
+      rhs = Expr::location(tok_.text, tok_.pos);
+    else
+      unexpected("a value");
     advance();
     return {Prop::equals(std::move(lhs), std::move(rhs), pos), 1};
   }
@@ -731,8 +730,8 @@ class Parser {
 ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
   ParseResult result;
   if (text.size() > limits.max_file_bytes) {
-    result.diagnostics.error({}, fmt::format("file is {} bytes, larger than the limit of {} bytes",
-                                             text.size(), limits.max_file_bytes));
+    result.diagnostics.error(
+        {}, fmt::format("file is {} bytes, larger than the limit of {} bytes", text.size(), limits.max_file_bytes));
     return result;
   }
   if (std::size_t bad = detail::find_invalid_utf8(text); bad != std::string_view::npos) {
@@ -740,11 +739,9 @@ ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
     std::string_view before = text.substr(0, bad);
     auto line = static_cast<std::uint32_t>(1 + std::count(before.begin(), before.end(), '\n'));
     std::size_t line_start = before.rfind('\n');
-    auto column = static_cast<std::uint32_t>(
-        line_start == std::string_view::npos ? bad + 1 : bad - line_start);
-    result.diagnostics.error(
-        {line, column}, fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text",
-                                    static_cast<unsigned char>(text[bad])));
+    auto column = static_cast<std::uint32_t>(line_start == std::string_view::npos ? bad + 1 : bad - line_start);
+    result.diagnostics.error({line, column}, fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text",
+                                                         static_cast<unsigned char>(text[bad])));
     return result;
   }
   Test test;
@@ -771,8 +768,8 @@ ParseResult parse_litmus_file(const std::filesystem::path& path, const ParseLimi
     return result;
   }
   if (size > limits.max_file_bytes) {
-    result.diagnostics.error({}, fmt::format("file is {} bytes, larger than the limit of {} bytes",
-                                             size, limits.max_file_bytes));
+    result.diagnostics.error(
+        {}, fmt::format("file is {} bytes, larger than the limit of {} bytes", size, limits.max_file_bytes));
     return result;
   }
   std::ifstream in(path, std::ios::binary);

@@ -12,8 +12,7 @@ std::string print_expr(const Expr& e) {
     case Expr::Kind::Register:
     case Expr::Kind::Location: return e.name;
     case Expr::Kind::Binary:
-      return fmt::format("({} {} {})", to_string(e.op), print_expr(e.operands.at(0)),
-                         print_expr(e.operands.at(1)));
+      return fmt::format("({} {} {})", to_string(e.op), print_expr(e.operands.at(0)), print_expr(e.operands.at(1)));
   }
   return "?";
 }
@@ -48,8 +47,7 @@ std::string branch_text(const Instruction& ins) {
     return fmt::format("b[{}] {}, {}, {}", fmt::join(tags, ","), print_expr(c.operands.at(0)),
                        print_expr(c.operands.at(1)), ins.label);
   }
-  if (ins.condition)
-    return fmt::format("b[{}] {} {}", fmt::join(tags, ","), print_expr(*ins.condition), ins.label);
+  if (ins.condition) return fmt::format("b[{}] {} {}", fmt::join(tags, ","), print_expr(*ins.condition), ins.label);
   return fmt::format("b[{}] {}", fmt::join(tags, ","), ins.label);
 }
 
@@ -57,20 +55,16 @@ std::string branch_text(const Instruction& ins) {
 
 std::string print_instruction(const Instruction& ins) {
   switch (ins.kind) {
-    case OpKind::Load:
-      return fmt::format("r{} {} {}", access_annotations(ins), ins.reg, print_address(ins.addr));
+    case OpKind::Load: return fmt::format("r{} {} {}", access_annotations(ins), ins.reg, print_address(ins.addr));
     case OpKind::Store:
-      return fmt::format("w{} {} {}", access_annotations(ins), print_address(ins.addr),
-                         print_expr(ins.value));
+      return fmt::format("w{} {} {}", access_annotations(ins), print_address(ins.addr), print_expr(ins.value));
     case OpKind::Rmw:
       if (ins.expected)
-        return fmt::format("rmw{} {} {} {} {}", access_annotations(ins), ins.reg,
-                           print_expr(*ins.expected), print_expr(ins.value),
-                           print_address(ins.addr));
+        return fmt::format("rmw{} {} {} {} {}", access_annotations(ins), ins.reg, print_expr(*ins.expected),
+                           print_expr(ins.value), print_address(ins.addr));
       return fmt::format("rmw{} {} {} {}", access_annotations(ins), ins.reg, print_expr(ins.value),
                          print_address(ins.addr));
-    case OpKind::Fence:
-      return fmt::format("f[{},{}]", to_string(ins.annots.order), to_string(ins.annots.scope));
+    case OpKind::Fence: return fmt::format("f[{},{}]", to_string(ins.annots.order), to_string(ins.annots.scope));
     case OpKind::Barrier: return "barrier";
     case OpKind::Mov: return fmt::format("mov {} {}", ins.reg, print_expr(ins.value));
     case OpKind::Branch: return branch_text(ins);
@@ -83,12 +77,8 @@ std::string print_instruction(const Instruction& ins) {
 // the left, and `~` applies to the operand right after it. So a flat chain prints flat and
 // the printed text never nests deeper than the tree (see the nesting limit of the parser).
 std::string print_prop(const Prop& p) {
-  auto compound = [](const Prop& c) {
-    return c.kind == Prop::Kind::And || c.kind == Prop::Kind::Or;
-  };
-  auto wrapped = [](const Prop& c, bool parens) {
-    return parens ? "(" + print_prop(c) + ")" : print_prop(c);
-  };
+  auto compound = [](const Prop& c) { return c.kind == Prop::Kind::And || c.kind == Prop::Kind::Or; };
+  auto wrapped = [](const Prop& c, bool parens) { return parens ? "(" + print_prop(c) + ")" : print_prop(c); };
   switch (p.kind) {
     case Prop::Kind::True: return "true";
     case Prop::Kind::False: return "false";
@@ -100,13 +90,11 @@ std::string print_prop(const Prop& p) {
     case Prop::Kind::And: {
       const Prop& a = p.operands.at(0);
       const Prop& b = p.operands.at(1);
-      return fmt::format("{} /\\ {}", wrapped(a, a.kind == Prop::Kind::Or),
-                         wrapped(b, compound(b)));
+      return fmt::format("{} /\\ {}", wrapped(a, a.kind == Prop::Kind::Or), wrapped(b, compound(b)));
     }
     case Prop::Kind::Or: {
       const Prop& b = p.operands.at(1);
-      return fmt::format("{} \\/ {}", print_prop(p.operands.at(0)),
-                         wrapped(b, b.kind == Prop::Kind::Or));
+      return fmt::format("{} \\/ {}", print_prop(p.operands.at(0)), wrapped(b, b.kind == Prop::Kind::Or));
     }
   }
   return "?";
@@ -120,8 +108,10 @@ void print_scope_node(const ScopeTree& tree, int index, std::string& out) {
   out += to_string(n.level);
   for (const ScopeNode::Child& c : n.children) {
     out += " ";
-    if (c.is_thread) out += std::to_string(c.index);
-    else print_scope_node(tree, c.index, out);
+    if (c.is_thread)
+      out += std::to_string(c.index);
+    else
+      print_scope_node(tree, c.index, out);
   }
   out += ")";
 }
@@ -171,8 +161,7 @@ std::string print_litmus(const Test& test) {
   }
   if (!test.regions.empty()) {
     std::vector<std::string> items;
-    for (const RegionEntry& r : test.regions)
-      items.push_back(fmt::format("{}:{}", r.location, to_string(r.segment)));
+    for (const RegionEntry& r : test.regions) items.push_back(fmt::format("{}:{}", r.location, to_string(r.segment)));
     out += fmt::format("regions: {}\n", fmt::join(items, ", "));
   }
   if (!test.locations.empty()) {
@@ -181,8 +170,7 @@ std::string print_litmus(const Test& test) {
     out += "]\n";
   }
   if (test.filter) out += fmt::format("filter ({})\n", print_prop(*test.filter));
-  out += fmt::format("{} ({})\n", to_string(test.condition.quantifier),
-                     print_prop(test.condition.prop));
+  out += fmt::format("{} ({})\n", to_string(test.condition.quantifier), print_prop(test.condition.prop));
   return out;
 }
 

@@ -55,8 +55,7 @@ class Rng {
 };
 
 constexpr std::array<const char*, 4> kLocationNames = {"x", "y", "z", "u"};
-constexpr std::array<Scope, 4> kAtomicScopes = {Scope::Wavefront, Scope::WorkGroup, Scope::Agent,
-                                                Scope::System};
+constexpr std::array<Scope, 4> kAtomicScopes = {Scope::Wavefront, Scope::WorkGroup, Scope::Agent, Scope::System};
 
 void check_range(const char* what, int lo, int hi, int min_allowed, int max_allowed) {
   if (lo < min_allowed || hi > max_allowed || lo > hi)
@@ -73,8 +72,7 @@ struct Place {
 
 class Generator {
  public:
-  Generator(std::uint64_t seed, const RandomTestOptions& options)
-      : rng_(seed), o_(options), seed_(seed) {}
+  Generator(std::uint64_t seed, const RandomTestOptions& options) : rng_(seed), o_(options), seed_(seed) {}
 
   Test run() {
     test_.name = fmt::format("{}-{}", o_.name_prefix, seed_);
@@ -166,8 +164,7 @@ class Generator {
           if (wave_wg[w] != static_cast<int>(g)) continue;
           std::vector<int> members;
           for (int t = 0; t < threads; ++t)
-            if (places_[static_cast<std::size_t>(t)].wave == static_cast<int>(w))
-              members.push_back(t);
+            if (places_[static_cast<std::size_t>(t)].wave == static_cast<int>(w)) members.push_back(t);
           if (members.size() == 1) {
             wg.children.push_back({true, members[0]});
             continue;
@@ -233,8 +230,7 @@ class Generator {
         ins.addr = pick_address();
         if (atomic) {
           ins.annots.atomic = true;
-          ins.annots.order =
-              pick_order({MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::AcquireRelease});
+          ins.annots.order = pick_order({MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::AcquireRelease});
           ins.annots.scope = pick_scope();
         }
         ins.reg = new_register(s);
@@ -244,8 +240,7 @@ class Generator {
         ins.addr = pick_address();
         if (atomic) {
           ins.annots.atomic = true;
-          ins.annots.order =
-              pick_order({MemoryOrder::Relaxed, MemoryOrder::Release, MemoryOrder::AcquireRelease});
+          ins.annots.order = pick_order({MemoryOrder::Relaxed, MemoryOrder::Release, MemoryOrder::AcquireRelease});
           ins.annots.scope = pick_scope();
         }
         ins.value = Expr::constant(small_value());
@@ -268,8 +263,8 @@ class Generator {
         ins.kind = OpKind::Rmw;
         ins.addr = pick_address();
         ins.annots.atomic = true;
-        ins.annots.order = pick_order({MemoryOrder::Relaxed, MemoryOrder::Acquire,
-                                       MemoryOrder::Release, MemoryOrder::AcquireRelease});
+        ins.annots.order =
+            pick_order({MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::Release, MemoryOrder::AcquireRelease});
         ins.annots.scope = pick_scope();
         ins.reg = new_register(s);
         const std::size_t form = rng_.weighted({45, fetch_adds_ < o_.max_fetch_adds ? 25 : 0, 30});
@@ -287,8 +282,8 @@ class Generator {
       }
       default:
         ins.kind = OpKind::Fence;
-        ins.annots.order = rng_.pick(std::vector<MemoryOrder>{
-            MemoryOrder::Acquire, MemoryOrder::Release, MemoryOrder::AcquireRelease});
+        ins.annots.order = rng_.pick(
+            std::vector<MemoryOrder>{MemoryOrder::Acquire, MemoryOrder::Release, MemoryOrder::AcquireRelease});
         ins.annots.scope = pick_scope();
         break;
     }
@@ -395,8 +390,7 @@ class Generator {
       if (rng_.chance(75)) chosen.push_back(r);
     if (chosen.empty() && !read_.empty()) chosen.push_back(rng_.pick(read_));
     for (const auto& [t, r] : chosen)
-      terms.push_back(
-          Prop::equals(ObservedRef{t, r, {}}, Expr::constant(rng_.weighted({35, 40, 20, 5}))));
+      terms.push_back(Prop::equals(ObservedRef{t, r, {}}, Expr::constant(rng_.weighted({35, 40, 20, 5}))));
     // Final values of written locations (a location nothing writes always ends at 0).
     std::vector<std::string> locs;
     for (const std::string& l : locations_)
@@ -415,8 +409,7 @@ class Generator {
     }
     auto chain = [](std::vector<Prop>::iterator first, std::vector<Prop>::iterator last) {
       Prop p = std::move(*first);
-      for (auto it = first + 1; it != last; ++it)
-        p = Prop::conjunction(std::move(p), std::move(*it));
+      for (auto it = first + 1; it != last; ++it) p = Prop::conjunction(std::move(p), std::move(*it));
       return p;
     };
     if (terms.size() > 1 && rng_.chance(15)) {
@@ -430,8 +423,7 @@ class Generator {
     test_.condition.quantifier = Quantifier::Exists;
     if (o_.observe_everything) {
       for (const auto& [t, r] : read_) test_.locations.push_back(ObservedRef{t, r, {}});
-      for (const std::string& l : locations_)
-        test_.locations.push_back(ObservedRef{std::nullopt, l, {}});
+      for (const std::string& l : locations_) test_.locations.push_back(ObservedRef{std::nullopt, l, {}});
     }
   }
 
@@ -451,12 +443,10 @@ class Generator {
 void validate(const RandomTestOptions& o) {
   check_range("threads", o.min_threads, o.max_threads, 1, 8);
   check_range("instructions", o.min_instructions, o.max_instructions, 1, 8);
-  check_range("locations", o.min_locations, o.max_locations, 1,
-              static_cast<int>(kLocationNames.size()));
+  check_range("locations", o.min_locations, o.max_locations, 1, static_cast<int>(kLocationNames.size()));
   check_range("fetch-and-adds", 0, o.max_fetch_adds, 0, 8);
   check_range("barrier threads", 0, o.max_barrier_threads, 0, 8);
-  if (o.max_total_instructions < o.max_threads * o.min_instructions ||
-      o.max_total_instructions > 64)
+  if (o.max_total_instructions < o.max_threads * o.min_instructions || o.max_total_instructions > 64)
     throw std::invalid_argument(
         fmt::format("random_test: max_total_instructions must be between "
                     "max_threads * min_instructions ({}) and 64 (got {})",
@@ -468,9 +458,8 @@ Test random_test(std::uint64_t seed, const RandomTestOptions& options) {
   Test test = Generator(seed, options).run();
   DiagnosticList diags;
   if (!check_test(test, diags))
-    throw std::logic_error(
-        fmt::format("random_test: seed {} made a test that fails its checks:\n{}{}", seed,
-                    diags.render(test.name), print_litmus(test)));
+    throw std::logic_error(fmt::format("random_test: seed {} made a test that fails its checks:\n{}{}", seed,
+                                       diags.render(test.name), print_litmus(test)));
   return test;
 }
 

@@ -54,9 +54,9 @@ struct PathCollector {
   const std::vector<ScopeNode>& nodes;
   int thread_count;
   DiagnosticList& diags;
-  std::vector<std::vector<int>> paths;   // per thread
-  std::vector<SourcePos> placed_at;      // per thread, where it was first placed
-  std::vector<int> visits;               // per node, to reject shared subtrees
+  std::vector<std::vector<int>> paths;  // per thread
+  std::vector<SourcePos> placed_at;     // per thread, where it was first placed
+  std::vector<int> visits;              // per node, to reject shared subtrees
   bool ok = true;
 
   void visit(int node, std::vector<int>& path, const ScopeNode* parent) {
@@ -92,8 +92,8 @@ struct PathCollector {
       }
       ++thread_children;
       if (c.index < 0 || c.index >= thread_count) {
-        diags.error(n.pos, fmt::format("scope tree places thread {} but the test has {} thread{}",
-                                       c.index, thread_count, thread_count == 1 ? "" : "s"));
+        diags.error(n.pos, fmt::format("scope tree places thread {} but the test has {} thread{}", c.index,
+                                       thread_count, thread_count == 1 ? "" : "s"));
         ok = false;
         continue;
       }
@@ -131,7 +131,8 @@ bool ScopeTree::resolve(int thread_count, DiagnosticList& diags) {
     std::vector<int> path;
     collect.visit(root, path, nullptr);
   }
-  SourcePos where = nodes_.empty() ? SourcePos{} : nodes_[static_cast<std::size_t>(roots_.empty() ? 0 : roots_.front())].pos;
+  SourcePos where =
+      nodes_.empty() ? SourcePos{} : nodes_[static_cast<std::size_t>(roots_.empty() ? 0 : roots_.front())].pos;
   for (int t = 0; t < thread_count; ++t) {
     if (collect.paths[static_cast<std::size_t>(t)].empty()) {
       diags.error(where, fmt::format("scope tree does not place thread {}", t));
@@ -149,12 +150,10 @@ bool ScopeTree::resolve(int thread_count, DiagnosticList& diags) {
     const std::vector<int>& path = collect.paths[static_cast<std::size_t>(t)];
     for (Scope level : kAllScopes) {
       std::uint32_t id;
-      auto exact = std::find_if(path.begin(), path.end(), [&](int n) {
-        return nodes_[static_cast<std::size_t>(n)].level == level;
-      });
-      auto narrower = std::find_if(path.begin(), path.end(), [&](int n) {
-        return nodes_[static_cast<std::size_t>(n)].level < level;
-      });
+      auto exact = std::find_if(path.begin(), path.end(),
+                                [&](int n) { return nodes_[static_cast<std::size_t>(n)].level == level; });
+      auto narrower = std::find_if(path.begin(), path.end(),
+                                   [&](int n) { return nodes_[static_cast<std::size_t>(n)].level < level; });
       if (level == Scope::System) {
         id = 0;  // one system holds everything
       } else if (level == Scope::WorkItem && exact == path.end()) {

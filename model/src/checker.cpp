@@ -39,8 +39,8 @@ void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& ou
 
 }  // namespace
 
-bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs,
-           const Outcome& outcome, const Program& program) {
+bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs, const Outcome& outcome,
+           const Program& program) {
   auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
     for (std::size_t i = 0; i < refs.size(); ++i)
       if (refs[i].thread == ref.thread && refs[i].name == ref.name) return outcome.values[i];
@@ -66,10 +66,10 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options) {
   result.evaluated = result.observed;
   if (test.filter) collect_refs(*test.filter, result.evaluated);
 
-  detail::EngineQuery query{program, options, result.evaluated, test.filter ? &*test.filter : nullptr,
-                            test.condition.prop, deadline};
-  detail::EngineResult r = options.engine == Engine::Enum ? detail::run_enum_engine(query)
-                                                          : detail::run_z3_engine(query);
+  detail::EngineQuery query{
+      program, options, result.evaluated, test.filter ? &*test.filter : nullptr, test.condition.prop, deadline};
+  detail::EngineResult r =
+      options.engine == Engine::Enum ? detail::run_enum_engine(query) : detail::run_z3_engine(query);
   result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.unknown) {
     result.unknown_reason = r.unknown;
@@ -87,8 +87,8 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options) {
   if (r.race) {
     result.racy = true;
     const RaceWitness& w = r.race->second;
-    result.race = RaceReport{w.first, w.second, program.describe_event(w.first),
-                             program.describe_event(w.second), w.kind};
+    result.race =
+        RaceReport{w.first, w.second, program.describe_event(w.first), program.describe_event(w.second), w.kind};
   }
   if (options.want_graph) {
     const ConcreteExecution* x = r.race ? &r.race->first : r.satisfying ? &*r.satisfying : nullptr;

@@ -126,8 +126,7 @@ class EnumEngine {
         x.read_value[i] = r.read;
         x.write_value[i] = r.written;
         x.deps[i] = r.deps;
-        if (p_.events()[i].is_access() &&
-            std::find(x.cells.begin(), x.cells.end(), r.cell) == x.cells.end())
+        if (p_.events()[i].is_access() && std::find(x.cells.begin(), x.cells.end(), r.cell) == x.cells.end())
           x.cells.push_back(r.cell);
       }
     }
@@ -142,7 +141,8 @@ class EnumEngine {
       if (!x.executed[static_cast<std::size_t>(r)] || !p_.events()[static_cast<std::size_t>(r)].reads()) continue;
       std::vector<int> src;
       int k = x.cell_index(x.cell[static_cast<std::size_t>(r)]);
-      if (x.initial[static_cast<std::size_t>(k)] == x.read_value[static_cast<std::size_t>(r)]) src.push_back(e_count + k);
+      if (x.initial[static_cast<std::size_t>(k)] == x.read_value[static_cast<std::size_t>(r)])
+        src.push_back(e_count + k);
       for (int w = 0; w < e_count; ++w)
         if (w != r && x.executed[static_cast<std::size_t>(w)] && x.writes[static_cast<std::size_t>(w)] &&
             x.cell[static_cast<std::size_t>(w)] == x.cell[static_cast<std::size_t>(r)] &&

@@ -54,8 +54,7 @@ bool ConcreteExecution::node_reads(int node, const Program& p) const {
 }
 
 Cell ConcreteExecution::node_cell(int node) const {
-  return is_init(node) ? cells[static_cast<std::size_t>(node - event_count())]
-                       : cell[static_cast<std::size_t>(node)];
+  return is_init(node) ? cells[static_cast<std::size_t>(node - event_count())] : cell[static_cast<std::size_t>(node)];
 }
 
 namespace {
@@ -284,7 +283,8 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
   for (int a = 0; a < e_count && !result.race; ++a) {
     if (!live(a) || !event(a).is_access()) continue;
     for (int b = a + 1; b < e_count; ++b) {
-      if (!live(b) || !event(b).is_access() || x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)])
+      if (!live(b) || !event(b).is_access() ||
+          x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)])
         continue;
       Conflict k = conflict(p, event(a), x.node_writes(a), event(b), x.node_writes(b), variant);
       if (k != Conflict::None && !r.hhb.test(a, b) && !r.hhb.test(b, a)) {
@@ -302,16 +302,19 @@ std::string event_label(const Program& p, const ConcreteExecution& x, int node) 
   if (x.is_init(node)) {
     const Cell& c = x.node_cell(node);
     const LocationInfo& loc = p.locations()[static_cast<std::size_t>(c.location)];
-    return fmt::format("init: W {}={}", loc.name, p.describe_value(x.initial[static_cast<std::size_t>(node - x.event_count())]));
+    return fmt::format("init: W {}={}", loc.name,
+                       p.describe_value(x.initial[static_cast<std::size_t>(node - x.event_count())]));
   }
   const StaticEvent& e = p.events()[static_cast<std::size_t>(node)];
   const litmus::Instruction& ins =
       p.test().threads[static_cast<std::size_t>(e.thread)].code[static_cast<std::size_t>(e.instruction)];
   std::string text = litmus::print_instruction(ins);
-  if (e.barrier != StaticEvent::Barrier::None) text = e.barrier == StaticEvent::Barrier::Arrive ? "barrier arrive" : "barrier depart";
+  if (e.barrier != StaticEvent::Barrier::None)
+    text = e.barrier == StaticEvent::Barrier::Arrive ? "barrier arrive" : "barrier depart";
   std::string values;
   if (e.reads()) values += fmt::format(" read {}", p.describe_value(x.read_value[static_cast<std::size_t>(node)]));
-  if (x.node_writes(node)) values += fmt::format(" wrote {}", p.describe_value(x.write_value[static_cast<std::size_t>(node)]));
+  if (x.node_writes(node))
+    values += fmt::format(" wrote {}", p.describe_value(x.write_value[static_cast<std::size_t>(node)]));
   return fmt::format("P{}: {}{}", e.thread, text, values);
 }
 
@@ -323,8 +326,8 @@ ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Ev
   for (int node = 0; node < x.node_count(); ++node) {
     if (!x.is_init(node) && !x.executed[static_cast<std::size_t>(node)]) continue;
     index[static_cast<std::size_t>(node)] = static_cast<int>(g.nodes.size());
-    g.nodes.push_back({x.is_init(node) ? -1 : p.events()[static_cast<std::size_t>(node)].thread,
-                       event_label(p, x, node)});
+    g.nodes.push_back(
+        {x.is_init(node) ? -1 : p.events()[static_cast<std::size_t>(node)].thread, event_label(p, x, node)});
   }
   const DerivedRelations& r = e.relations;
   auto add = [&](const Relation& rel, const char* name, bool immediate_only) {
@@ -344,8 +347,8 @@ ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Ev
   add(r.fr, "fr", false);
   add(r.sso, "sso", false);
   if (e.race)
-    g.edges.push_back({index[static_cast<std::size_t>(e.race->first)],
-                       index[static_cast<std::size_t>(e.race->second)], "race"});
+    g.edges.push_back(
+        {index[static_cast<std::size_t>(e.race->first)], index[static_cast<std::size_t>(e.race->second)], "race"});
   return g;
 }
 
@@ -376,8 +379,8 @@ std::string to_dot(const ExecutionGraph& g, std::string_view title) {
                              : edge.relation == "fr"  ? "orange"
                              : edge.relation == "sso" ? "darkgreen"
                                                       : "purple";
-    out += fmt::format("  n{} -> n{} [label=\"{}\", color={}, fontcolor={}{}];\n", edge.from, edge.to,
-                       edge.relation, color, color, edge.relation == "race" ? ", style=dashed, dir=both" : "");
+    out += fmt::format("  n{} -> n{} [label=\"{}\", color={}, fontcolor={}{}];\n", edge.from, edge.to, edge.relation,
+                       color, color, edge.relation == "race" ? ", style=dashed, dir=both" : "");
   }
   out += "}\n";
   return out;

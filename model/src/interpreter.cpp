@@ -39,8 +39,11 @@ class ThreadInterpreter {
  public:
   ThreadInterpreter(const Program& p, int thread, const ValueDomains& domains, std::size_t limit,
                     std::vector<ThreadRun>& out)
-      : p_(p), thread_(p.test().threads[static_cast<std::size_t>(thread)]), domains_(domains),
-        limit_(limit), out_(out) {
+      : p_(p),
+        thread_(p.test().threads[static_cast<std::size_t>(thread)]),
+        domains_(domains),
+        limit_(limit),
+        out_(out) {
     for (const litmus::InitEntry& e : p.test().init)
       if (e.thread == thread) {
         Value v = e.value.value;
@@ -120,9 +123,7 @@ class ThreadInterpreter {
         case OpKind::Fence:
           if (ins.kind == OpKind::Fence) s.run.records.push_back({ids[0], {}, 0, 0, false, s.ctrl});
           break;
-        case OpKind::Mov:
-          s.regs[ins.reg] = eval(ins.value, s);
-          break;
+        case OpKind::Mov: s.regs[ins.reg] = eval(ins.value, s); break;
         case OpKind::Branch: {
           if (!ins.condition) {
             pc = label_index(ins.label);

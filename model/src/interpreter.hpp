@@ -24,9 +24,9 @@ struct EventRecord {
 };
 
 struct ThreadRun {
-  std::vector<EventRecord> records;          // in program order
-  std::map<std::string, Value> registers;    // final values
-  bool invalid_address = false;              // touched an address that is no location
+  std::vector<EventRecord> records;        // in program order
+  std::map<std::string, Value> registers;  // final values
+  bool invalid_address = false;            // touched an address that is no location
 };
 
 using ValueDomains = std::vector<std::set<Value>>;  // per location

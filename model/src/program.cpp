@@ -150,9 +150,10 @@ void Program::build_events() {
           // atomics on a counter of its barrier instance: an increment on arrival, then a
           // wait until the counter holds the number of participants.
           if (is_conditional(t, i) && !unsupported_)
-            unsupported_ = fmt::format("barrier in conditional code in thread P{} (a divergent "
-                                       "barrier is undefined, HSA PRM 9.3)",
-                                       t.id);
+            unsupported_ = fmt::format(
+                "barrier in conditional code in thread P{} (a divergent "
+                "barrier is undefined, HSA PRM 9.3)",
+                t.id);
           std::uint32_t wg = tree.instance(t.id, Scope::WorkGroup);
           barriers_per_wg[wg].insert(t.id);
           auto key = std::make_pair(wg, barrier_ordinal++);
@@ -190,8 +191,7 @@ void Program::build_events() {
         }
         case OpKind::Mov:
         case OpKind::Branch:
-        case OpKind::Label:
-          break;
+        case OpKind::Label: break;
       }
     }
   }
@@ -205,9 +205,10 @@ void Program::build_events() {
       for (const Instruction& ins : test_->threads[static_cast<std::size_t>(*users.begin())].code)
         count_first += ins.kind == OpKind::Barrier;
       if (count_u != count_first && !unsupported_)
-        unsupported_ = fmt::format("threads P{} and P{} of one work-group execute different "
-                                   "numbers of barriers (undefined, HSA PRM 9.3)",
-                                   u, *users.begin());
+        unsupported_ = fmt::format(
+            "threads P{} and P{} of one work-group execute different "
+            "numbers of barriers (undefined, HSA PRM 9.3)",
+            u, *users.begin());
     }
   }
   // The copy of each location a final condition reads.
@@ -254,9 +255,7 @@ std::uint32_t Program::copy_of(int location, int thread) const {
   return test_->scopes.instance(thread, Scope::WorkGroup) + 1;
 }
 
-std::uint32_t Program::observed_copy(int location) const {
-  return observed_copy_[static_cast<std::size_t>(location)];
-}
+std::uint32_t Program::observed_copy(int location) const { return observed_copy_[static_cast<std::size_t>(location)]; }
 
 std::string Program::describe_event(int event) const {
   const StaticEvent& e = events_[static_cast<std::size_t>(event)];

@@ -17,16 +17,16 @@ Scope effective_scope(const StaticEvent& e, std::optional<Segment> segment) {
   return e.scope;
 }
 
-bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s,
-               std::optional<Segment> segment, ModelVariant variant) {
+bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s, std::optional<Segment> segment,
+               ModelVariant variant) {
   if (!std::binary_search(s.threads.begin(), s.threads.end(), e.thread)) return false;
   Scope eff = effective_scope(e, segment);
   (void)p;
   return has_scope_inclusion(variant) ? s.level <= eff : eff == s.level;
 }
 
-bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
-           std::optional<Segment> segment, ModelVariant variant) {
+bool match(const Program& p, const StaticEvent& x, const StaticEvent& y, std::optional<Segment> segment,
+           ModelVariant variant) {
   if (x.thread == y.thread) return true;
   Scope ex = effective_scope(x, segment), ey = effective_scope(y, segment);
   if (!has_scope_inclusion(variant) && ex != ey) return false;
@@ -34,8 +34,7 @@ bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
   return p.scopes().same_instance(x.thread, y.thread, m) && m != Scope::WorkItem;
 }
 
-bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
-                  ModelVariant variant) {
+bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s, ModelVariant variant) {
   return e.is_sync() && specifies(p, e, s, std::nullopt, variant);
 }
 
@@ -66,8 +65,8 @@ std::string_view to_string(Conflict c) {
   return "?";
 }
 
-Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y,
-                  bool y_writes, ModelVariant variant) {
+Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y, bool y_writes,
+                  ModelVariant variant) {
   if (x.thread == y.thread || !x.is_access() || !y.is_access()) return Conflict::None;
   bool some_write = x_writes || y_writes;
   if (some_write && (!x.atomic || !y.atomic)) return Conflict::Ordinary;

@@ -49,12 +49,9 @@ std::string format_herd(const litmus::Test& test, const CheckResult& r) {
 
 nlohmann::json check_to_json(const litmus::Test& test, const CheckResult& r, std::string_view file) {
   Program program(test);
-  nlohmann::json j = {{"schema", kCheckSchema},
-                      {"name", test.name},
-                      {"file", std::string(file)},
-                      {"model", to_string(r.variant)},
-                      {"engine", to_string(r.engine)},
-                      {"result", to_string(r.verdict)},
+  nlohmann::json j = {{"schema", kCheckSchema},        {"name", test.name},
+                      {"file", std::string(file)},     {"model", to_string(r.variant)},
+                      {"engine", to_string(r.engine)}, {"result", to_string(r.verdict)},
                       {"time_ms", r.time_ms}};
   if (r.unknown()) {
     j["unknown_reason"] = *r.unknown_reason;
@@ -67,8 +64,10 @@ nlohmann::json check_to_json(const litmus::Test& test, const CheckResult& r, std
       nlohmann::json one = nlohmann::json::object();
       for (std::size_t i = 0; i < r.observed.size(); ++i) {
         Value v = o.values[i];
-        if (auto loc = program.location_by_address(v)) one[r.observed[i].to_string()] = program.locations()[static_cast<std::size_t>(*loc)].name;
-        else one[r.observed[i].to_string()] = v;
+        if (auto loc = program.location_by_address(v))
+          one[r.observed[i].to_string()] = program.locations()[static_cast<std::size_t>(*loc)].name;
+        else
+          one[r.observed[i].to_string()] = v;
       }
       if (outcomes.empty() || outcomes.back() != one) outcomes.push_back(one);
     }

@@ -10,10 +10,10 @@
 // docs/model.md states each constraint with its section.
 #include <fmt/format.h>
 
+#include <z3++.h>
 #include <algorithm>
 #include <map>
 #include <set>
-#include <z3++.h>
 
 #include "engines.hpp"
 
@@ -36,11 +36,11 @@ struct SymState {
 
 // Per static event.
 struct EventTerms {
-  z3::expr guard;    // executed
-  z3::expr address;  // accesses
-  z3::expr read;     // reads
-  z3::expr written;  // writes
-  z3::expr writes;   // executed and writing (a failed cas does not write)
+  z3::expr guard;                // executed
+  z3::expr address;              // accesses
+  z3::expr read;                 // reads
+  z3::expr written;              // writes
+  z3::expr writes;               // executed and writing (a failed cas does not write)
   std::map<int, z3::expr> deps;  // ldo sources
 };
 
@@ -55,7 +55,11 @@ class Z3Engine {
   // The simple solver (no tactic preprocessing) is what these small, mostly propositional
   // problems need; models are not compacted since only a few terms are read from each.
   explicit Z3Engine(const EngineQuery& q)
-      : q_(q), p_(q.program), ev_(p_.events()), solver_(ctx_, z3::solver::simple()), f_(ctx_.bool_val(false)),
+      : q_(q),
+        p_(q.program),
+        ev_(p_.events()),
+        solver_(ctx_, z3::solver::simple()),
+        f_(ctx_.bool_val(false)),
         t_(ctx_.bool_val(true)) {
     static const bool configured = [] {
       z3::set_param("model.compact", false);
@@ -120,8 +124,10 @@ class Z3Engine {
         SymValue a = eval(e.operands[0], s), b = eval(e.operands[1], s);
         for (auto& [r, d] : b.deps) {
           auto it = a.deps.find(r);
-          if (it == a.deps.end()) a.deps.emplace(r, d);
-          else it->second = it->second || d;
+          if (it == a.deps.end())
+            a.deps.emplace(r, d);
+          else
+            it->second = it->second || d;
         }
         switch (e.op) {
           case litmus::BinaryOp::Add: a.value = a.value + b.value; break;
@@ -141,8 +147,10 @@ class Z3Engine {
   static void add_deps(std::map<int, z3::expr>& into, const std::map<int, z3::expr>& from) {
     for (const auto& [r, d] : from) {
       auto it = into.find(r);
-      if (it == into.end()) into.emplace(r, d);
-      else it->second = it->second || d;
+      if (it == into.end())
+        into.emplace(r, d);
+      else
+        it->second = it->second || d;
     }
   }
 
@@ -307,8 +315,7 @@ class Z3Engine {
       }
       incoming[i + 1].emplace_back(g, std::move(s));
     }
-    final_regs_[static_cast<std::size_t>(thread)] =
-        incoming[size].empty() ? SymState{} : merge(incoming[size]);
+    final_regs_[static_cast<std::size_t>(thread)] = incoming[size].empty() ? SymState{} : merge(incoming[size]);
   }
 
   // ---- cells -----------------------------------------------------------------------------
@@ -389,8 +396,8 @@ class Z3Engine {
         solver_.add(z3::implies(both, clock_.at(a) != clock_.at(b)));
         // coh is consistent with po (3.7).
         if (event(a).thread == event(b).thread)
-          solver_.add(z3::implies(both, event(a).po < event(b).po ? clock_.at(a) < clock_.at(b)
-                                                                  : clock_.at(b) < clock_.at(a)));
+          solver_.add(
+              z3::implies(both, event(a).po < event(b).po ? clock_.at(a) < clock_.at(b) : clock_.at(b) < clock_.at(a)));
       }
     // rf: each executed read takes the value of the latest write before it in its cell.
     for (int r : accesses_) {
@@ -465,7 +472,8 @@ class Z3Engine {
     const bool per_instance = q_.options.variant == ModelVariant::HrfDirect;
     sso_.assign(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
     if (per_instance)
-      sso_instance_.assign(instances.size(), std::vector<z3::expr>(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_));
+      sso_instance_.assign(instances.size(),
+                           std::vector<z3::expr>(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_));
     for (int x = 0; x < n(); ++x) {
       if (!event(x).is_release()) continue;
       for (int y = 0; y < n(); ++y) {
@@ -537,7 +545,9 @@ class Z3Engine {
     for (int a = 0; a < n(); ++a) rank_.push_back(ctx_.int_const(fmt::format("hrank_{}", a).c_str()));
     for (int a = 0; a < n(); ++a)
       for (int b = 0; b < n(); ++b)
-        if (a != b) solver_.add(z3::implies(idx(sso_, a, b), rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]));
+        if (a != b)
+          solver_.add(
+              z3::implies(idx(sso_, a, b), rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]));
     // po edges are ordered by po position already; ranks need only respect sso between
     // threads, and po: rank increases along each thread.
     for (int a = 0; a < n(); ++a)
@@ -548,7 +558,8 @@ class Z3Engine {
       for (int a = 0; a < n(); ++a)
         for (int b = 0; b < n(); ++b) idx_set(hhb_, a, b, po_live(a, b));
       for (std::size_t s = 0; s < sso_instance_.size(); ++s) {
-        if (std::none_of(sso_instance_[s].begin(), sso_instance_[s].end(), [](const z3::expr& e) { return !e.is_false(); }))
+        if (std::none_of(sso_instance_[s].begin(), sso_instance_[s].end(),
+                         [](const z3::expr& e) { return !e.is_false(); }))
           continue;
         std::vector<z3::expr> h = closure_of(sso_instance_[s], fmt::format("hhb{}", s));
         for (int a = 0; a < n(); ++a)
@@ -650,8 +661,8 @@ class Z3Engine {
         solver_.add(z3::implies(is_writer && !any_of(ctx_, later), fin == terms(w).written));
         writers.push_back(is_writer);
       }
-      solver_.add(z3::implies(!any_of(ctx_, writers),
-                              fin == bv(p_.locations()[static_cast<std::size_t>(*loc)].initial)));
+      solver_.add(
+          z3::implies(!any_of(ctx_, writers), fin == bv(p_.locations()[static_cast<std::size_t>(*loc)].initial)));
       outcome_terms_.push_back(fin);
     }
     if (q_.filter) solver_.add(prop_term(*q_.filter));
@@ -721,11 +732,15 @@ class Z3Engine {
         if (!same) continue;
         z3::expr some_write = terms(a).writes || terms(b).writes;
         z3::expr kind = f_;
-        if (!x.atomic || !y.atomic) kind = some_write;
-        else if (x.size != y.size) kind = t_;
-        else if (!match(p_, x, y, std::nullopt, q_.options.variant)) kind = some_write;
+        if (!x.atomic || !y.atomic)
+          kind = some_write;
+        else if (x.size != y.size)
+          kind = t_;
+        else if (!match(p_, x, y, std::nullopt, q_.options.variant))
+          kind = some_write;
         if (kind.is_false()) continue;
-        races.push_back({{a, b}, terms(a).guard && terms(b).guard && *same && kind && !idx(hhb_, a, b) && !idx(hhb_, b, a)});
+        races.push_back(
+            {{a, b}, terms(a).guard && terms(b).guard && *same && kind && !idx(hhb_, a, b) && !idx(hhb_, b, a)});
       }
     if (!races.empty()) {
       solver_.push();

@@ -138,15 +138,15 @@ struct Lane {
 };
 
 struct Wave {
-  std::uint8_t lane = 0;          // the lane executing (lanes of one wave run one after another)
+  std::uint8_t lane = 0;  // the lane executing (lanes of one wave run one after another)
   std::uint8_t at_barrier = 0;
-  std::uint16_t barriers = 0;     // barriers this wave has arrived at
+  std::uint16_t barriers = 0;  // barriers this wave has arrived at
   std::uint8_t vcc = 0;
   std::uint16_t next_seq = 0;
   std::vector<std::uint32_t> s;
   std::vector<Lane> lanes;
-  std::vector<Pending> vm;        // vector memory, in issue order
-  std::vector<Pending> lds;       // LDS, in issue order
+  std::vector<Pending> vm;   // vector memory, in issue order
+  std::vector<Pending> lds;  // LDS, in issue order
 };
 
 struct Request {
@@ -285,7 +285,8 @@ class Machine {
     s.lds.resize(static_cast<std::size_t>(workgroups_ * std::max(group_count_, 1)));
     for (int g = 0; g < workgroups_; ++g)
       for (std::size_t l = 0; l < p_.locations.size(); ++l)
-        if (p_.lds_slot[l] >= 0) s.lds[static_cast<std::size_t>(g * group_count_ + p_.lds_slot[l])] = split(p_.initial[l]);
+        if (p_.lds_slot[l] >= 0)
+          s.lds[static_cast<std::size_t>(g * group_count_ + p_.lds_slot[l])] = split(p_.initial[l]);
     return s;
   }
 
@@ -318,7 +319,8 @@ class Machine {
         if (!cu.queues[ch].empty()) out.push_back({Step::Drain, static_cast<int>(c), static_cast<int>(ch)});
       if (!opt_.hw.l1_spontaneous_fill) continue;
       for (std::size_t l = 0; l < cu.valid.size(); ++l) {
-        if (cu.valid[l]) out.push_back({Step::Evict, static_cast<int>(c), static_cast<int>(l)});
+        if (cu.valid[l])
+          out.push_back({Step::Evict, static_cast<int>(c), static_cast<int>(l)});
         else if (fillable_[c][l] && !store_in_flight(s, static_cast<int>(c), static_cast<int>(l)))
           out.push_back({Step::Fill, static_cast<int>(c), static_cast<int>(l)});
       }
@@ -351,9 +353,11 @@ class Machine {
           }
         return "LDS performs";
       }
-      case Step::Evict: return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[static_cast<std::size_t>(t.b)]);
+      case Step::Evict:
+        return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[static_cast<std::size_t>(t.b)]);
       case Step::Fill:
-        return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a, p_.locations[static_cast<std::size_t>(t.b)],
+        return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a,
+                           p_.locations[static_cast<std::size_t>(t.b)],
                            static_cast<std::int32_t>(s.memory[static_cast<std::size_t>(t.b)].lo));
     }
     return "?";
@@ -404,7 +408,8 @@ class Machine {
         o.values.push_back(0);
       } else if (p_.lds_slot[loc] >= 0) {
         int wg = observed_workgroup(static_cast<int>(loc));
-        o.values.push_back(static_cast<std::int32_t>(s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[loc])].lo));
+        o.values.push_back(
+            static_cast<std::int32_t>(s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[loc])].lo));
       } else {
         o.values.push_back(static_cast<std::int32_t>(s.memory[loc].lo));
       }
@@ -449,7 +454,8 @@ class Machine {
 
  private:
   int cu_of_wave(int w) const {
-    return placement_.cu_of_workgroup[static_cast<std::size_t>(placement_.workgroup_of_wave[static_cast<std::size_t>(w)])];
+    return placement_
+        .cu_of_workgroup[static_cast<std::size_t>(placement_.workgroup_of_wave[static_cast<std::size_t>(w)])];
   }
   int workgroup_of_wave(int w) const { return placement_.workgroup_of_wave[static_cast<std::size_t>(w)]; }
 
@@ -457,7 +463,8 @@ class Machine {
   int observed_workgroup(int loc) const {
     for (std::size_t t = 0; t < test_.threads.size(); ++t)
       for (const litmus::Instruction& ins : test_.threads[t].code)
-        if (ins.is_memory_access() && ins.addr.base.is_location() && ins.addr.base.name == p_.locations[static_cast<std::size_t>(loc)])
+        if (ins.is_memory_access() && ins.addr.base.is_location() &&
+            ins.addr.base.name == p_.locations[static_cast<std::size_t>(loc)])
           return workgroup_of_wave(placement_.wave_of_thread[t]);
     return 0;
   }
@@ -544,7 +551,8 @@ class Machine {
   int lds_location(const Wave& w, const Lane& l, const SimInstruction& ins) const {
     std::uint64_t byte = read(w, l, ins.base) + static_cast<std::uint64_t>(ins.imm_offset);
     for (std::size_t loc = 0; loc < p_.locations.size(); ++loc)
-      if (p_.lds_slot[loc] >= 0 && static_cast<std::uint64_t>(p_.lds_slot[loc]) * 8 == byte) return static_cast<int>(loc);
+      if (p_.lds_slot[loc] >= 0 && static_cast<std::uint64_t>(p_.lds_slot[loc]) * 8 == byte)
+        return static_cast<int>(loc);
     return -1;
   }
 
@@ -615,8 +623,10 @@ class Machine {
       case SimOp::Move:
         if (ins.dst >= 0 && ins.a.file != RegFile::None) {
           // v_mov_b32 writes a VGPR; s_mov_b32 an SGPR.
-          if (ins.text.rfind("s_", 0) == 0) w.s[static_cast<std::size_t>(ins.dst)] = read(w, l, ins.a);
-          else write(ins.dst, read(w, l, ins.a));
+          if (ins.text.rfind("s_", 0) == 0)
+            w.s[static_cast<std::size_t>(ins.dst)] = read(w, l, ins.a);
+          else
+            write(ins.dst, read(w, l, ins.a));
         }
         break;
       case SimOp::Add: write(ins.dst, read(w, l, ins.a) + read(w, l, ins.b)); break;
@@ -632,7 +642,8 @@ class Machine {
         // Kernel arguments: 8 bytes per location (16 for a buffer resource) holding its base.
         std::int64_t offset = ins.a.imm;
         std::int64_t index = ins.dst_count == 4 ? offset / 16 : offset / 8;
-        w.s[static_cast<std::size_t>(ins.dst)] = detail::kGlobalBase + detail::kLineBytes * static_cast<std::uint32_t>(index);
+        w.s[static_cast<std::size_t>(ins.dst)] =
+            detail::kGlobalBase + detail::kLineBytes * static_cast<std::uint32_t>(index);
         for (int k = 1; k < ins.dst_count; ++k) w.s[static_cast<std::size_t>(ins.dst + k)] = 0;
         break;
       }
@@ -687,8 +698,10 @@ class Machine {
           return;
         }
         if (ins.op == SimOp::VectorStore && cu.valid[loc]) {
-          if (opt_.hw.l1_store_visible_early) cu.line[loc] = p.data;  // write-through
-          else cu.valid[loc] = 0;
+          if (opt_.hw.l1_store_visible_early)
+            cu.line[loc] = p.data;  // write-through
+          else
+            cu.valid[loc] = 0;
         }
         if (ins.op == SimOp::VectorAtomic) cu.valid[loc] = 0;  // atomics are performed in the L2
         w.vm.push_back(p);
@@ -714,7 +727,8 @@ class Machine {
   void perform_lds(State& s, int wi, Pending& p) const {
     const SimInstruction& ins = instruction(lanes_of_wave_[static_cast<std::size_t>(wi)][p.lane], p.instruction);
     int wg = workgroup_of_wave(wi);
-    perform(p, ins, s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[static_cast<std::size_t>(p.location)])]);
+    perform(p, ins,
+            s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[static_cast<std::size_t>(p.location)])]);
   }
 
   // Completion is reported in issue order within each counter (CDNA4 ISA 4.4): performed
@@ -753,7 +767,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::string format_outcome(const litmus::Test&, const SimResult& r, const SimOutcome& o) {
   std::string out;
-  for (std::size_t i = 0; i < r.observed.size(); ++i) out += fmt::format("{}={}; ", r.observed[i].to_string(), o.values[i]);
+  for (std::size_t i = 0; i < r.observed.size(); ++i)
+    out += fmt::format("{}={}; ", r.observed[i].to_string(), o.values[i]);
   if (!out.empty()) out.pop_back();
   return out;
 }

@@ -98,7 +98,9 @@ SimInstruction lower_memory(const Instruction& ins) {
   }
   s.form = starts(m, "flat_") ? AddressForm::Flat : starts(m, "buffer_") ? AddressForm::Buffer : AddressForm::Global;
   s.flat = s.form == AddressForm::Flat;
-  s.op = k == InstrClass::VectorLoad ? SimOp::VectorLoad : k == InstrClass::VectorStore ? SimOp::VectorStore : SimOp::VectorAtomic;
+  s.op = k == InstrClass::VectorLoad    ? SimOp::VectorLoad
+         : k == InstrClass::VectorStore ? SimOp::VectorStore
+                                        : SimOp::VectorAtomic;
   auto set_cas_data = [&](const Operand& range) {
     s.data = range.reg;
     if (cas) s.compare = range.reg + s.width;
@@ -235,8 +237,9 @@ SimInstruction lower_one(const Instruction& ins) {
     const char* prefix;
     SimOp op;
   };
-  static const Binary kBinary[] = {{"v_add_", SimOp::Add}, {"v_sub_", SimOp::Sub}, {"v_xor_b32", SimOp::Xor},
-                                   {"v_and_b32", SimOp::And}, {"v_or_b32", SimOp::Or}, {"v_lshlrev_b32", SimOp::ShiftLeft}};
+  static const Binary kBinary[] = {{"v_add_", SimOp::Add},    {"v_sub_", SimOp::Sub},
+                                   {"v_xor_b32", SimOp::Xor}, {"v_and_b32", SimOp::And},
+                                   {"v_or_b32", SimOp::Or},   {"v_lshlrev_b32", SimOp::ShiftLeft}};
   for (const Binary& b : kBinary) {
     if (!starts(m, b.prefix)) continue;
     if (v.size() != 3) unsupported(ins, "expected D, A, B");
@@ -266,7 +269,9 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   }
   if (compiled.generic)
     for (bool g : p.group)
-      if (g) throw std::runtime_error("the simulator does not model flat accesses to the group segment (--generic with group locations)");
+      if (g)
+        throw std::runtime_error(
+            "the simulator does not model flat accesses to the group segment (--generic with group locations)");
   for (const codegen::CompiledThread& ct : compiled.threads) {
     SimThread t;
     std::map<std::string, int> labels;
@@ -301,7 +306,8 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
       if (li.is_memory_access() && li.addr.base.is_location()) {
         auto it = std::find(p.locations.begin(), p.locations.end(), li.addr.base.name);
         int loc = static_cast<int>(it - p.locations.begin());
-        if (!p.group[static_cast<std::size_t>(loc)] && std::find(t.non_glc_loads.begin(), t.non_glc_loads.end(), loc) == t.non_glc_loads.end())
+        if (!p.group[static_cast<std::size_t>(loc)] &&
+            std::find(t.non_glc_loads.begin(), t.non_glc_loads.end(), loc) == t.non_glc_loads.end())
           t.non_glc_loads.push_back(loc);
       }
     p.threads.push_back(std::move(t));

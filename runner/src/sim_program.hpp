@@ -13,17 +13,28 @@ namespace hsalit::runner::detail {
 
 enum class SimOp : std::uint8_t {
   Nop,
-  Move,        // d <- a (VGPR, SGPR or immediate)
-  Add, Sub, Xor, And, Or, ShiftLeft,
-  CompareEq, CompareNe,  // vcc <- a op b
+  Move,  // d <- a (VGPR, SGPR or immediate)
+  Add,
+  Sub,
+  Xor,
+  And,
+  Or,
+  ShiftLeft,
+  CompareEq,
+  CompareNe,   // vcc <- a op b
   Select,      // d <- vcc ? 1 : 0 (v_cndmask_b32 d, 0, 1, vcc)
   ScalarLoad,  // s[d..] <- base address of the location the kernel argument offset names
-  Branch, BranchVcc,
+  Branch,
+  BranchVcc,
   Wait,
   Barrier,
   InvalidateL1,
-  VectorLoad, VectorStore, VectorAtomic,
-  LdsLoad, LdsStore, LdsAtomic,
+  VectorLoad,
+  VectorStore,
+  VectorAtomic,
+  LdsLoad,
+  LdsStore,
+  LdsAtomic,
   End,
 };
 
@@ -39,20 +50,20 @@ enum class AddressForm : std::uint8_t { Global, Flat, Buffer, Lds };
 
 struct SimInstruction {
   SimOp op = SimOp::Nop;
-  int dst = -1;          // VGPR (or first SGPR for ScalarLoad)
+  int dst = -1;  // VGPR (or first SGPR for ScalarLoad)
   int dst_count = 1;
   Src a, b;
-  int target = -1;       // branch target (instruction index)
+  int target = -1;               // branch target (instruction index)
   int vmcnt = -1, lgkmcnt = -1;  // Wait: -1 = not waited for
   // Memory operations.
   AddressForm form = AddressForm::Global;
-  Src base;              // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
-  Src offset;            // VGPR offset (global) or none
+  Src base;    // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
+  Src offset;  // VGPR offset (global) or none
   std::int64_t imm_offset = 0;
-  int width = 1;         // dwords
-  int data = -1;         // first VGPR of the stored value / atomic operand
-  int compare = -1;      // first VGPR of the cas compare value
-  int atomic_kind = 0;   // codegen::AtomicOp
+  int width = 1;           // dwords
+  int data = -1;           // first VGPR of the stored value / atomic operand
+  int compare = -1;        // first VGPR of the cas compare value
+  int atomic_kind = 0;     // codegen::AtomicOp
   bool bypass_l1 = false;  // glc (and the equivalents of later generations) on a load
   bool flat = false;       // FLAT instruction: counted by both vmcnt and lgkmcnt
   std::string text;        // the assembly, for traces
@@ -73,10 +84,10 @@ inline constexpr std::uint32_t kGlobalBase = 0x10000;
 inline constexpr std::uint32_t kLineBytes = 0x100;
 
 struct SimProgram {
-  std::vector<std::string> locations;     // the test's locations, in order
-  std::vector<bool> group;                // per location
-  std::vector<std::int64_t> initial;      // per location
-  std::vector<int> lds_slot;              // per location: byte offset / 8, or -1
+  std::vector<std::string> locations;  // the test's locations, in order
+  std::vector<bool> group;             // per location
+  std::vector<std::int64_t> initial;   // per location
+  std::vector<int> lds_slot;           // per location: byte offset / 8, or -1
   std::vector<SimThread> threads;
 };
 

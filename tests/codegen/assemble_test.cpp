@@ -29,8 +29,9 @@ ToolResult assemble(const Target& target, const std::string& text) {
   fs::create_directories(dir);
   fs::path source = dir / "test.s";
   std::ofstream(source) << text;
-  std::string command = fmt::format("llvm-mc-{} -triple=amdgcn-amd-amdhsa -mcpu={} {} -filetype=obj -o /dev/null {} 2>&1",
-                                    target.llvm, target.name, fmt::join(target.assembler_flags, " "), source.string());
+  std::string command =
+      fmt::format("llvm-mc-{} -triple=amdgcn-amd-amdhsa -mcpu={} {} -filetype=obj -o /dev/null {} 2>&1", target.llvm,
+                  target.name, fmt::join(target.assembler_flags, " "), source.string());
   ToolResult r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -76,7 +77,8 @@ bool known_gap(const std::string& table, const std::string& error) {
       {"gfx12", "store atomic release workgroup generic"},
   };
   for (const Gap& g : kGaps)
-    if (table == g.table && error.find(fmt::format("has no row for {} ", g.operation)) != std::string::npos) return true;
+    if (table == g.table && error.find(fmt::format("has no row for {} ", g.operation)) != std::string::npos)
+      return true;
   return false;
 }
 
@@ -119,8 +121,7 @@ TEST_P(EveryTarget, BundledTestsAssemble) {
     GTEST_SKIP() << target.name << ": no Debian 12 llvm-mc assembles it";
   }
   ToolResult r = assemble(target, all);
-  EXPECT_EQ(r.status, 0) << "llvm-mc-" << target.llvm << " on " << programs << " programs for " << target.name
-                         << ":\n"
+  EXPECT_EQ(r.status, 0) << "llvm-mc-" << target.llvm << " on " << programs << " programs for " << target.name << ":\n"
                          << first_lines(r.output);
 }
 

@@ -44,7 +44,8 @@ TEST(Compile, MessagePassingOnGfx900FollowsTheGfx69Table) {
   std::vector<std::string> p0 = texts(c.threads[0]);
   // Release store at agent scope: wait for everything before, then the store (AMDGPUUsage
   // GFX6-GFX9 table, store atomic release agent global).
-  auto store = std::find_if(p0.begin(), p0.end(), [](const std::string& s) { return s.rfind("global_store_dword", 0) == 0; });
+  auto store =
+      std::find_if(p0.begin(), p0.end(), [](const std::string& s) { return s.rfind("global_store_dword", 0) == 0; });
   ASSERT_NE(store, p0.end());
   auto release = std::find(p0.begin(), p0.end(), "s_waitcnt vmcnt(0) lgkmcnt(0)");
   ASSERT_NE(release, p0.end());
@@ -139,13 +140,16 @@ TEST(Compile, UnsupportedCombinationsArePreciseErrors) {
   };
   const std::vector<Case> cases = {
       {"LISA A\n{ 0:r1 = x; x = 0; }\n P0 ;\n r[] r0 r1 ;\nexists (0:r0=0)\n", "gfx900", "", "hsa",
-       "P0:0 'r[] r0 r1': an address held in a register is not supported by the code generator (target gfx900, table gfx6-9)"},
+       "P0:0 'r[] r0 r1': an address held in a register is not supported by the code generator (target gfx900, table "
+       "gfx6-9)"},
       {"LISA B\n{ x = 0; }\n P0 ;\n rmw[atomic,rlx,agent] r0 (eq r0 1) x ;\nexists (0:r0=0)\n", "gfx900", "", "hsa",
        "P0:0 'rmw[atomic,rlx,agent] r0 (eq r0 1) x': no GCN atomic computes '(eq r0 1)' (supported: exchange, cas, "
-       "and add, sub, and, or, xor of the value read with a constant or another register) (target gfx900, table gfx6-9)"},
+       "and add, sub, and, or, xor of the value read with a constant or another register) (target gfx900, table "
+       "gfx6-9)"},
       {kMessagePassing, "gfx90a", "gfx6-9", "hsa", "table gfx6-9 does not apply to gfx90a (its targets: "},
       {kMessagePassing, "gfx900", "", "cuda", "table gfx6-9 has no flavour 'cuda' (its flavours: hsa, opencl)"},
-      {"LISA C\n{ z = 0; }\n P0 ;\n w[atomic,screl,system] z 1 ;\nscopes: (agent (wg 0))\nregions: z:group\nexists (z=1)\n",
+      {"LISA C\n{ z = 0; }\n P0 ;\n w[atomic,screl,system] z 1 ;\nscopes: (agent (wg 0))\nregions: z:group\nexists "
+       "(z=1)\n",
        "gfx900", "hsail-finalizer", "hsa",
        "P0:0 'w[atomic,screl,system] z 1': table hsail-finalizer has no row for store atomic release system local "
        "(target gfx900, table hsail-finalizer)"},

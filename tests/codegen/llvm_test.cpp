@@ -34,8 +34,7 @@ struct Bundled {
 const std::vector<Bundled>& bundled() {
   static const std::vector<Bundled> tests = [] {
     std::vector<Bundled> out;
-    for (const fs::path& f :
-         litmus::collect_litmus_files({fs::path(HSALIT_SOURCE_DIR) / "litmus/library"})) {
+    for (const fs::path& f : litmus::collect_litmus_files({fs::path(HSALIT_SOURCE_DIR) / "litmus/library"})) {
       litmus::ParseResult r = litmus::parse_litmus_file(f);
       if (r.ok()) out.push_back({f, *r.test});
     }
@@ -62,8 +61,7 @@ std::optional<LlcTool> require_llc(const std::string& name) {
 
 bool require_tool(const std::string& name) {
   if (find_program(name)) return true;
-  ADD_FAILURE() << fmt::format("{} not found: install Debian package {}", name,
-                               debian_package_for(name));
+  ADD_FAILURE() << fmt::format("{} not found: install Debian package {}", name, debian_package_for(name));
   return false;
 }
 
@@ -111,19 +109,14 @@ exists (1:r0=1 /\ 1:r1=0)
   EXPECT_EQ(m.kernels[0].lds, (std::vector<std::string>{"z"}));
   EXPECT_EQ(m.kernels[0].accesses, (std::vector<int>{0, 1, 3, 4}));
   EXPECT_EQ(m.kernels[1].results, (std::vector<std::string>{"r0", "r1"}));
-  EXPECT_NE(
-      ir.find(
-          "define amdgpu_kernel void @P0(ptr addrspace(1) noundef %loc.x, ptr addrspace(1) noundef "
-          "%loc.y, ptr addrspace(1) noundef %out)"),
-      std::string::npos)
+  EXPECT_NE(ir.find("define amdgpu_kernel void @P0(ptr addrspace(1) noundef %loc.x, ptr addrspace(1) noundef "
+                    "%loc.y, ptr addrspace(1) noundef %out)"),
+            std::string::npos)
       << ir;
-  EXPECT_NE(ir.find("@lds.z = internal addrspace(3) global i32 poison, align 4"), std::string::npos)
-      << ir;
+  EXPECT_NE(ir.find("@lds.z = internal addrspace(3) global i32 poison, align 4"), std::string::npos) << ir;
   EXPECT_NE(ir.find("store i32 1, ptr addrspace(1) %loc.x, align 4"), std::string::npos) << ir;
-  EXPECT_NE(
-      ir.find(
-          "store atomic i32 1, ptr addrspace(1) %loc.y syncscope(\"workgroup\") release, align 4"),
-      std::string::npos)
+  EXPECT_NE(ir.find("store atomic i32 1, ptr addrspace(1) %loc.y syncscope(\"workgroup\") release, align 4"),
+            std::string::npos)
       << ir;
   EXPECT_NE(ir.find("fence seq_cst"), std::string::npos) << ir;  // system: no syncscope
   EXPECT_NE(ir.find("atomicrmw add ptr addrspace(3) @lds.z, i32 3 syncscope(\"wavefront\") "
@@ -134,9 +127,8 @@ exists (1:r0=1 /\ 1:r1=0)
                     "seq_cst, align 4"),
             std::string::npos)
       << ir;
-  EXPECT_NE(
-      ir.find("load atomic i32, ptr addrspace(1) %loc.y syncscope(\"agent\") acquire, align 4"),
-      std::string::npos)
+  EXPECT_NE(ir.find("load atomic i32, ptr addrspace(1) %loc.y syncscope(\"agent\") acquire, align 4"),
+            std::string::npos)
       << ir;
   EXPECT_NE(ir.find("call void @llvm.amdgcn.s.barrier()"), std::string::npos) << ir;
   // r1 is -1 on the branch's path and the load's value on the other: a phi at the label.
@@ -158,16 +150,12 @@ exists (0:r0=0)
   LlvmModule generic = emit_llvm_ir(t, {.generic = true});
   EXPECT_EQ(generic.kernels[0].arguments, (std::vector<std::string>{"x", "z", "out"}));
   EXPECT_EQ(generic.text.find("addrspace"), std::string::npos) << generic.text;
-  EXPECT_NE(
-      generic.text.find("load atomic i64, ptr %loc.z syncscope(\"workgroup\") monotonic, align 8"),
-      std::string::npos)
+  EXPECT_NE(generic.text.find("load atomic i64, ptr %loc.z syncscope(\"workgroup\") monotonic, align 8"),
+            std::string::npos)
       << generic.text;
   LlvmModule vol = emit_llvm_ir(t, {.volatile_ordinary = true});
-  EXPECT_NE(vol.text.find("store volatile i32 1, ptr addrspace(1) %loc.x"), std::string::npos)
-      << vol.text;
-  EXPECT_NE(vol.text.find("@lds.z = internal addrspace(3) global i64 poison, align 8"),
-            std::string::npos)
-      << vol.text;
+  EXPECT_NE(vol.text.find("store volatile i32 1, ptr addrspace(1) %loc.x"), std::string::npos) << vol.text;
+  EXPECT_NE(vol.text.find("@lds.z = internal addrspace(3) global i64 poison, align 8"), std::string::npos) << vol.text;
   if (require_tool("opt-19")) {
     EXPECT_EQ(verify(generic.text), "");
     EXPECT_EQ(verify(vol.text), "");
@@ -196,8 +184,7 @@ TEST(LlvmIr, EveryBundledTestVerifies) {
   const std::vector<LlvmIrOptions> modes = {{}, {.generic = true}, {.volatile_ordinary = true}};
   std::vector<std::string> errors(bundled().size() * modes.size());
   parallel_for(errors.size(), [&](std::size_t i) {
-    errors[i] =
-        verify(emit_llvm_ir(bundled()[i / modes.size()].test, modes[i % modes.size()]).text);
+    errors[i] = verify(emit_llvm_ir(bundled()[i / modes.size()].test, modes[i % modes.size()]).text);
   });
   for (std::size_t i = 0; i < errors.size(); ++i)
     EXPECT_EQ(errors[i], "") << bundled()[i / modes.size()].file << " mode " << i % modes.size();
@@ -224,8 +211,8 @@ TEST(LlcTool, ProbesEachVersionsOptions) {
     const std::vector<std::string>& f = llc->flags;
     bool opaque = std::find(f.begin(), f.end(), "-opaque-pointers") != f.end();
     EXPECT_EQ(opaque, llc->version < 15) << name;
-    std::string off = llc->version >= 17 ? "-amdgpu-atomic-optimizer-strategy=None"
-                                         : "-amdgpu-atomic-optimizations=false";
+    std::string off =
+        llc->version >= 17 ? "-amdgpu-atomic-optimizer-strategy=None" : "-amdgpu-atomic-optimizations=false";
     EXPECT_NE(std::find(f.begin(), f.end(), off), f.end()) << name;
   }
 }
@@ -260,15 +247,11 @@ TEST(LlcCounters, EachGenerationsWaits) {
   CounterModel g9 = counter_model(cat.get("gfx900"));
   EXPECT_EQ(g9.waits(ins("s_waitcnt vmcnt(0) lgkmcnt(0)")),
             (std::vector<std::pair<std::string, int>>{{"vmcnt", 0}, {"lgkmcnt", 0}}));
-  EXPECT_EQ(g9.issued(ins("flat_load_dword v1, v[2:3] glc")),
-            (std::vector<std::string>{"vmcnt", "lgkmcnt"}));
+  EXPECT_EQ(g9.issued(ins("flat_load_dword v1, v[2:3] glc")), (std::vector<std::string>{"vmcnt", "lgkmcnt"}));
   CounterModel g10 = counter_model(cat.get("gfx1030"));
-  EXPECT_EQ(g10.waits(ins("s_waitcnt_vscnt null, 0x0")),
-            (std::vector<std::pair<std::string, int>>{{"vscnt", 0}}));
-  EXPECT_EQ(g10.issued(ins("global_store_dword v0, v1, s[0:1]")),
-            (std::vector<std::string>{"vscnt"}));
-  EXPECT_EQ(g10.issued(ins("global_atomic_swap v1, v0, v2, s[0:1] glc")),
-            (std::vector<std::string>{"vmcnt"}));
+  EXPECT_EQ(g10.waits(ins("s_waitcnt_vscnt null, 0x0")), (std::vector<std::pair<std::string, int>>{{"vscnt", 0}}));
+  EXPECT_EQ(g10.issued(ins("global_store_dword v0, v1, s[0:1]")), (std::vector<std::string>{"vscnt"}));
+  EXPECT_EQ(g10.issued(ins("global_atomic_swap v1, v0, v2, s[0:1] glc")), (std::vector<std::string>{"vmcnt"}));
   CounterModel g12 = counter_model(cat.get("gfx1200"));
   EXPECT_EQ(g12.waits(ins("s_wait_loadcnt_dscnt 0x102")),
             (std::vector<std::pair<std::string, int>>{{"loadcnt", 1}, {"dscnt", 2}}));
@@ -323,14 +306,11 @@ TEST(LlcTie, RemovedStoreIsReportedNotGuessed) {
                                                 "\tglobal_store_dword v0, v1, s[2:3]\n"),
                                     t, m, TargetCatalog::builtin().get("gfx900"));
   const LlcThread& th = r.threads[0];
-  EXPECT_EQ(th.tied, (std::vector<int>{-1, -1, 2}))
-      << "the release store is certain, the x stores are not";
+  EXPECT_EQ(th.tied, (std::vector<int>{-1, -1, 2})) << "the release store is certain, the x stores are not";
   ASSERT_EQ(th.problems.size(), 1u);
-  EXPECT_NE(th.problems[0].find("llc emitted 2 memory instructions for 3 litmus accesses"),
-            std::string::npos)
+  EXPECT_NE(th.problems[0].find("llc emitted 2 memory instructions for 3 litmus accesses"), std::string::npos)
       << th.problems[0];
-  EXPECT_NE(th.problems[0].find("could implement any of P0:0, P0:1"), std::string::npos)
-      << th.problems[0];
+  EXPECT_NE(th.problems[0].find("could implement any of P0:0, P0:1"), std::string::npos) << th.problems[0];
 }
 
 TEST(LlcTie, ReorderedAndChangedKindsAreReported) {
@@ -355,8 +335,7 @@ exists (0:r0=0)
       "\t; hsalit end P0\n\ts_endpgm\n";
   LlcResult r2 = import_llc_assembly(text, rmw, m2, TargetCatalog::builtin().get("gfx900"));
   ASSERT_EQ(r2.threads[0].problems.size(), 1u);
-  EXPECT_NE(r2.threads[0].problems[0].find("P0:0 (rmw y) looks implemented by global_load_dword"),
-            std::string::npos)
+  EXPECT_NE(r2.threads[0].problems[0].find("P0:0 (rmw y) looks implemented by global_load_dword"), std::string::npos)
       << r2.threads[0].problems[0];
 }
 
@@ -376,14 +355,12 @@ struct LlcRun {
 };
 
 // Every bundled test through llc, in parallel.
-std::vector<LlcRun> run_all(const LlcTool& llc, const Target& target,
-                            const LlvmIrOptions& options) {
+std::vector<LlcRun> run_all(const LlcTool& llc, const Target& target, const LlvmIrOptions& options) {
   std::vector<LlcRun> runs(bundled().size());
   parallel_for(runs.size(), [&](std::size_t i) {
     const litmus::Test& t = bundled()[i].test;
     runs[i].module = emit_llvm_ir(t, options);
-    runs[i].result =
-        import_llc_assembly(run_llc(llc, runs[i].module.text, target), t, runs[i].module, target);
+    runs[i].result = import_llc_assembly(run_llc(llc, runs[i].module.text, target), t, runs[i].module, target);
   });
   return runs;
 }
@@ -404,21 +381,14 @@ std::vector<int> check_ties(const Bundled& b, const LlcResult& r, const LlvmModu
         untied.push_back(th.thread * 1000 + lit);
         continue;
       }
-      EXPECT_TRUE(seen.insert(at).second)
-          << b.file << " P" << th.thread << ": one instruction for two accesses";
+      EXPECT_TRUE(seen.insert(at).second) << b.file << " P" << th.thread << ": one instruction for two accesses";
       const Instruction& ins = th.code[static_cast<std::size_t>(at)];
       InstrClass c = ins.kind();
       bool right = false;
       switch (lt.code[static_cast<std::size_t>(lit)].kind) {
-        case litmus::OpKind::Load:
-          right = c == InstrClass::VectorLoad || c == InstrClass::LdsLoad;
-          break;
-        case litmus::OpKind::Store:
-          right = c == InstrClass::VectorStore || c == InstrClass::LdsStore;
-          break;
-        default:
-          right = ins.is_atomic();
-          break;
+        case litmus::OpKind::Load: right = c == InstrClass::VectorLoad || c == InstrClass::LdsLoad; break;
+        case litmus::OpKind::Store: right = c == InstrClass::VectorStore || c == InstrClass::LdsStore; break;
+        default: right = ins.is_atomic(); break;
       }
       EXPECT_TRUE(right) << b.file << " P" << th.thread << ":" << lit << ": " << ins.mnemonic;
       EXPECT_EQ(ins.origin.instruction, lit);
@@ -432,11 +402,9 @@ std::vector<int> check_ties(const Bundled& b, const LlcResult& r, const LlvmModu
 // an atomic load (AtomicExpand, lowerIdempotentRMWIntoFencedLoad): the one bundled test with
 // such an rmw cannot tie it to an atomic.
 bool idempotent_rmw(const litmus::Instruction& i) {
-  return i.kind == litmus::OpKind::Rmw && !i.annots.cas &&
-         i.value.kind == litmus::Expr::Kind::Binary && i.value.operands[1].is_constant() &&
-         i.value.operands[1].value == 0 &&
-         (i.annots.order == litmus::MemoryOrder::Relaxed ||
-          i.annots.order == litmus::MemoryOrder::Acquire);
+  return i.kind == litmus::OpKind::Rmw && !i.annots.cas && i.value.kind == litmus::Expr::Kind::Binary &&
+         i.value.operands[1].is_constant() && i.value.operands[1].value == 0 &&
+         (i.annots.order == litmus::MemoryOrder::Relaxed || i.annots.order == litmus::MemoryOrder::Acquire);
 }
 
 // With ordinary accesses volatile, llc may not remove or merge them: every access of every
@@ -451,12 +419,11 @@ TEST_P(LlcRoundTrip, VolatileTiesEveryAccess) {
     const LlvmModule& m = runs[n].module;
     const LlcResult& r = runs[n].result;
     for (int u : check_ties(b, r, m)) {
-      const litmus::Instruction& i = b.test.threads[static_cast<std::size_t>(u / 1000)]
-                                         .code[static_cast<std::size_t>(u % 1000)];
+      const litmus::Instruction& i =
+          b.test.threads[static_cast<std::size_t>(u / 1000)].code[static_cast<std::size_t>(u % 1000)];
       EXPECT_TRUE(llc->version >= 19 && idempotent_rmw(i))
-          << b.file << ": P" << u / 1000 << ":" << u % 1000 << " untied: "
-          << fmt::format("{}",
-                         fmt::join(r.threads[static_cast<std::size_t>(u / 1000)].problems, "; "));
+          << b.file << ": P" << u / 1000 << ":" << u % 1000
+          << " untied: " << fmt::format("{}", fmt::join(r.threads[static_cast<std::size_t>(u / 1000)].problems, "; "));
     }
   }
 }
@@ -475,13 +442,11 @@ void atomics_tie(const RoundTrip& param) {
     const LlcResult& r = runs[n].result;
     for (int u : check_ties(b, r, m)) {
       const LlcThread& th = r.threads[static_cast<std::size_t>(u / 1000)];
-      const litmus::Instruction& i = b.test.threads[static_cast<std::size_t>(u / 1000)]
-                                         .code[static_cast<std::size_t>(u % 1000)];
-      std::string needle =
-          fmt::format("P{}:{} {}", u / 1000, u % 1000, litmus::print_instruction(i));
-      bool reported =
-          std::any_of(th.problems.begin(), th.problems.end(),
-                      [&](const std::string& p) { return p.find(needle) != std::string::npos; });
+      const litmus::Instruction& i =
+          b.test.threads[static_cast<std::size_t>(u / 1000)].code[static_cast<std::size_t>(u % 1000)];
+      std::string needle = fmt::format("P{}:{} {}", u / 1000, u % 1000, litmus::print_instruction(i));
+      bool reported = std::any_of(th.problems.begin(), th.problems.end(),
+                                  [&](const std::string& p) { return p.find(needle) != std::string::npos; });
       EXPECT_TRUE(reported) << b.file << ": " << needle << " untied without a problem";
       EXPECT_TRUE(!i.annots.atomic || (llc->version >= 19 && idempotent_rmw(i)))
           << b.file << ": atomic " << needle << " untied";
@@ -492,19 +457,14 @@ void atomics_tie(const RoundTrip& param) {
         EXPECT_EQ(p.find("cannot read"), std::string::npos) << b.file << ": " << p;
   }
   // CoWW+ordinary, CoRR+ordinary and the two MP+2W tests lose an ordinary access each way.
-  EXPECT_GT(untied_ordinary, 0)
-      << "llc stopped removing dead stores and repeated loads: update docs/llvm-ir.md";
+  EXPECT_GT(untied_ordinary, 0) << "llc stopped removing dead stores and repeated loads: update docs/llvm-ir.md";
 }
 
-TEST_P(LlcRoundTrip, AtomicsAlwaysTieAndDroppedOrdinaryAccessesAreReported) {
-  atomics_tie(GetParam());
-}
+TEST_P(LlcRoundTrip, AtomicsAlwaysTieAndDroppedOrdinaryAccessesAreReported) { atomics_tie(GetParam()); }
 
 // The newer generations: llc's assembly parses and the atomics tie.
 class LlcRoundTripNewer : public testing::TestWithParam<RoundTrip> {};
-TEST_P(LlcRoundTripNewer, AtomicsAlwaysTieAndDroppedOrdinaryAccessesAreReported) {
-  atomics_tie(GetParam());
-}
+TEST_P(LlcRoundTripNewer, AtomicsAlwaysTieAndDroppedOrdinaryAccessesAreReported) { atomics_tie(GetParam()); }
 
 std::string round_trip_name(const testing::TestParamInfo<RoundTrip>& i) {
   std::string llc = i.param.llc;
@@ -513,20 +473,18 @@ std::string round_trip_name(const testing::TestParamInfo<RoundTrip>& i) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, LlcRoundTrip,
-                         testing::Values(RoundTrip{"gfx900", "llc-14"},
-                                         RoundTrip{"gfx90a", "llc-14"},
+                         testing::Values(RoundTrip{"gfx900", "llc-14"}, RoundTrip{"gfx90a", "llc-14"},
                                          RoundTrip{"gfx942", "llc-19"}),
                          round_trip_name);
 INSTANTIATE_TEST_SUITE_P(Targets, LlcRoundTripNewer,
-                         testing::Values(RoundTrip{"gfx1030", "llc-19"},
-                                         RoundTrip{"gfx1100", "llc-19"},
+                         testing::Values(RoundTrip{"gfx1030", "llc-19"}, RoundTrip{"gfx1100", "llc-19"},
                                          RoundTrip{"gfx1200", "llc-19"}),
                          round_trip_name);
 
 // --- comparison with the table ----------------------------------------------------------------
 
-Comparison compare(const std::string& text, const std::string& target_name,
-                   const std::string& llc_name, const MappingTable* table = nullptr) {
+Comparison compare(const std::string& text, const std::string& target_name, const std::string& llc_name,
+                   const MappingTable* table = nullptr) {
   litmus::Test t = parse(text);
   const Target& target = TargetCatalog::builtin().get(target_name);
   std::optional<LlcTool> llc = require_llc(llc_name);
@@ -562,8 +520,7 @@ exists (z=1)
     ASSERT_TRUE(o) << llc;
     EXPECT_EQ(o->row, "store.atomic.release.wg.local");
     ASSERT_EQ(o->differences.size(), 1u) << render_comparison(c);
-    EXPECT_EQ(o->differences[0],
-              "extra wait before P0:1: llc waits for lgkmcnt to reach 0, the table does not")
+    EXPECT_EQ(o->differences[0], "extra wait before P0:1: llc waits for lgkmcnt to reach 0, the table does not")
         << render_comparison(c);
     EXPECT_EQ(c.problem_count(), 0) << render_comparison(c);
   }
@@ -588,19 +545,18 @@ exists (0:r0=0)
 
 // A table without the acquire's invalidate, and with a wrong cache bit: both reported.
 TEST(LlcCompare, MissingInvalidateAndCacheBitsAreDetected) {
-  nlohmann::json doc = {
-      {"schema", "hsalit-mapping/1"},
-      {"name", "weak"},
-      {"targets", {"gfx900"}},
-      {"rows",
-       {{{"id", "load.acquire.agent"},
-         {"operation", "load"},
-         {"atomic", true},
-         {"orderings", {"acquire"}},
-         {"scopes", {"agent"}},
-         {"spaces", {"global"}},
-         {"sequence", {{{"op", "access"}, {"slc", true}}, {{"op", "s_waitcnt"}, {"vmcnt", 0}}}},
-         {"source", {{"document", "test"}, {"table", "test"}, {"row", "test"}}}}}}};
+  nlohmann::json doc = {{"schema", "hsalit-mapping/1"},
+                        {"name", "weak"},
+                        {"targets", {"gfx900"}},
+                        {"rows",
+                         {{{"id", "load.acquire.agent"},
+                           {"operation", "load"},
+                           {"atomic", true},
+                           {"orderings", {"acquire"}},
+                           {"scopes", {"agent"}},
+                           {"spaces", {"global"}},
+                           {"sequence", {{{"op", "access"}, {"slc", true}}, {{"op", "s_waitcnt"}, {"vmcnt", 0}}}},
+                           {"source", {{"document", "test"}, {"table", "test"}, {"row", "test"}}}}}}};
   MappingTable weak = MappingTable::from_json(doc, "weak.json");
   Comparison c = compare(R"(LISA weak
 { y = 0; }
@@ -612,11 +568,9 @@ exists (0:r0=0)
   const OperationComparison* o = operation(c, 0, 0);
   ASSERT_TRUE(o);
   std::string all = fmt::format("{}", fmt::join(o->differences, "\n"));
-  EXPECT_NE(all.find("different cache bits on the access: table slc, llc glc"), std::string::npos)
-      << all;
-  EXPECT_NE(
-      all.find("extra cache instruction after P0:0: llc has `buffer_wbinvl1_vol`, the table none"),
-      std::string::npos)
+  EXPECT_NE(all.find("different cache bits on the access: table slc, llc glc"), std::string::npos) << all;
+  EXPECT_NE(all.find("extra cache instruction after P0:0: llc has `buffer_wbinvl1_vol`, the table none"),
+            std::string::npos)
       << all;
 }
 
@@ -633,19 +587,16 @@ TEST(LlcCompare, CliShowsTheTableBesideLlc) {
 regions: a:group, z:group
 exists (z=1)
 )";
-  ProcessResult r = run_process(
-      {HSALIT_CLI, "compile", "--target", "gfx900", "--via-llc", "llc-19", file.string()});
+  ProcessResult r = run_process({HSALIT_CLI, "compile", "--target", "gfx900", "--via-llc", "llc-19", file.string()});
   EXPECT_EQ(r.exit_status, 1) << r.err;
   EXPECT_NE(r.out.find("P0:1 w[atomic,screl,wg] z 1  [store atomic release workgroup local, row "
                        "store.atomic.release.wg.local]  DIFF"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("DIFF extra wait before P0:1"), std::string::npos) << r.out;
-  ProcessResult missing =
-      run_process({HSALIT_CLI, "compile", "--via-llc", "llc-99", file.string()});
+  ProcessResult missing = run_process({HSALIT_CLI, "compile", "--via-llc", "llc-99", file.string()});
   EXPECT_EQ(missing.exit_status, 2);
-  EXPECT_NE(missing.err.find("llc-99 not found: install Debian package llvm-99"), std::string::npos)
-      << missing.err;
+  EXPECT_NE(missing.err.find("llc-99 not found: install Debian package llvm-99"), std::string::npos) << missing.err;
   ProcessResult ir = run_process({HSALIT_CLI, "compile", "--emit", "llvm-ir", file.string()});
   EXPECT_EQ(ir.exit_status, 0);
   EXPECT_NE(ir.out.find("define amdgpu_kernel void @P0("), std::string::npos) << ir.out;

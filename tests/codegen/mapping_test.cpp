@@ -37,8 +37,8 @@ std::string error_of(const json& doc) {
 TEST(MappingTable, ReadsRowsAndFindsThemByOperation) {
   MappingTable t = MappingTable::from_json(minimal_table(), "t.json");
   EXPECT_EQ(t.rows().size(), 3u);
-  MemoryOperation op{Operation::Load, Atomicity::Atomic, AccessKind::Plain, Ordering::Acquire, SyncScope::Agent,
-                     AddressSpace::Global};
+  MemoryOperation op{Operation::Load,   Atomicity::Atomic, AccessKind::Plain,
+                     Ordering::Acquire, SyncScope::Agent,  AddressSpace::Global};
   const MappingRow* row = t.find(op, "gfx900");
   ASSERT_TRUE(row);
   EXPECT_EQ(row->id, "load.acquire");
@@ -86,7 +86,9 @@ TEST(MappingTable, MalformedTablesNameTheFileAndTheRow) {
        "t.json: error: row 2 (load.seq_cst): 'same_as' names 'nowhere', which is not a row with a sequence"},
       {[](json& d) { d["rows"][2]["orderings"] = json::array({"acquire"}); },
        "t.json: error: rows 'load.acquire' and 'load.seq_cst': both match load atomic acquire agent global on gfx900"},
-      {[](json& d) { d["rows"][0]["sequence"] = json::array({"access", "access"}); },
+      {[](json& d) {
+         d["rows"][0]["sequence"] = json::array({"access", "access"});
+       },
        "t.json: error: row 0 (load.plain): a memory operation sequence has exactly one \"access\" element"},
       {[](json& d) { d["rows"][1]["sequence"][2] = "v_add_u32"; },
        "t.json: error: row 1 (load.acquire), element 2: 'v_add_u32' is not a wait, cache or barrier instruction"},

@@ -47,8 +47,7 @@ ParseLimits small_limits() {
 const Case kSyntaxCases[] = {
     // ---- lexer ----
     {"UnterminatedComment",
-     lines(
-         {"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ; (* open (* nested *)", "exists (0:r0=0)"}),
+     lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ; (* open (* nested *)", "exists (0:r0=0)"}),
      "f.litmus:4:13: error: unterminated comment '(*'"},
     {"UnterminatedString", lines({"LISA T", "\"open description", "{ x = 0; }"}),
      "f.litmus:2:1: error: unterminated string (a description is one line in double quotes)"},
@@ -60,8 +59,7 @@ const Case kSyntaxCases[] = {
      "f.litmus:4:8: error: number out of range (values are 64-bit signed integers)"},
     {"HexNumberOutOfRange", two(" w[] x 0x10000000000000000 | r[] r0 x ;"),
      "f.litmus:4:8: error: number out of range (values are 64-bit signed integers)"},
-    {"UnexpectedCharacter", two(" w[] x 1 $ | r[] r0 x ;"),
-     "f.litmus:4:10: error: unexpected character '$'"},
+    {"UnexpectedCharacter", two(" w[] x 1 $ | r[] r0 x ;"), "f.litmus:4:10: error: unexpected character '$'"},
     {"UnexpectedControlByte", two(" w[] x 1 \x01 | r[] r0 x ;"),
      "f.litmus:4:10: error: unexpected character (byte 0x01)"},
     {"UnexpectedNonAscii", two(" w[] x\xc3\xa9 1 | r[] r0 x ;"),
@@ -73,16 +71,14 @@ const Case kSyntaxCases[] = {
 
     // ---- header, description, metadata ----
     {"EmptyFile", "", "f.litmus:1:1: error: empty file: expected 'LISA NAME'"},
-    {"OnlyAComment", lines({"(* nothing *)", ""}),
-     "f.litmus:3:1: error: empty file: expected 'LISA NAME'"},
+    {"OnlyAComment", lines({"(* nothing *)", ""}), "f.litmus:3:1: error: empty file: expected 'LISA NAME'"},
     {"CArchitecture", lines({"C MP", "{ x = 0; }"}),
      "f.litmus:1:1: error: 'C' tests are not supported: hsalit reads LISA tests"},
     {"AArch64Architecture", lines({"  AArch64 MP", "{ x = 0; }"}),
      "f.litmus:1:3: error: 'AArch64' tests are not supported: hsalit reads LISA tests"},
     {"NotLisa", lines({"LIZA MP", "{ x = 0; }"}),
      "f.litmus:1:1: error: expected 'LISA' at the start of the file, found 'LIZA'"},
-    {"MissingName", lines({"LISA  ", "{ x = 0; }"}),
-     "f.litmus:1:7: error: expected a test name after 'LISA'"},
+    {"MissingName", lines({"LISA  ", "{ x = 0; }"}), "f.litmus:1:7: error: expected a test name after 'LISA'"},
     {"NameWithBlanks", lines({"LISA two words", "{ x = 0; }"}),
      "f.litmus:1:10: error: unexpected text after the test name (a test name has no blanks)"},
     {"TextAfterDescription", lines({"LISA T", "\"about\" more", "{ x = 0; }"}),
@@ -116,8 +112,7 @@ const Case kSyntaxCases[] = {
      "f.litmus:2:9: error: expected ';' or '}', found 'y'"},
     {"InitMissingValue", lines({"LISA T", "{ x = ; }"}),
      "f.litmus:2:7: error: expected a number or a location name, found ';'"},
-    {"InitMissingEquals", lines({"LISA T", "{ 0:r0 1; }"}),
-     "f.litmus:2:8: error: expected '=', found '1'"},
+    {"InitMissingEquals", lines({"LISA T", "{ 0:r0 1; }"}), "f.litmus:2:8: error: expected '=', found '1'"},
     {"InitUnclosed", lines({"LISA T", "{ x = 0;"}),
      "f.litmus:3:1: error: expected '}' to close the initial state, found end of file"},
     {"InitBadEntry", lines({"LISA T", "{ | }"}),
@@ -135,18 +130,14 @@ const Case kSyntaxCases[] = {
      "f.litmus:3:12: error: too many threads (the limit is 2)", small_limits()},
     {"TooManyColumns", lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x | r[] r1 x ;"}),
      "f.litmus:4:13: error: this row has more columns than the 1 thread"},
-    {"TooManyInstructions",
-     lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ;", " r[] r1 x ;", " L: r[] r2 x ;"}),
+    {"TooManyInstructions", lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ;", " r[] r1 x ;", " L: r[] r2 x ;"}),
      "f.litmus:6:2: error: thread P0 has more than 2 instructions", small_limits()},
-    {"UnknownInstruction", two(" ld r0 x | r[] r0 x ;"),
-     "f.litmus:4:2: error: unknown instruction 'ld'"},
-    {"UnknownInstructionAfterLabel", two(" L: ld r0 x | r[] r0 x ;"),
-     "f.litmus:4:5: error: unknown instruction 'ld'"},
+    {"UnknownInstruction", two(" ld r0 x | r[] r0 x ;"), "f.litmus:4:2: error: unknown instruction 'ld'"},
+    {"UnknownInstructionAfterLabel", two(" L: ld r0 x | r[] r0 x ;"), "f.litmus:4:5: error: unknown instruction 'ld'"},
     {"MisspeltTrailer", two(" r[] r0 x | r[] r0 x ;", "exist (0:r0=0)"),
      "f.litmus:5:1: error: unknown instruction 'exist' (or a misspelt scopes:, regions:, "
      "locations, filter, exists, ~exists or forall)"},
-    {"InstructionExpected", two(" 1 | r[] r0 x ;"),
-     "f.litmus:4:2: error: expected an instruction, found '1'"},
+    {"InstructionExpected", two(" 1 | r[] r0 x ;"), "f.litmus:4:2: error: expected an instruction, found '1'"},
     {"RowSeparatorExpected", two(" r[] r0 x r[] r1 x | ;"),
      "f.litmus:4:11: error: expected '|' or ';' after an instruction, found 'r'"},
     {"MissingRowEnd", lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x"}),
@@ -163,8 +154,7 @@ const Case kSyntaxCases[] = {
      "f.litmus:4:11: error: two atomicity annotations ('atomic' and 'ordinary')"},
     {"TwoSizes", two(" r[single,double] r0 x | ;"),
      "f.litmus:4:11: error: two size annotations ('single' and 'double')"},
-    {"FenceSize", two(" f[scacq,wg,double] | ;"),
-     "f.litmus:4:13: error: a fence has no access size"},
+    {"FenceSize", two(" f[scacq,wg,double] | ;"), "f.litmus:4:13: error: a fence has no access size"},
     {"CasOnLoad", two(" r[cas] r0 x | ;"), "f.litmus:4:4: error: 'cas' applies to rmw only"},
     {"UnknownAnnotation", two(" r[acquire] r0 x | ;"),
      "f.litmus:4:4: error: unknown annotation 'acquire' (expected atomic, ordinary, rlx, scacq, "
@@ -176,18 +166,15 @@ const Case kSyntaxCases[] = {
      "f.litmus:4:11: error: expected ',' or ']' in the annotation list, found 'wg'"},
     {"AnnotationAfterComma", two(" r[atomic,] r0 x | ;"),
      "f.litmus:4:11: error: expected an annotation after ',', found ']'"},
-    {"AnnotationExpected", two(" r[1] r0 x | ;"),
-     "f.litmus:4:4: error: expected an annotation or ']', found '1'"},
+    {"AnnotationExpected", two(" r[1] r0 x | ;"), "f.litmus:4:4: error: expected an annotation or ']', found '1'"},
 
     // ---- instruction operands ----
     {"Call", two(" call[mp](x) | ;"),
      "f.litmus:4:2: error: herd macro calls ('call[...]') are not supported: inline the macro"},
     {"FenceLabelSets", two(" f[scacq,wg] {x} {y} | ;"),
      "f.litmus:4:14: error: fence label sets ('f[...] {...} {...}') are not supported"},
-    {"BarrierAnnotations", two(" barrier[wg] | ;"),
-     "f.litmus:4:2: error: 'barrier' takes no annotations"},
-    {"LoadRegisterExpected", two(" r[] x r0 | ;"),
-     "f.litmus:4:6: error: expected a destination register, found 'x'"},
+    {"BarrierAnnotations", two(" barrier[wg] | ;"), "f.litmus:4:2: error: 'barrier' takes no annotations"},
+    {"LoadRegisterExpected", two(" r[] x r0 | ;"), "f.litmus:4:6: error: expected a destination register, found 'x'"},
     {"LoadAddressExpected", two(" r[] r0 1 | ;"),
      "f.litmus:4:9: error: expected an address (a location or a register), found '1'"},
     {"OffsetExpected", two(" r[] r0 x+y | ;"),
@@ -195,8 +182,7 @@ const Case kSyntaxCases[] = {
     {"OldAddressUnclosed", two(" r[] r0 [x | ;"), "f.litmus:4:12: error: expected ']', found '|'"},
     {"StoreValueExpected", two(" w[] x y | ;"),
      "f.litmus:4:8: error: expected a constant or a register to store, found 'y'"},
-    {"OperationExpected", two(" mov r1 ; | ;"),
-     "f.litmus:4:9: error: expected a value or '(OP a b)', found ';'"},
+    {"OperationExpected", two(" mov r1 ; | ;"), "f.litmus:4:9: error: expected a value or '(OP a b)', found ';'"},
     {"OperatorExpected", two(" mov r1 (1 r0 2) | ;"),
      "f.litmus:4:10: error: expected an operator (add, sub, xor, and, or, eq, neq), found '1'"},
     {"UnknownOperator", two(" mov r1 (mul r0 2) | ;"),
@@ -205,12 +191,10 @@ const Case kSyntaxCases[] = {
      "f.litmus:4:19: error: expected ')' to close the operation, found '|'"},
     {"OperationTooDeep", two(" mov r1 (add (add (add 1 1) 1) 1) | ;"),
      "f.litmus:4:19: error: nesting deeper than 2 levels", small_limits()},
-    {"TwoComparisons", two(" b[eq,ne] r0, 1, L | ;"),
-     "f.litmus:4:7: error: two comparison annotations on one branch"},
+    {"TwoComparisons", two(" b[eq,ne] r0, 1, L | ;"), "f.litmus:4:7: error: two comparison annotations on one branch"},
     {"ComparisonWithoutRegister", two(" b[eq] L | ;"),
      "f.litmus:4:8: error: a comparison branch 'b[eq]' needs a register and a value"},
-    {"BranchTargetExpected", two(" b[] 1 | ;"),
-     "f.litmus:4:6: error: expected a register or a label, found '1'"},
+    {"BranchTargetExpected", two(" b[] 1 | ;"), "f.litmus:4:6: error: expected a register or a label, found '1'"},
     {"BranchLabelExpected", two(" b[] r0 | ;"), "f.litmus:4:9: error: expected a label, found '|'"},
     {"ComparisonValueExpected", two(" b[eq] r0, x, L | ;"),
      "f.litmus:4:12: error: expected a value to compare with, found 'x'"},
@@ -220,8 +204,7 @@ const Case kSyntaxCases[] = {
      "f.litmus:6:1: error: missing final condition (exists, ~exists or forall)"},
     {"EmptyProgramMissingCondition", lines({"LISA T", "{ }", " P0 ;"}),
      "f.litmus:4:1: error: missing final condition (exists, ~exists or forall)"},
-    {"DuplicateTrailer",
-     two(" r[] r0 x | ;", "scopes: (wg 0 1)\nscopes: (wg 0 1)\nexists (0:r0=0)"),
+    {"DuplicateTrailer", two(" r[] r0 x | ;", "scopes: (wg 0 1)\nscopes: (wg 0 1)\nexists (0:r0=0)"),
      "f.litmus:6:1: error: 'scopes' appears twice"},
     {"DuplicateFilter", two(" r[] r0 x | ;", "filter (0:r0=0)\nfilter (0:r0=0)\nexists (0:r0=0)"),
      "f.litmus:6:1: error: 'filter' appears twice"},
@@ -302,8 +285,7 @@ const Case kCheckCases[] = {
      "f.litmus:4:6: error: unknown register 'r4': thread P0 neither initialises nor writes it"},
     {"RegisterOfAnotherThread", two(" r[] r0 x | w[] x r0 ;"),
      "f.litmus:4:19: error: unknown register 'r0': thread P1 neither initialises nor writes it"},
-    {"UnknownLabel", two(" r[] r0 x | b[] Nowhere ;"),
-     "f.litmus:4:13: error: unknown label 'Nowhere' in thread P1"},
+    {"UnknownLabel", two(" r[] r0 x | b[] Nowhere ;"), "f.litmus:4:13: error: unknown label 'Nowhere' in thread P1"},
     {"BackwardBranch", two(" L: r[] r0 x | ;\n b[] L | ;"),
      "f.litmus:5:2: error: backward branch to 'L': only forward branches are supported (a loop "
      "makes executions unbounded)"},
@@ -312,8 +294,7 @@ const Case kCheckCases[] = {
     {"KeywordLabel", two(" r[] r0 x | exists: ;"),
      "f.litmus:4:13: error: 'exists' cannot be a label (a label is a name that is not a "
      "register, an instruction or a keyword)"},
-    {"ScopeTreePlacesThreadTwice",
-     two(" r[] r0 x | ;", "scopes: (agent (wg 0 1) (wg 1))\nexists (0:r0=0)"),
+    {"ScopeTreePlacesThreadTwice", two(" r[] r0 x | ;", "scopes: (agent (wg 0 1) (wg 1))\nexists (0:r0=0)"),
      "f.litmus:5:25: error: scope tree places thread 1 twice"},
     {"ScopeTreeMissesThread", two(" r[] r0 x | ;", "scopes: (agent (wg 0))\nexists (0:r0=0)"),
      "f.litmus:5:9: error: scope tree does not place thread 1"},
@@ -325,8 +306,7 @@ const Case kCheckCases[] = {
      "(system > agent > wg > wave > wi)"},
     {"ScopeTreeUnknownThread", two(" r[] r0 x | ;", "scopes: (wg 0 1 2)\nexists (0:r0=0)"),
      "f.litmus:5:9: error: scope tree places thread 2 but the test has 2 threads"},
-    {"ScopeTreeEmptyGroup",
-     two(" r[] r0 x | ;", "scopes: (agent (wg 0 1) (wave))\nexists (0:r0=0)"),
+    {"ScopeTreeEmptyGroup", two(" r[] r0 x | ;", "scopes: (agent (wg 0 1) (wave))\nexists (0:r0=0)"),
      "f.litmus:5:25: error: empty scope group 'wave'"},
     {"ScopeTreeWorkItemOfTwo", two(" r[] r0 x | ;", "scopes: (wg (wi 0 1))\nexists (0:r0=0)"),
      "f.litmus:5:13: error: a work-item group '(wi ...)' holds exactly one thread"},
@@ -357,8 +337,7 @@ const Case kCheckCases[] = {
     {"RmwWithOrderNotAtomic", two(" rmw[scar,agent] r0 1 x | ;"),
      "f.litmus:4:2: error: a read-modify-write is atomic: write rmw[atomic,ORDER,SCOPE]"},
     {"GroupSegmentWithAgentScope",
-     two(" w[atomic,screl,agent] z 1 | r[] r0 x ;",
-         "scopes: (wg 0 1)\nregions: z:group\nexists (1:r0=0)"),
+     two(" w[atomic,screl,agent] z 1 | r[] r0 x ;", "scopes: (wg 0 1)\nregions: z:group\nexists (1:r0=0)"),
      "f.litmus:4:2: warning: 'z' is in the group segment: scope 'agent' acts as wg (HSA SysArch "
      "3.3.6)"},
     {"NoScopesLine", two(" r[] r0 x | ;", "exists (0:r0=0)"),
@@ -368,22 +347,18 @@ const Case kCheckCases[] = {
      "f.litmus:6:9: error: condition names thread 2 but the test has 2 threads"},
     {"ConditionRegisterNeverWritten", two(" r[] r0 x | ;", "scopes: (wg 0 1)\nexists (1:r0=1)"),
      "f.litmus:6:9: error: condition reads 1:r0 but thread P1 neither initialises nor writes r0"},
-    {"FilterRegisterNeverWritten",
-     two(" r[] r0 x | ;", "scopes: (wg 0 1)\nfilter 0:r1=0\nexists (0:r0=1)"),
+    {"FilterRegisterNeverWritten", two(" r[] r0 x | ;", "scopes: (wg 0 1)\nfilter 0:r1=0\nexists (0:r0=1)"),
      "f.litmus:6:8: error: filter reads 0:r1 but thread P0 neither initialises nor writes r1"},
-    {"LocationsOnMissingThread",
-     two(" r[] r0 x | ;", "scopes: (wg 0 1)\nlocations [x; 5:r0;]\nexists (0:r0=1)"),
+    {"LocationsOnMissingThread", two(" r[] r0 x | ;", "scopes: (wg 0 1)\nlocations [x; 5:r0;]\nexists (0:r0=1)"),
      "f.litmus:6:15: error: 'locations' names thread 5 but the test has 2 threads"},
     {"InitOnMissingThread",
-     lines({"LISA T", "{ x = 0; 3:r0 = 1; }", " P0 | P1 ;", " r[] r0 x | ;", "scopes: (wg 0 1)",
-            "exists (0:r0=0)"}),
+     lines({"LISA T", "{ x = 0; 3:r0 = 1; }", " P0 | P1 ;", " r[] r0 x | ;", "scopes: (wg 0 1)", "exists (0:r0=0)"}),
      "f.litmus:2:10: error: initial state names thread 3 but the test has 2 threads"},
     {"InitTwice",
-     lines({"LISA T", "{ x = 0; y = 0; x = 1; }", " P0 | P1 ;", " r[] r0 x | ;", "scopes: (wg 0 1)",
-            "exists (0:r0=0)"}),
+     lines(
+         {"LISA T", "{ x = 0; y = 0; x = 1; }", " P0 | P1 ;", " r[] r0 x | ;", "scopes: (wg 0 1)", "exists (0:r0=0)"}),
      "f.litmus:2:17: error: 'x' is initialised twice"},
-    {"RegionTwice",
-     two(" r[] r0 x | ;", "scopes: (wg 0 1)\nregions: x:global, x:group\nexists (0:r0=0)"),
+    {"RegionTwice", two(" r[] r0 x | ;", "scopes: (wg 0 1)\nregions: x:global, x:group\nexists (0:r0=0)"),
      "f.litmus:6:20: error: 'x' is given a region twice"},
 };
 
@@ -399,8 +374,7 @@ testing::AssertionResult has_line(const std::string& rendered, const std::string
     if (rendered.compare(at, end - at, expected) == 0) return testing::AssertionSuccess();
     at = end + 1;
   }
-  return testing::AssertionFailure() << "expected the line\n  " << expected << "\ngot\n"
-                                     << rendered;
+  return testing::AssertionFailure() << "expected the line\n  " << expected << "\ngot\n" << rendered;
 }
 
 TEST_P(SyntaxDiagnostics, ReportsOneErrorAtItsPosition) {
@@ -429,14 +403,12 @@ TEST(Diagnostics, FileLargerThanTheLimitHasNoPosition) {
   text += std::string(500, ' ');
   ParseResult r = parse_litmus(text, small_limits());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.diagnostics.render("f.litmus"), "f.litmus: error: file is " +
-                                                  std::to_string(text.size()) +
-                                                  " bytes, larger than the limit of 400 bytes\n");
+  EXPECT_EQ(r.diagnostics.render("f.litmus"),
+            "f.litmus: error: file is " + std::to_string(text.size()) + " bytes, larger than the limit of 400 bytes\n");
 }
 
 TEST(Diagnostics, SemanticErrorsAreAllReported) {
-  ParseResult r =
-      parse_litmus(two(" r[wg] r0 x | w[] x r9 ;", "scopes: (wg 0 1)\nexists (1:r3=1)"));
+  ParseResult r = parse_litmus(two(" r[wg] r0 x | w[] x r9 ;", "scopes: (wg 0 1)\nexists (1:r3=1)"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.diagnostics.error_count(), 3u) << r.diagnostics.render("f.litmus");
 }
@@ -444,9 +416,8 @@ TEST(Diagnostics, SemanticErrorsAreAllReported) {
 // Regression: a group nested more than five deep was reported as "a group appears twice"
 // and its thread as not placed, on top of the real error.
 TEST(Diagnostics, DeepNonNarrowingTreeReportsOnlyTheNarrowingErrors) {
-  ParseResult r =
-      parse_litmus(lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ;",
-                          "scopes: (wg (wg (wg (wg (wg (wg (wg 0)))))))", "exists (0:r0=0)"}));
+  ParseResult r = parse_litmus(lines({"LISA T", "{ x = 0; }", " P0 ;", " r[] r0 x ;",
+                                      "scopes: (wg (wg (wg (wg (wg (wg (wg 0)))))))", "exists (0:r0=0)"}));
   ASSERT_FALSE(r.ok());
   const std::string text = r.diagnostics.render("f.litmus");
   EXPECT_EQ(r.diagnostics.error_count(), 6u) << text;
@@ -459,8 +430,7 @@ TEST(Diagnostics, DeepNonNarrowingTreeReportsOnlyTheNarrowingErrors) {
 
 TEST(Diagnostics, ColumnsCountBytesAndTabsAsOne) {
   ParseResult r = parse_litmus(two("\tr[] r0 x |\tr[] r0 y ;\t$"));
-  EXPECT_TRUE(
-      has_line(r.diagnostics.render("f.litmus"), "f.litmus:4:24: error: unexpected character '$'"));
+  EXPECT_TRUE(has_line(r.diagnostics.render("f.litmus"), "f.litmus:4:24: error: unexpected character '$'"));
 }
 
 // Files: the reader's own errors carry no position.
@@ -468,8 +438,8 @@ class FileDiagnostics : public testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("hsalit-diag-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "-" + testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("hsalit-diag-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -488,9 +458,9 @@ TEST_F(FileDiagnostics, MissingFileDirectoryAndTooLarge) {
   const std::filesystem::path big = dir_ / "big.litmus";
   std::ofstream(big) << two(" r[] r0 x | ;") << std::string(500, ' ');
   ParseResult large = parse_litmus_file(big, small_limits());
-  EXPECT_EQ(large.diagnostics.render("f.litmus"),
-            "f.litmus: error: file is " + std::to_string(std::filesystem::file_size(big)) +
-                " bytes, larger than the limit of 400 bytes\n");
+  EXPECT_EQ(large.diagnostics.render("f.litmus"), "f.litmus: error: file is " +
+                                                      std::to_string(std::filesystem::file_size(big)) +
+                                                      " bytes, larger than the limit of 400 bytes\n");
 
   const std::filesystem::path good = dir_ / "good.litmus";
   std::ofstream(good) << two(" r[] r0 x | ;");
@@ -530,30 +500,25 @@ TEST(CheckOfBuiltTests, ThreadShape) {
   t = skeleton();
   ParseLimits short_threads;
   short_threads.max_instructions_per_thread = 0;
-  EXPECT_TRUE(has_line(check_errors(t, short_threads),
-                       "t:3:2: error: thread P0 has more than 0 instructions"));
+  EXPECT_TRUE(has_line(check_errors(t, short_threads), "t:3:2: error: thread P0 has more than 0 instructions"));
 }
 
 TEST(CheckOfBuiltTests, Names) {
   litmus::Test t = skeleton();
   t.init.push_back({1, "x", Expr::constant(0), {}});
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t: error: 'x' is not a register name (r0, r1, ... or %T1)"));
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: 'x' is not a register name (r0, r1, ... or %T1)"));
 
   t = skeleton();
   t.init.push_back({std::nullopt, "r7", Expr::constant(0), {}});
   EXPECT_TRUE(has_line(check_errors(t), "t: error: 'r7' is not a location name"));
 
   t = skeleton();
-  t.init.push_back(
-      {std::nullopt, "y", Expr::binary(BinaryOp::Add, Expr::constant(1), Expr::constant(2)), {}});
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t: error: an initial value is a number or a location name"));
+  t.init.push_back({std::nullopt, "y", Expr::binary(BinaryOp::Add, Expr::constant(1), Expr::constant(2)), {}});
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: an initial value is a number or a location name"));
 
   t = skeleton();
   t.threads[0].code[0].reg = "x";
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t:4:2: error: 'x' is not a register name (r0, r1, ... or %T1)"));
+  EXPECT_TRUE(has_line(check_errors(t), "t:4:2: error: 'x' is not a register name (r0, r1, ... or %T1)"));
 
   t = skeleton();
   t.threads[0].code[0].reg.clear();
@@ -573,8 +538,7 @@ TEST(CheckOfBuiltTests, Names) {
 
   t = skeleton();
   t.condition.prop = Prop::equals(ObservedRef{0, "r0", {}}, Expr::reg("r0"));
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t: error: a condition compares with a number or a location"));
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: a condition compares with a number or a location"));
 
   t = skeleton();
   t.condition.prop = Prop::equals(ObservedRef{0, "r0", {}}, Expr::location("9"));
@@ -594,8 +558,7 @@ TEST(CheckOfBuiltTests, InstructionShapes) {
 
   t = skeleton();
   t.threads[0].code[0].addr.offset = Expr::location("y");
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t:4:9: error: an address offset is a constant or a register"));
+  EXPECT_TRUE(has_line(check_errors(t), "t:4:9: error: an address offset is a constant or a register"));
 
   t = skeleton();
   Instruction store;
@@ -615,8 +578,7 @@ TEST(CheckOfBuiltTests, InstructionShapes) {
   rmw.addr.base = Expr::location("x");
   rmw.value = Expr::constant(1);
   t.threads[0].code.push_back(rmw);
-  EXPECT_TRUE(has_line(check_errors(t),
-                       "t: error: a compare-and-swap has an expected value and a new value"));
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: a compare-and-swap has an expected value and a new value"));
 
   t = skeleton();
   Expr odd;
@@ -639,8 +601,7 @@ TEST(CheckOfBuiltTests, InstructionShapes) {
   label.label = "L";
   t.threads[0].code.push_back(branch);
   t.threads[0].code.push_back(label);
-  EXPECT_TRUE(has_line(check_errors(t),
-                       "t: error: a branch condition is a register, or (eq|neq REGISTER VALUE)"));
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: a branch condition is a register, or (eq|neq REGISTER VALUE)"));
 
   t = skeleton();
   branch.condition.reset();
@@ -659,8 +620,7 @@ TEST(CheckOfBuiltTests, InstructionShapes) {
 
   t = skeleton();
   t.threads[0].code[0].expected = Expr::constant(0);
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t:4:2: error: only a compare-and-swap has an expected value"));
+  EXPECT_TRUE(has_line(check_errors(t), "t:4:2: error: only a compare-and-swap has an expected value"));
 
   t = skeleton();
   t.threads[0].code[0].condition = Expr::reg("r0");
@@ -671,8 +631,7 @@ TEST(CheckOfBuiltTests, InstructionShapes) {
   barrier.kind = OpKind::Barrier;
   barrier.annots.atomic = true;
   t.threads[0].code.push_back(barrier);
-  EXPECT_TRUE(
-      has_line(check_errors(t), "t: error: a barrier has no atomicity, order, scope or size"));
+  EXPECT_TRUE(has_line(check_errors(t), "t: error: a barrier has no atomicity, order, scope or size"));
 
   t = skeleton();
   Instruction fence;

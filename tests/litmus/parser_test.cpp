@@ -237,9 +237,8 @@ TEST(Parser, MovWithEveryOperator) {
     const char* op;
     BinaryOp expected;
   };
-  const Case cases[] = {{"add", BinaryOp::Add}, {"sub", BinaryOp::Sub}, {"xor", BinaryOp::Xor},
-                        {"and", BinaryOp::And}, {"or", BinaryOp::Or},   {"eq", BinaryOp::Eq},
-                        {"neq", BinaryOp::Ne},  {"ne", BinaryOp::Ne}};
+  const Case cases[] = {{"add", BinaryOp::Add}, {"sub", BinaryOp::Sub}, {"xor", BinaryOp::Xor}, {"and", BinaryOp::And},
+                        {"or", BinaryOp::Or},   {"eq", BinaryOp::Eq},   {"neq", BinaryOp::Ne},  {"ne", BinaryOp::Ne}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op);
     Litmus t = parse_ok(one(std::string(" mov r1 (") + c.op + " r0 2) ;\n", "0:r0 = 1;"));
@@ -253,10 +252,9 @@ TEST(Parser, MovWithEveryOperator) {
   EXPECT_EQ(only(t, 0).value, Expr::constant(5));
   EXPECT_EQ(only(t, 1).value, Expr::reg("r1"));
   EXPECT_EQ(only(t, 2).value, Expr::location("x"));  // the address of x
-  EXPECT_EQ(
-      only(t, 3).value,
-      Expr::binary(BinaryOp::Add, Expr::binary(BinaryOp::Sub, Expr::reg("r1"), Expr::constant(1)),
-                   Expr::binary(BinaryOp::And, Expr::reg("r2"), Expr::location("x"))));
+  EXPECT_EQ(only(t, 3).value,
+            Expr::binary(BinaryOp::Add, Expr::binary(BinaryOp::Sub, Expr::reg("r1"), Expr::constant(1)),
+                         Expr::binary(BinaryOp::And, Expr::reg("r2"), Expr::location("x"))));
   EXPECT_EQ(only(t, 4).value, Expr::binary(BinaryOp::Or, Expr::reg("r4"), Expr::constant(1)));
 }
 
@@ -296,8 +294,7 @@ TEST(Parser, LabelsAloneAndBeforeInstructions) {
 }
 
 TEST(Parser, TemporaryRegisters) {
-  Litmus t = parse_ok(
-      one(" r[] %T1 x ;\n mov %T_2 (add %T1 1) ;\n w[] x %T_2 ;\n", "x = 0;", "exists (0:%T1=0)"));
+  Litmus t = parse_ok(one(" r[] %T1 x ;\n mov %T_2 (add %T1 1) ;\n w[] x %T_2 ;\n", "x = 0;", "exists (0:%T1=0)"));
   EXPECT_EQ(only(t, 0).reg, "%T1");
   EXPECT_EQ(only(t, 1).reg, "%T_2");
   EXPECT_EQ(only(t, 2).value, Expr::reg("%T_2"));
@@ -391,8 +388,8 @@ TEST(Parser, ScopeTrees) {
 }
 
 TEST(Parser, MissingScopesGivesTheDefaultTreeAndAWarning) {
-  ParseResult r = parse_litmus(
-      "LISA T\n{ x = 0; }\n P0 | P1 | P2 ;\n r[] r0 x | r[] r0 x | r[] r0 x ;\nexists (0:r0=0)\n");
+  ParseResult r =
+      parse_litmus("LISA T\n{ x = 0; }\n P0 | P1 | P2 ;\n r[] r0 x | r[] r0 x | r[] r0 x ;\nexists (0:r0=0)\n");
   ASSERT_TRUE(r.ok()) << r.diagnostics.render("t");
   EXPECT_EQ(r.diagnostics.error_count(), 0u);
   ASSERT_EQ(r.diagnostics.all().size(), 1u);
@@ -408,8 +405,8 @@ TEST(Parser, MissingScopesGivesTheDefaultTreeAndAWarning) {
 }
 
 TEST(Parser, Regions) {
-  Litmus t = parse_ok(one(" r[] r0 x ;\n", "x = 0; z = 0; w = 0;",
-                          "regions: x:global, z:group; w:group\nexists (x=0)"));
+  Litmus t =
+      parse_ok(one(" r[] r0 x ;\n", "x = 0; z = 0; w = 0;", "regions: x:global, z:group; w:group\nexists (x=0)"));
   ASSERT_EQ(t.regions.size(), 3u);
   EXPECT_EQ(t.regions[0].location, "x");
   EXPECT_EQ(t.regions[0].segment, Segment::Global);
@@ -418,18 +415,16 @@ TEST(Parser, Regions) {
   EXPECT_EQ(t.segment_of("z"), Segment::Group);
   EXPECT_EQ(t.segment_of("unlisted"), Segment::Global);
 
-  Litmus juxtaposed =
-      parse_ok(one(" r[] r0 x ;\n", "x = 0;", "regions: x:group y:global;\nexists (x=0)"));
+  Litmus juxtaposed = parse_ok(one(" r[] r0 x ;\n", "x = 0;", "regions: x:group y:global;\nexists (x=0)"));
   EXPECT_EQ(juxtaposed.regions.size(), 2u);
   // After a comma a region always follows, even one named like a trailer.
-  Litmus keyword =
-      parse_ok(one(" r[] r0 x ;\n", "x = 0;", "regions: x:group, filter:global\nexists (x=0)"));
+  Litmus keyword = parse_ok(one(" r[] r0 x ;\n", "x = 0;", "regions: x:group, filter:global\nexists (x=0)"));
   EXPECT_EQ(keyword.regions[1].location, "filter");
 }
 
 TEST(Parser, LocationsAndFilter) {
-  Litmus t = parse_ok(one(" r[] r0 x ;\n", "x = 0;",
-                          "locations [x; 0:r0; [y]]\nfilter (0:r0=0 \\/ x=1)\nexists (x=0)"));
+  Litmus t =
+      parse_ok(one(" r[] r0 x ;\n", "x = 0;", "locations [x; 0:r0; [y]]\nfilter (0:r0=0 \\/ x=1)\nexists (x=0)"));
   ASSERT_EQ(t.locations.size(), 3u);
   EXPECT_EQ(t.locations[0], (ObservedRef{std::nullopt, "x", {}}));
   EXPECT_EQ(t.locations[1], (ObservedRef{0, "r0", {}}));
@@ -437,21 +432,17 @@ TEST(Parser, LocationsAndFilter) {
   ASSERT_TRUE(t.filter);
   EXPECT_EQ(t.filter->kind, Prop::Kind::Or);
   // observed(): the condition's and the locations' refs, registers first, deduplicated.
-  EXPECT_EQ(t.observed(), (std::vector<ObservedRef>{
-                              {0, "r0", {}}, {std::nullopt, "x", {}}, {std::nullopt, "y", {}}}));
+  EXPECT_EQ(t.observed(), (std::vector<ObservedRef>{{0, "r0", {}}, {std::nullopt, "x", {}}, {std::nullopt, "y", {}}}));
 }
 
 TEST(Parser, TrailersInAnyOrder) {
-  Litmus t = parse_ok(
-      one(" r[] r0 x ;\n", "x = 0;", "filter true\nregions: x:group\nlocations [x]\nexists (x=0)"));
+  Litmus t = parse_ok(one(" r[] r0 x ;\n", "x = 0;", "filter true\nregions: x:group\nlocations [x]\nexists (x=0)"));
   EXPECT_EQ(t.regions.size(), 1u);
   EXPECT_TRUE(t.filter);
 }
 
 TEST(Parser, Conditions) {
-  auto cond = [](const std::string& c) {
-    return parse_ok(one(" r[] r0 x ;\n r[] r1 x ;\n", "x = 0;", c)).condition;
-  };
+  auto cond = [](const std::string& c) { return parse_ok(one(" r[] r0 x ;\n r[] r1 x ;\n", "x = 0;", c)).condition; };
   FinalCondition e = cond("exists (0:r0=1 /\\ 0:r1=0)");
   EXPECT_EQ(e.quantifier, Quantifier::Exists);
   EXPECT_EQ(e.prop, Prop::conjunction(Prop::equals({0, "r0", {}}, Expr::constant(1)),
@@ -471,14 +462,10 @@ TEST(Parser, Conditions) {
   Prop a = Prop::equals({0, "r0", {}}, Expr::constant(1));
   Prop b = Prop::equals({0, "r1", {}}, Expr::constant(2));
   Prop c = Prop::equals({std::nullopt, "x", {}}, Expr::constant(3));
-  EXPECT_EQ(cond("exists 0:r0=1 \\/ 0:r1=2 /\\ x=3").prop,
-            Prop::disjunction(a, Prop::conjunction(b, c)));
-  EXPECT_EQ(cond("exists (0:r0=1 \\/ 0:r1=2) /\\ x=3").prop,
-            Prop::conjunction(Prop::disjunction(a, b), c));
-  EXPECT_EQ(cond("exists 0:r0=1 /\\ 0:r1=2 /\\ x=3").prop,
-            Prop::conjunction(Prop::conjunction(a, b), c));
-  EXPECT_EQ(cond("exists 0:r0=1 /\\ (0:r1=2 /\\ x=3)").prop,
-            Prop::conjunction(a, Prop::conjunction(b, c)));
+  EXPECT_EQ(cond("exists 0:r0=1 \\/ 0:r1=2 /\\ x=3").prop, Prop::disjunction(a, Prop::conjunction(b, c)));
+  EXPECT_EQ(cond("exists (0:r0=1 \\/ 0:r1=2) /\\ x=3").prop, Prop::conjunction(Prop::disjunction(a, b), c));
+  EXPECT_EQ(cond("exists 0:r0=1 /\\ 0:r1=2 /\\ x=3").prop, Prop::conjunction(Prop::conjunction(a, b), c));
+  EXPECT_EQ(cond("exists 0:r0=1 /\\ (0:r1=2 /\\ x=3)").prop, Prop::conjunction(a, Prop::conjunction(b, c)));
   EXPECT_EQ(cond("exists ~0:r0=1 /\\ x=3").prop, Prop::conjunction(Prop::negation(a), c));
   EXPECT_EQ(cond("exists ~(0:r0=1 /\\ x=3)").prop, Prop::negation(Prop::conjunction(a, c)));
   EXPECT_EQ(cond("exists ~~true").prop, Prop::negation(Prop::negation(t)));
@@ -501,8 +488,7 @@ TEST(Parser, NestedCommentsAnywhereBetweenTokens) {
   EXPECT_EQ(plain, commented);
   // A comment may open with `(*` right after another `(`.
   Litmus paren = parse_ok(one(" mov r1 ((* c *)add 1 2) ;\n", "x = 0;", "exists ((*c*)x=0)"));
-  EXPECT_EQ(paren.threads[0].code[0].value,
-            Expr::binary(BinaryOp::Add, Expr::constant(1), Expr::constant(2)));
+  EXPECT_EQ(paren.threads[0].code[0].value, Expr::binary(BinaryOp::Add, Expr::constant(1), Expr::constant(2)));
 }
 
 TEST(Parser, WindowsLineEndingsAndTabs) {

@@ -68,16 +68,14 @@ TEST(Library, EveryTestParsesAndRoundTrips) {
 
 TEST(Library, ExpectedVerdictsCoverExactlyTheFiles) {
   std::map<fs::path, std::set<std::string>> files_per_folder;
-  for (const fs::path& f : library_files())
-    files_per_folder[f.parent_path()].insert(f.filename().string());
+  for (const fs::path& f : library_files()) files_per_folder[f.parent_path()].insert(f.filename().string());
   ASSERT_FALSE(files_per_folder.empty());
   for (const auto& [folder, names] : files_per_folder) {
     SCOPED_TRACE(folder.string());
     ASSERT_TRUE(fs::exists(folder / "expected.json")) << "missing expected.json";
     std::map<std::string, ExpectedVerdict> expected;
     ASSERT_NO_THROW(expected = read_expected_verdicts(folder));
-    for (const std::string& name : names)
-      EXPECT_TRUE(expected.count(name)) << name << " has no entry in expected.json";
+    for (const std::string& name : names) EXPECT_TRUE(expected.count(name)) << name << " has no entry in expected.json";
     for (const auto& [name, verdict] : expected) {
       EXPECT_TRUE(names.count(name)) << "expected.json names " << name << ", which does not exist";
       EXPECT_TRUE(verdict.by_model.count("hsa")) << name;
@@ -93,8 +91,7 @@ void expect_round_trip_or_error(const std::string& text, const std::string& erro
   ParseResult r = parse_litmus(text);
   if (!error.empty()) {
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.diagnostics.render("f.litmus").substr(0, error.size()), error)
-        << r.diagnostics.render("f.litmus");
+    EXPECT_EQ(r.diagnostics.render("f.litmus").substr(0, error.size()), error) << r.diagnostics.render("f.litmus");
     return;
   }
   ASSERT_TRUE(r.ok()) << r.diagnostics.render("f.litmus");
@@ -118,18 +115,14 @@ TEST(Regressions, InvalidUtf8IsRejectedBeforeItReachesJson) {
                              "f.litmus:1:8: error: invalid UTF-8 (byte 0xc4)");
   // Valid UTF-8 in names, descriptions and metadata is kept.
   expect_round_trip_or_error(
-      std::string("LISA caf\xc3\xa9\n\"\xe2\x86\x92\"\nCom=\xf0\x9f\x98\x80\n") + kBody +
-          "exists (0:r0=0)\n",
-      "");
+      std::string("LISA caf\xc3\xa9\n\"\xe2\x86\x92\"\nCom=\xf0\x9f\x98\x80\n") + kBody + "exists (0:r0=0)\n", "");
 }
 
 TEST(Regressions, MetadataKeysAreNames) {
   // Fuzzer crash: the text accepted the key "Com{<rne" that the JSON reader refused.
-  expect_round_trip_or_error(
-      std::string("LISA T\nCom{<rne=r\n") + kBody + "exists (0:r0=0)\n",
-      "f.litmus:2:1: error: malformed metadata line: 'Com{<rne' is not a key");
-  expect_round_trip_or_error(
-      std::string("LISA T\n  Cycle = Rfe  Fre \r\nCom=\n") + kBody + "exists (0:r0=0)\n", "");
+  expect_round_trip_or_error(std::string("LISA T\nCom{<rne=r\n") + kBody + "exists (0:r0=0)\n",
+                             "f.litmus:2:1: error: malformed metadata line: 'Com{<rne' is not a key");
+  expect_round_trip_or_error(std::string("LISA T\n  Cycle = Rfe  Fre \r\nCom=\n") + kBody + "exists (0:r0=0)\n", "");
 }
 
 TEST(Regressions, LongConditionChainsStayWithinTheNestingLimit) {
@@ -149,13 +142,12 @@ TEST(Regressions, LongConditionChainsStayWithinTheNestingLimit) {
 }
 
 TEST(Regressions, RegionAfterACommaMayBeNamedLikeATrailer) {
-  expect_round_trip_or_error(
-      std::string("LISA T\n") + kBody + "regions: x:global, filter:group\nexists (0:r0=0)\n", "");
+  expect_round_trip_or_error(std::string("LISA T\n") + kBody + "regions: x:global, filter:group\nexists (0:r0=0)\n",
+                             "");
 }
 
 TEST(Regressions, CommentsAfterTheNameAndTheDescription) {
-  expect_round_trip_or_error(
-      std::string("LISA T (* c *)\n\"d\" (* e *)\n") + kBody + "exists (0:r0=0)\n", "");
+  expect_round_trip_or_error(std::string("LISA T (* c *)\n\"d\" (* e *)\n") + kBody + "exists (0:r0=0)\n", "");
 }
 
 // ---- the JSON reader's errors -----------------------------------------------------------
@@ -207,8 +199,7 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
   };
   const Case cases[] = {
       {"", json::array(), "t.json: error: /: expected an object"},
-      {"/schema", "hsalit-litmus/2",
-       "t.json: error: /schema: unsupported schema (expected \"hsalit-litmus/1\")"},
+      {"/schema", "hsalit-litmus/2", "t.json: error: /schema: unsupported schema (expected \"hsalit-litmus/1\")"},
       {"/arch", "C", "t.json: error: /arch: only LISA tests are supported"},
       {"/arch", 1, "t.json: error: /arch: expected a string"},
       {"/name", 5, "t.json: error: /name: expected a string"},
@@ -221,23 +212,19 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
       {"/name", "(*x",
        "t.json: error: /name: a test name is non-empty, has no blanks and does "
        "not start with '(*'"},
-      {"/description", "say \"hi\"",
-       "t.json: error: /description: a description is one line without double quotes"},
+      {"/description", "say \"hi\"", "t.json: error: /description: a description is one line without double quotes"},
       {"/metadata", json::object(), "t.json: error: /metadata: expected an array"},
       {"/metadata", json::parse(R"([{"key": "a b", "value": "1"}])"),
        "t.json: error: /metadata/0/key: a metadata key is a name (letters, digits, '_', '.', '-')"},
       {"/metadata", json::parse(R"([{"key": "Cycle", "value": " x"}])"),
        "t.json: error: /metadata/0/value: a metadata value is one line without leading or "
        "trailing blanks"},
-      {"/metadata", json::parse(R"([{"key": "Cycle"}])"),
-       "t.json: error: /metadata/0/value: missing"},
+      {"/metadata", json::parse(R"([{"key": "Cycle"}])"), "t.json: error: /metadata/0/value: missing"},
       {"/init", "x", "t.json: error: /init: expected an array"},
       {"/init/0", 3, "t.json: error: /init/0: expected an object"},
       {"/init/0/thread", "0", "t.json: error: /init/0/thread: expected an integer"},
-      {"/init/0/thread", -1,
-       "t.json: error: /init/0/thread: expected a thread number (0 to 1000000)"},
-      {"/init/0/thread", 4294967296LL,
-       "t.json: error: /init/0/thread: expected a thread number (0 to 1000000)"},
+      {"/init/0/thread", -1, "t.json: error: /init/0/thread: expected a thread number (0 to 1000000)"},
+      {"/init/0/thread", 4294967296LL, "t.json: error: /init/0/thread: expected a thread number (0 to 1000000)"},
       {"/init/0/value", 1.5, "t.json: error: /init/0/value: expected an integer or an object"},
       {"/init/0/value", 9223372036854775808ULL,
        "t.json: error: /init/0/value: integer out of range (values are 64-bit signed "
@@ -246,8 +233,7 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
        "t.json: error: /init/0/value: expected {\"reg\"}, {\"location\"} or {\"op\", \"args\"}"},
       {"/threads", json::object(), "t.json: error: /threads: expected an array"},
       {"/threads/0/id", "0", "t.json: error: /threads/0/id: expected an integer"},
-      {"/threads/0/code/0/op", "lod",
-       "t.json: error: /threads/0/code/0/op: unknown operation \"lod\""},
+      {"/threads/0/code/0/op", "lod", "t.json: error: /threads/0/code/0/op: unknown operation \"lod\""},
       {"/threads/0/code/0/op", 1, "t.json: error: /threads/0/code/0/op: expected a string"},
       {"/threads/0/code/0/annotations/order", "acq",
        "t.json: error: /threads/0/code/0/annotations/order: expected rlx, scacq, screl or scar"},
@@ -260,11 +246,9 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
        "t.json: error: /threads/0/code/0/annotations/atomic: expected a boolean"},
       {"/threads/0/code/0/annotations", json::array(),
        "t.json: error: /threads/0/code/0/annotations: expected an object"},
-      {"/threads/0/code/0/tags", json::array({1}),
-       "t.json: error: /threads/0/code/0/tags/0: expected a string"},
+      {"/threads/0/code/0/tags", json::array({1}), "t.json: error: /threads/0/code/0/tags/0: expected a string"},
       {"/threads/0/code/0/reg", 0, "t.json: error: /threads/0/code/0/reg: expected a string"},
-      {"/threads/0/code/0/address", "x",
-       "t.json: error: /threads/0/code/0/address: expected an object"},
+      {"/threads/0/code/0/address", "x", "t.json: error: /threads/0/code/0/address: expected an object"},
       {"/threads/0/code/0/address/base", json::parse(R"({"op": "mul", "args": [1, 2]})"),
        "t.json: error: /threads/0/code/0/address/base/op: unknown operator \"mul\""},
       {"/threads/0/code/0/address/base", json::parse(R"({"op": "add", "args": [1]})"),
@@ -275,20 +259,15 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
       {"/threads/0/code/0/address/base", json::parse(R"({"reg": 7})"),
        "t.json: error: /threads/0/code/0/address/base/reg: expected a string"},
       {"/scopes", json::object(), "t.json: error: /scopes: expected an array of scope groups"},
-      {"/scopes/0/level", "cu",
-       "t.json: error: /scopes/0/level: expected system, agent, wg, wave or wi"},
-      {"/scopes/0/children", json::array({json::object()}),
-       "t.json: error: /scopes/0/children/0/level: missing"},
+      {"/scopes/0/level", "cu", "t.json: error: /scopes/0/level: expected system, agent, wg, wave or wi"},
+      {"/scopes/0/children", json::array({json::object()}), "t.json: error: /scopes/0/children/0/level: missing"},
       {"/scopes/0/children", json::array({-2}),
        "t.json: error: /scopes/0/children/0: expected a thread number (0 to 1000000)"},
       {"/regions", json::parse(R"([{"location": "x", "segment": "local"}])"),
        "t.json: error: /regions/0/segment: expected \"global\" or \"group\""},
-      {"/regions", json::parse(R"([{"segment": "group"}])"),
-       "t.json: error: /regions/0/location: missing"},
-      {"/locations", json::array({1}),
-       "t.json: error: /locations/0: expected \"N:reg\" or a location name"},
-      {"/locations", json::array({"x:r0"}),
-       "t.json: error: /locations/0: bad thread number in \"x:r0\""},
+      {"/regions", json::parse(R"([{"segment": "group"}])"), "t.json: error: /regions/0/location: missing"},
+      {"/locations", json::array({1}), "t.json: error: /locations/0: expected \"N:reg\" or a location name"},
+      {"/locations", json::array({"x:r0"}), "t.json: error: /locations/0: bad thread number in \"x:r0\""},
       {"/locations", json::array({"0:"}), "t.json: error: /locations/0: empty name"},
       {"/filter", "x=1", "t.json: error: /filter: expected true, false or one of eq, not, and, or"},
       {"/condition", json::array(), "t.json: error: /condition: expected an object"},
@@ -327,8 +306,7 @@ TEST(JsonReader, MissingMembers) {
       {"/threads/0/code/0", "op", "t.json: error: /threads/0/code/0/op: missing"},
       {"/threads/0/code/0", "reg", "t.json: error: /threads/0/code/0/reg: missing"},
       {"/threads/0/code/0", "address", "t.json: error: /threads/0/code/0/address: missing"},
-      {"/threads/0/code/0/address", "base",
-       "t.json: error: /threads/0/code/0/address/base: missing"},
+      {"/threads/0/code/0/address", "base", "t.json: error: /threads/0/code/0/address/base: missing"},
       {"/init/0", "name", "t.json: error: /init/0/name: missing"},
       {"/init/0", "value", "t.json: error: /init/0/value: missing"},
   };
@@ -339,8 +317,7 @@ TEST(JsonReader, MissingMembers) {
     EXPECT_EQ(json_error(doc), std::string(c.message) + "\n");
   }
   json store = minimal();
-  store["threads"][0]["code"][0] =
-      json::parse(R"({"op": "store", "address": {"base": {"location": "x"}}})");
+  store["threads"][0]["code"][0] = json::parse(R"({"op": "store", "address": {"base": {"location": "x"}}})");
   EXPECT_EQ(json_error(store), "t.json: error: /threads/0/code/0/value: missing\n");
   json branch = minimal();
   branch["threads"][0]["code"].push_back(json::parse(R"({"op": "branch"})"));

@@ -71,8 +71,8 @@ TEST(ScopeTree, RejectsTwicePlacedMissingAndWideningThreads) {
     text += std::string(c.scopes) + "\nexists (0:r0=0)\n";
     ParseResult r = parse_litmus(text);
     EXPECT_FALSE(r.ok()) << c.scopes;
-    EXPECT_NE(r.diagnostics.render("t").find(c.message), std::string::npos)
-        << c.scopes << "\n" << r.diagnostics.render("t");
+    EXPECT_NE(r.diagnostics.render("t").find(c.message), std::string::npos) << c.scopes << "\n"
+                                                                            << r.diagnostics.render("t");
   }
 }
 

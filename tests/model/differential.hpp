@@ -20,8 +20,7 @@
 namespace hsalit::testing {
 
 // An outcome as `1:r0=1; x=2` over the references it reports.
-inline std::string describe_outcome(const std::vector<litmus::ObservedRef>& refs,
-                                    const model::Outcome& o) {
+inline std::string describe_outcome(const std::vector<litmus::ObservedRef>& refs, const model::Outcome& o) {
   std::string out;
   for (std::size_t i = 0; i < refs.size() && i < o.values.size(); ++i)
     out += fmt::format("{}{}={}", i ? "; " : "", refs[i].to_string(), o.values[i]);
@@ -29,8 +28,7 @@ inline std::string describe_outcome(const std::vector<litmus::ObservedRef>& refs
 }
 
 // The outcomes of `a` that `b` lacks, one per line (at most `limit`).
-inline std::string outcomes_missing(const model::CheckResult& a, const model::CheckResult& b,
-                                    std::size_t limit = 8) {
+inline std::string outcomes_missing(const model::CheckResult& a, const model::CheckResult& b, std::size_t limit = 8) {
   std::vector<model::Outcome> only;
   std::set_difference(a.outcomes.begin(), a.outcomes.end(), b.outcomes.begin(), b.outcomes.end(),
                       std::back_inserter(only));
@@ -44,9 +42,8 @@ inline std::string outcomes_missing(const model::CheckResult& a, const model::Ch
 inline std::string describe_result(const model::CheckResult& r) {
   if (r.unknown()) return fmt::format("unknown ({})", *r.unknown_reason);
   std::string race = r.race ? fmt::format(" [{} / {}]", r.race->first, r.race->second) : "";
-  return fmt::format("{} outcomes, {}{}, condition {} ({} positive, {} negative), {:.1f} ms",
-                     r.outcomes.size(), r.racy ? "racy" : "race-free", race, to_string(r.verdict),
-                     r.positive, r.negative, r.time_ms);
+  return fmt::format("{} outcomes, {}{}, condition {} ({} positive, {} negative), {:.1f} ms", r.outcomes.size(),
+                     r.racy ? "racy" : "race-free", race, to_string(r.verdict), r.positive, r.negative, r.time_ms);
 }
 
 // The verdict a library sidecar names: racy, else allowed iff some outcome satisfies the
@@ -82,10 +79,8 @@ inline EngineComparison compare_engines(const litmus::Test& test, model::ModelVa
   if (why.empty()) {
     if (c.z3.outcomes != c.enumeration.outcomes) {
       why += "  outcome sets differ\n";
-      if (std::string s = outcomes_missing(c.z3, c.enumeration); !s.empty())
-        why += "  only z3:\n" + s;
-      if (std::string s = outcomes_missing(c.enumeration, c.z3); !s.empty())
-        why += "  only enum:\n" + s;
+      if (std::string s = outcomes_missing(c.z3, c.enumeration); !s.empty()) why += "  only z3:\n" + s;
+      if (std::string s = outcomes_missing(c.enumeration, c.z3); !s.empty()) why += "  only enum:\n" + s;
     }
     if (c.z3.racy != c.enumeration.racy) why += "  racy verdicts differ\n";
     if (c.z3.verdict != c.enumeration.verdict || c.z3.positive != c.enumeration.positive)
@@ -93,8 +88,8 @@ inline EngineComparison compare_engines(const litmus::Test& test, model::ModelVa
   }
   c.agree = why.empty();
   if (!c.agree)
-    c.difference = fmt::format("model {}:\n{}  z3:   {}\n  enum: {}\n", to_string(variant), why,
-                               describe_result(c.z3), describe_result(c.enumeration));
+    c.difference = fmt::format("model {}:\n{}  z3:   {}\n  enum: {}\n", to_string(variant), why, describe_result(c.z3),
+                               describe_result(c.enumeration));
   return c;
 }
 
@@ -112,10 +107,8 @@ inline ScComparison compare_with_sc(const litmus::Test& test, const model::Check
   const std::set<model::Outcome> sc_set = ScInterleavings(test, r.evaluated).outcomes();
   const std::vector<model::Outcome> sc(sc_set.begin(), sc_set.end());
   std::vector<model::Outcome> missing, not_sc;
-  std::set_difference(sc.begin(), sc.end(), r.outcomes.begin(), r.outcomes.end(),
-                      std::back_inserter(missing));
-  std::set_difference(r.outcomes.begin(), r.outcomes.end(), sc.begin(), sc.end(),
-                      std::back_inserter(not_sc));
+  std::set_difference(sc.begin(), sc.end(), r.outcomes.begin(), r.outcomes.end(), std::back_inserter(missing));
+  std::set_difference(r.outcomes.begin(), r.outcomes.end(), sc.begin(), sc.end(), std::back_inserter(not_sc));
   auto list = [&](const std::vector<model::Outcome>& outcomes) {
     std::string out;
     for (std::size_t i = 0; i < outcomes.size() && i < 8; ++i)
@@ -125,9 +118,8 @@ inline ScComparison compare_with_sc(const litmus::Test& test, const model::Check
   };
   ScComparison c;
   if (!missing.empty())
-    c.missing =
-        fmt::format("model {}: outcomes of SC interleavings that the model does not allow:\n{}",
-                    to_string(r.variant), list(missing));
+    c.missing = fmt::format("model {}: outcomes of SC interleavings that the model does not allow:\n{}",
+                            to_string(r.variant), list(missing));
   if (!not_sc.empty())
     c.not_sc = fmt::format("model {}: {}, yet the model allows outcomes of no SC interleaving:\n{}",
                            to_string(r.variant), r.racy ? "racy" : "race-free", list(not_sc));
@@ -135,8 +127,7 @@ inline ScComparison compare_with_sc(const litmus::Test& test, const model::Check
 }
 
 // How a failure reads: the seed, the difference, and the test as a file.
-inline std::string describe_failure(std::uint64_t seed, const litmus::Test& test,
-                                    const std::string& difference) {
+inline std::string describe_failure(std::uint64_t seed, const litmus::Test& test, const std::string& difference) {
   return fmt::format("seed {}\n{}--- test (save as {}.litmus) ---\n{}", seed, difference, test.name,
                      litmus::print_litmus(test));
 }

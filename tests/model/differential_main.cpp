@@ -55,26 +55,22 @@ int main(int argc, char** argv) {
   std::string models = "hsa", failures;
   double timeout = 120;
   int max_threads = 4, max_instructions = 4, max_total = 10;
-  bool sc_only = false, verbose = false, no_barriers = false, no_rmws = false,
-       observe_everything = false;
+  bool sc_only = false, verbose = false, no_barriers = false, no_rmws = false, observe_everything = false;
   app.add_option("--count", count, "number of seeds")->capture_default_str();
   app.add_option("--seed", first, "first seed")->capture_default_str();
   app.add_option("--jobs,-j", jobs, "worker threads")->capture_default_str();
-  app.add_option("--model", models, "comma-separated models: hsa, hrf-indirect, hrf-direct")
-      ->capture_default_str();
+  app.add_option("--model", models, "comma-separated models: hsa, hrf-indirect, hrf-direct")->capture_default_str();
   app.add_option("--failures", failures, "folder for the failing tests (.litmus files)");
   app.add_option("--timeout", timeout, "per engine and test, seconds")->capture_default_str();
   app.add_option("--max-threads", max_threads, "threads per test (2..8)")->capture_default_str();
-  app.add_option("--max-instructions", max_instructions, "memory operations per thread (1..8)")
-      ->capture_default_str();
+  app.add_option("--max-instructions", max_instructions, "memory operations per thread (1..8)")->capture_default_str();
   app.add_option("--max-total", max_total, "memory operations per test")->capture_default_str();
   app.add_flag("--sc-atomics", sc_only,
                "atomics are scacq, screl or scar only, barriers come with fences, and race-free "
                "tests must appear SC under hsa (HSA SysArch 3.12)");
   app.add_flag("--no-barriers", no_barriers, "generate no barriers");
   app.add_flag("--no-rmws", no_rmws, "generate no read-modify-writes");
-  app.add_flag("--observe-everything", observe_everything,
-               "outcomes report every register read and every location");
+  app.add_flag("--observe-everything", observe_everything, "outcomes report every register read and every location");
   app.add_flag("--verbose,-v", verbose, "one line per test and model");
   CLI11_PARSE(app, argc, argv);
 
@@ -110,9 +106,7 @@ int main(int argc, char** argv) {
              failures.empty() ? "" : fmt::format(", failures into {}", failures));
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Totals totals;
   std::atomic<std::uint64_t> next{0};
   double last_report = 0;
@@ -146,15 +140,14 @@ int main(int argc, char** argv) {
           {
             std::lock_guard lock(totals.mutex);
             if (verbose) {
-              fmt::print("seed {} {}: z3 {:.1f} ms, enum {:.1f} ms, {} outcomes{}\n", seed,
-                         to_string(v), c.z3.time_ms, c.enumeration.time_ms, c.z3.outcomes.size(),
-                         c.z3.racy ? ", racy" : "");
+              fmt::print("seed {} {}: z3 {:.1f} ms, enum {:.1f} ms, {} outcomes{}\n", seed, to_string(v), c.z3.time_ms,
+                         c.enumeration.time_ms, c.z3.outcomes.size(), c.z3.racy ? ", racy" : "");
               std::fflush(stdout);
             }
             if (ms > totals.slowest_ms) {
               totals.slowest_ms = ms;
-              totals.slowest = fmt::format("seed {} under {} (z3 {:.0f} ms, enum {:.0f} ms)", seed,
-                                           to_string(v), c.z3.time_ms, c.enumeration.time_ms);
+              totals.slowest = fmt::format("seed {} under {} (z3 {:.0f} ms, enum {:.0f} ms)", seed, to_string(v),
+                                           c.z3.time_ms, c.enumeration.time_ms);
             }
           }
           std::string problem = c.difference;
@@ -185,10 +178,8 @@ int main(int argc, char** argv) {
       if (now - last_report >= 30 || done == count) {
         last_report = now;
         const double rate = done / std::max(now, 1e-9);
-        fmt::print(
-            "{}/{} tests, {} failed, {:.1f} tests/s, {:.0f} s elapsed, about {:.0f} s left\n", done,
-            count, totals.failed.load(), rate, now,
-            static_cast<double>(count - done) / std::max(rate, 1e-9));
+        fmt::print("{}/{} tests, {} failed, {:.1f} tests/s, {:.0f} s elapsed, about {:.0f} s left\n", done, count,
+                   totals.failed.load(), rate, now, static_cast<double>(count - done) / std::max(rate, 1e-9));
         std::fflush(stdout);
       }
     }
@@ -202,15 +193,14 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                      static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  fmt::print("time {:.1f} s wall, {:.1f} s cpu ({:.1f} ms cpu per test); slowest: {}\n", elapsed(),
-             cpu, 1000.0 * cpu / std::max<double>(1.0, static_cast<double>(count)),
+  fmt::print("time {:.1f} s wall, {:.1f} s cpu ({:.1f} ms cpu per test); slowest: {}\n", elapsed(), cpu,
+             1000.0 * cpu / std::max<double>(1.0, static_cast<double>(count)),
              totals.slowest.empty() ? "-" : totals.slowest);
   if (totals.failed)
     fmt::print(
         "failures (per test and model): {} engine disagreements, {} SC mismatches, {} "
         "undecided (an engine answered unknown), {} errors\n",
-        totals.disagreements.load(), totals.not_sc.load(), totals.undecided.load(),
-        totals.errors.load());
+        totals.disagreements.load(), totals.not_sc.load(), totals.undecided.load(), totals.errors.load());
   if (sc_only) fmt::print("{} tests race-free under hsa\n", totals.race_free.load());
   fmt::print("{} passed, {} failed\n", totals.passed.load(), totals.failed.load());
   return totals.failed ? 1 : 0;

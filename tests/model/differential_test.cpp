@@ -31,8 +31,7 @@ struct Shard {
 };
 
 void PrintTo(const Shard& s, std::ostream* os) {
-  *os << fmt::format("{}: seeds {}..{} under {}", s.name, s.first, s.first + s.count - 1,
-                     to_string(s.variant));
+  *os << fmt::format("{}: seeds {}..{} under {}", s.name, s.first, s.first + s.count - 1, to_string(s.variant));
 }
 
 // Of one core (RelWithDebInfo), a test takes about 15 ms under hsa (both engines and the
@@ -54,10 +53,9 @@ std::vector<Shard> shards() {
   }
   for (int i = 0; i < kHrfShards; ++i) {
     const std::uint64_t first = 1 + static_cast<std::uint64_t>(i) * kHrfPerShard;
-    out.push_back({fmt::format("hrf_indirect_{}", i), ModelVariant::HrfIndirect, 1'000'000 + first,
-                   kHrfPerShard, false});
-    out.push_back({fmt::format("hrf_direct_{}", i), ModelVariant::HrfDirect, 2'000'000 + first,
-                   kHrfPerShard, false});
+    out.push_back(
+        {fmt::format("hrf_indirect_{}", i), ModelVariant::HrfIndirect, 1'000'000 + first, kHrfPerShard, false});
+    out.push_back({fmt::format("hrf_direct_{}", i), ModelVariant::HrfDirect, 2'000'000 + first, kHrfPerShard, false});
   }
   return out;
 }
@@ -95,9 +93,7 @@ TEST_P(Differential, EnginesAgreeOnRandomTests) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Random, Differential, ::testing::ValuesIn(shards()),
-                         [](const ::testing::TestParamInfo<Shard>& info) {
-                           return info.param.name;
-                         });
+                         [](const ::testing::TestParamInfo<Shard>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace hsalit::testing

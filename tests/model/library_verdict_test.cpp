@@ -32,9 +32,7 @@ struct LibraryFile {
   std::string name;  // a GoogleTest name: folder_file with every other character as '_'
 };
 
-void PrintTo(const LibraryFile& f, std::ostream* os) {
-  *os << fs::relative(f.path, kLibrary).string();
-}
+void PrintTo(const LibraryFile& f, std::ostream* os) { *os << fs::relative(f.path, kLibrary).string(); }
 
 std::string sanitise(const std::string& text) {
   std::string out;
@@ -71,8 +69,7 @@ TEST(LibraryVerdicts, LibraryIsNotEmpty) {
 // Every test has an expectation and every expectation names a test.
 TEST(LibraryVerdicts, SidecarsMatchTheFiles) {
   std::map<fs::path, std::set<std::string>> files_by_folder;
-  for (const LibraryFile& f : library_files())
-    files_by_folder[f.path.parent_path()].insert(f.path.filename().string());
+  for (const LibraryFile& f : library_files()) files_by_folder[f.path.parent_path()].insert(f.path.filename().string());
   ASSERT_FALSE(files_by_folder.empty());
   for (const auto& [folder, files] : files_by_folder) {
     const auto& expected = expectations(folder);
@@ -120,9 +117,7 @@ TEST_P(LibraryVerdict, BothEnginesGiveTheExpectedVerdict) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, LibraryVerdict, ::testing::ValuesIn(library_files()),
-                         [](const ::testing::TestParamInfo<LibraryFile>& info) {
-                           return info.param.name;
-                         });
+                         [](const ::testing::TestParamInfo<LibraryFile>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace hsalit::testing

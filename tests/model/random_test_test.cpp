@@ -53,11 +53,9 @@ TEST(RandomTest, EveryTestChecksPrintsAndReadsBack) {
     // check_test again on a copy: the generator already ran it, it must still pass.
     LitmusTest copy = test;
     DiagnosticList diags;
-    ASSERT_TRUE(check_test(copy, diags)) << "seed " << seed << "\n"
-                                         << diags.render(test.name) << text;
+    ASSERT_TRUE(check_test(copy, diags)) << "seed " << seed << "\n" << diags.render(test.name) << text;
     ParseResult parsed = parse_litmus(text);
-    ASSERT_TRUE(parsed.ok()) << "seed " << seed << "\n"
-                             << parsed.diagnostics.render(test.name) << text;
+    ASSERT_TRUE(parsed.ok()) << "seed " << seed << "\n" << parsed.diagnostics.render(test.name) << text;
     EXPECT_EQ(*parsed.test, test) << "seed " << seed << "\n" << text;
     EXPECT_EQ(print_litmus(*parsed.test), text) << "seed " << seed;
     // Nothing the model cannot handle (a barrier in conditional code, unequal barrier
@@ -83,27 +81,24 @@ int memory_operations(const Thread& t) {
 Features features_of(const LitmusTest& test) {
   Features f;
   f.add(fmt::format("threads={}", test.threads.size()));
-  for (const RegionEntry& r : test.regions)
-    f.add(std::string("segment=") + std::string(to_string(r.segment)));
+  for (const RegionEntry& r : test.regions) f.add(std::string("segment=") + std::string(to_string(r.segment)));
   for (std::size_t a = 0; a < test.threads.size(); ++a)
     for (std::size_t b = a + 1; b < test.threads.size(); ++b)
-      f.add(std::string("common=") + std::string(to_string(test.scopes.common_scope(
-                                         static_cast<int>(a), static_cast<int>(b)))));
+      f.add(std::string("common=") +
+            std::string(to_string(test.scopes.common_scope(static_cast<int>(a), static_cast<int>(b)))));
   for (const Thread& t : test.threads) {
     bool in_branch = false;
     for (const Instruction& ins : t.code) {
       std::string k(to_string(ins.kind));
       if (ins.kind == OpKind::Branch) {
         in_branch = true;
-        f.add(ins.condition && ins.condition->kind == Expr::Kind::Binary ? "branch=compare"
-                                                                         : "branch=register");
+        f.add(ins.condition && ins.condition->kind == Expr::Kind::Binary ? "branch=compare" : "branch=register");
       }
       if (ins.kind == OpKind::Label) in_branch = false;
       if (ins.kind == OpKind::Barrier) {
         EXPECT_FALSE(in_branch) << "barrier in conditional code";
       }
-      if (ins.kind == OpKind::Mov)
-        f.add(std::string("mov=") + std::string(to_string(ins.value.op)));
+      if (ins.kind == OpKind::Mov) f.add(std::string("mov=") + std::string(to_string(ins.value.op)));
       if (ins.is_memory_access() || ins.kind == OpKind::Fence) {
         if (in_branch) f.add("conditional-access");
         if (ins.annots.atomic || ins.kind == OpKind::Fence)
@@ -127,24 +122,20 @@ TEST(RandomTest, CoversTheLanguage) {
     seen.insert(f.seen.begin(), f.seen.end());
   }
   std::set<std::string> wanted = {
-      "threads=2",       "threads=3",     "threads=4",    "segment=global", "segment=group",
-      "common=wave",     "common=wg",     "common=agent", "common=system",  "branch=compare",
-      "branch=register", "mov=eq",        "mov=neq",      "mov=xor",        "conditional-access",
-      "data-dependency", "rmw=cas",       "rmw=exchange", "rmw=add",        "barrier",
-      "load,ordinary",   "store,ordinary"};
+      "threads=2", "threads=3",    "threads=4",          "segment=global",  "segment=group",   "common=wave",
+      "common=wg", "common=agent", "common=system",      "branch=compare",  "branch=register", "mov=eq",
+      "mov=neq",   "mov=xor",      "conditional-access", "data-dependency", "rmw=cas",         "rmw=exchange",
+      "rmw=add",   "barrier",      "load,ordinary",      "store,ordinary"};
   for (const char* order : {"rlx", "scacq", "scar"})
     for (const char* scope : {"wave", "wg", "agent", "system"}) {
       wanted.insert(fmt::format("load,{},{}", order, scope));
       wanted.insert(fmt::format("rmw,{},{}", order, scope));
     }
   for (const char* order : {"rlx", "screl", "scar"})
-    for (const char* scope : {"wave", "wg", "agent", "system"})
-      wanted.insert(fmt::format("store,{},{}", order, scope));
+    for (const char* scope : {"wave", "wg", "agent", "system"}) wanted.insert(fmt::format("store,{},{}", order, scope));
   for (const char* order : {"scacq", "screl", "scar"})
-    for (const char* scope : {"wave", "wg", "agent", "system"})
-      wanted.insert(fmt::format("fence,{},{}", order, scope));
-  for (const char* scope : {"wave", "wg", "agent", "system"})
-    wanted.insert(fmt::format("rmw,screl,{}", scope));
+    for (const char* scope : {"wave", "wg", "agent", "system"}) wanted.insert(fmt::format("fence,{},{}", order, scope));
+  for (const char* scope : {"wave", "wg", "agent", "system"}) wanted.insert(fmt::format("rmw,screl,{}", scope));
   for (const std::string& w : wanted) EXPECT_TRUE(seen.count(w)) << "never generated: " << w;
   // Only legal orders: loads never screl, stores never scacq, fences never rlx.
   for (const std::string& s : seen) {
@@ -197,8 +188,7 @@ TEST(RandomTest, OptionsAreHonoured) {
     for (const Thread& t : test.threads) {
       EXPECT_EQ(memory_operations(t), 2);
       for (const Instruction& ins : t.code) {
-        ASSERT_TRUE(ins.kind == OpKind::Load || ins.kind == OpKind::Store)
-            << print_instruction(ins);
+        ASSERT_TRUE(ins.kind == OpKind::Load || ins.kind == OpKind::Store) << print_instruction(ins);
         EXPECT_TRUE(ins.annots.atomic);
         EXPECT_NE(ins.annots.order, MemoryOrder::Relaxed);
         if (ins.kind == OpKind::Store) {
@@ -234,8 +224,7 @@ TEST(RandomTest, RejectsOptionsOutOfBounds) {
   };
   EXPECT_THROW(random_test(1, with([](auto& o) { o.min_threads = 0; })), std::invalid_argument);
   EXPECT_THROW(random_test(1, with([](auto& o) { o.max_threads = 9; })), std::invalid_argument);
-  EXPECT_THROW(random_test(1, with([](auto& o) { o.min_instructions = 5; })),
-               std::invalid_argument);
+  EXPECT_THROW(random_test(1, with([](auto& o) { o.min_instructions = 5; })), std::invalid_argument);
   EXPECT_THROW(random_test(1, with([](auto& o) { o.max_locations = 5; })), std::invalid_argument);
   EXPECT_THROW(random_test(1, with([](auto& o) { o.max_fetch_adds = -1; })), std::invalid_argument);
   EXPECT_THROW(random_test(1, with([](auto& o) { o.min_instructions = 3; })), std::invalid_argument)

@@ -55,8 +55,7 @@ class ScInterleavings {
     s.pc.assign(test_.threads.size(), 0);
     s.regs.assign(static_cast<std::size_t>(register_count_), 0);
     for (const litmus::InitEntry& e : test_.init)
-      if (e.thread)
-        s.regs[static_cast<std::size_t>(reg_index(*e.thread, e.name))] = literal(e.value);
+      if (e.thread) s.regs[static_cast<std::size_t>(reg_index(*e.thread, e.name))] = literal(e.value);
     for (std::size_t t = 0; t < s.pc.size(); ++t) run_local(static_cast<int>(t), s);
     explore(s);
     return result_;
@@ -79,13 +78,9 @@ class ScInterleavings {
     }
   };
 
-  const std::vector<litmus::Instruction>& code(int t) const {
-    return test_.threads[static_cast<std::size_t>(t)].code;
-  }
+  const std::vector<litmus::Instruction>& code(int t) const { return test_.threads[static_cast<std::size_t>(t)].code; }
 
-  int reg_index(int t, const std::string& name) const {
-    return registers_[static_cast<std::size_t>(t)].at(name);
-  }
+  int reg_index(int t, const std::string& name) const { return registers_[static_cast<std::size_t>(t)].at(name); }
 
   Value literal(const litmus::Expr& e) const {
     if (e.is_location()) {
@@ -98,20 +93,13 @@ class ScInterleavings {
   static Value apply(litmus::BinaryOp op, Value a, Value b) {
     auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
     switch (op) {
-      case litmus::BinaryOp::Add:
-        return static_cast<Value>(ua + ub);
-      case litmus::BinaryOp::Sub:
-        return static_cast<Value>(ua - ub);
-      case litmus::BinaryOp::Xor:
-        return static_cast<Value>(ua ^ ub);
-      case litmus::BinaryOp::And:
-        return static_cast<Value>(ua & ub);
-      case litmus::BinaryOp::Or:
-        return static_cast<Value>(ua | ub);
-      case litmus::BinaryOp::Eq:
-        return a == b ? 1 : 0;
-      case litmus::BinaryOp::Ne:
-        return a != b ? 1 : 0;
+      case litmus::BinaryOp::Add: return static_cast<Value>(ua + ub);
+      case litmus::BinaryOp::Sub: return static_cast<Value>(ua - ub);
+      case litmus::BinaryOp::Xor: return static_cast<Value>(ua ^ ub);
+      case litmus::BinaryOp::And: return static_cast<Value>(ua & ub);
+      case litmus::BinaryOp::Or: return static_cast<Value>(ua | ub);
+      case litmus::BinaryOp::Eq: return a == b ? 1 : 0;
+      case litmus::BinaryOp::Ne: return a != b ? 1 : 0;
     }
     return 0;
   }
@@ -119,12 +107,9 @@ class ScInterleavings {
   Value eval(int t, const litmus::Expr& e, const State& s) const {
     switch (e.kind) {
       case litmus::Expr::Kind::Constant:
-      case litmus::Expr::Kind::Location:
-        return literal(e);
-      case litmus::Expr::Kind::Register:
-        return s.regs[static_cast<std::size_t>(reg_index(t, e.name))];
-      case litmus::Expr::Kind::Binary:
-        return apply(e.op, eval(t, e.operands[0], s), eval(t, e.operands[1], s));
+      case litmus::Expr::Kind::Location: return literal(e);
+      case litmus::Expr::Kind::Register: return s.regs[static_cast<std::size_t>(reg_index(t, e.name))];
+      case litmus::Expr::Kind::Binary: return apply(e.op, eval(t, e.operands[0], s), eval(t, e.operands[1], s));
     }
     return 0;
   }
@@ -133,15 +118,13 @@ class ScInterleavings {
     Value address = eval(t, a.base, s);
     if (a.offset) address = apply(litmus::BinaryOp::Add, address, eval(t, *a.offset, s));
     auto loc = program_.location_by_address(address);
-    if (!loc)
-      throw std::runtime_error("SC enumerator: an access to an address that is no location");
+    if (!loc) throw std::runtime_error("SC enumerator: an access to an address that is no location");
     return {*loc, program_.copy_of(*loc, t)};
   }
 
   Value load(const State& s, std::pair<int, std::uint32_t> c) const {
     auto it = s.memory.find(c);
-    return it != s.memory.end() ? it->second
-                                : program_.locations()[static_cast<std::size_t>(c.first)].initial;
+    return it != s.memory.end() ? it->second : program_.locations()[static_cast<std::size_t>(c.first)].initial;
   }
 
   std::size_t label_index(int t, const std::string& label) const {
@@ -170,11 +153,8 @@ class ScInterleavings {
             ++pc;
           break;
         case litmus::OpKind::Label:
-        case litmus::OpKind::Fence:
-          ++pc;
-          break;
-        default:
-          return;
+        case litmus::OpKind::Fence: ++pc; break;
+        default: return;
       }
     }
   }

@@ -31,9 +31,7 @@ struct Shard {
   std::uint64_t first = 0, count = 0;
 };
 
-void PrintTo(const Shard& s, std::ostream* os) {
-  *os << fmt::format("seeds {}..{}", s.first, s.first + s.count - 1);
-}
+void PrintTo(const Shard& s, std::ostream* os) { *os << fmt::format("seeds {}..{}", s.first, s.first + s.count - 1); }
 
 constexpr std::uint64_t kPerShard = 600;  // about 35 ms of one core per test (mostly Z3)
 constexpr int kShards = 2;
@@ -72,12 +70,12 @@ TEST_P(ScProperty, RaceFreeWithoutRelaxedAtomicsAppearsSequentiallyConsistent) {
     ++race_free;
     if (!sc.not_sc.empty()) {
       ++failures;
-      ADD_FAILURE() << describe_failure(
-          seed, test, sc.not_sc + "which contradicts HSA SysArch 3.12 (no relaxed atomics)\n");
+      ADD_FAILURE() << describe_failure(seed, test,
+                                        sc.not_sc + "which contradicts HSA SysArch 3.12 (no relaxed atomics)\n");
     }
   }
-  fmt::print("SC property: {} race-free tests of {} (seeds {}..{}) appear SC\n", race_free,
-             shard.count, shard.first, shard.first + shard.count - 1);
+  fmt::print("SC property: {} race-free tests of {} (seeds {}..{}) appear SC\n", race_free, shard.count, shard.first,
+             shard.first + shard.count - 1);
   RecordProperty("race_free", static_cast<int>(race_free));
   // Not vacuous: a good share of the tests must be race-free.
   EXPECT_GE(race_free, shard.count / 5);

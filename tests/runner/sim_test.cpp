@@ -128,9 +128,8 @@ exists (1:r0=1 /\ 1:r1=0)
 )");
   // Without the lgkmcnt(0) of the workgroup release (what OpenCL omits), the ds_write can be
   // performed after the flag store is visible.
-  codegen::MappingTable broken = gfx69([](json& d) {
-    row(d, "store.atomic.release.wg.global")["sequence"] = json::array({"access"});
-  });
+  codegen::MappingTable broken =
+      gfx69([](json& d) { row(d, "store.atomic.release.wg.global")["sequence"] = json::array({"access"}); });
   SimOptions queues;
   queues.hw.l1_spontaneous_fill = false;
   EXPECT_TRUE(reaches_condition(t, broken, queues));

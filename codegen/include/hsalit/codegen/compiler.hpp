@@ -30,17 +30,17 @@ struct CompileOptions {
 struct LocationBinding {
   std::string name;
   AddressSpace space = AddressSpace::Global;
-  Operand base;                // s[..] (global: pair, buffer: quad), v[..] pair (flat), vN (LDS)
+  Operand base;                     // s[..] (global: pair, buffer: quad), v[..] pair (flat), vN (LDS)
   std::int64_t kernarg_offset = 0;  // where the prologue loads the base from (global, flat, buffer)
   std::int64_t lds_offset = 0;      // LDS locations
 };
 
 struct CompiledThread {
   int thread = 0;
-  std::vector<Instruction> code;                // prologue, body, s_endpgm
-  std::map<std::string, int> registers;         // litmus register -> VGPR
+  std::vector<Instruction> code;         // prologue, body, s_endpgm
+  std::map<std::string, int> registers;  // litmus register -> VGPR
   std::vector<LocationBinding> locations;
-  int vgprs = 0, sgprs = 0;                     // registers used
+  int vgprs = 0, sgprs = 0;  // registers used
 };
 
 struct CompiledTest {

@@ -36,10 +36,10 @@ InstrClass classify(std::string_view mnemonic);
 struct Operand {
   enum class Kind : std::uint8_t { Vgpr, Sgpr, Immediate, Off, Special, Label };
   Kind kind = Kind::Immediate;
-  int reg = 0;          // first register
-  int count = 1;        // registers in a range: v[2:3] has count 2
+  int reg = 0;    // first register
+  int count = 1;  // registers in a range: v[2:3] has count 2
   std::int64_t imm = 0;
-  std::string name;     // Special (vcc, exec, null, m0) or Label
+  std::string name;  // Special (vcc, exec, null, m0) or Label
 
   static Operand vgpr(int r, int count = 1) { return {Kind::Vgpr, r, count, 0, {}}; }
   static Operand sgpr(int r, int count = 1) { return {Kind::Sgpr, r, count, 0, {}}; }
@@ -81,20 +81,18 @@ struct Instruction {
   std::string mnemonic;  // or the label name for InstrClass::Label
   std::vector<Operand> operands;
   CachePolicy policy;
-  WaitCounts wait;       // s_waitcnt only
+  WaitCounts wait;                     // s_waitcnt only
   std::optional<std::int64_t> offset;  // `offset:N`
   std::vector<std::string> flags;      // other bare modifiers, e.g. offen, idxen
   Origin origin;
 
   InstrClass kind() const { return classify(mnemonic); }
   bool is_memory() const;
-  bool is_atomic() const {
-    return kind() == InstrClass::VectorAtomic || kind() == InstrClass::LdsAtomic;
-  }
+  bool is_atomic() const { return kind() == InstrClass::VectorAtomic || kind() == InstrClass::LdsAtomic; }
   // Equality ignores the origin (which the assembly text carries only as a comment).
   friend bool operator==(const Instruction& a, const Instruction& b) {
-    return a.mnemonic == b.mnemonic && a.operands == b.operands && a.policy == b.policy &&
-           a.wait == b.wait && a.offset == b.offset && a.flags == b.flags;
+    return a.mnemonic == b.mnemonic && a.operands == b.operands && a.policy == b.policy && a.wait == b.wait &&
+           a.offset == b.offset && a.flags == b.flags;
   }
 };
 

@@ -82,8 +82,8 @@ struct LlcResult {
 
 // Cuts the kernels out of llc's assembly, parses them and ties them to the test's litmus
 // instructions.
-LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& test,
-                              const LlvmModule& module, const Target& target);
+LlcResult import_llc_assembly(std::string_view assembly, const litmus::Test& test, const LlvmModule& module,
+                              const Target& target);
 
 // emit_llvm_ir, run_llc and import_llc_assembly in one.
 LlcResult compile_via_llc(const litmus::Test& test, const Target& target, const LlcTool& llc,
@@ -99,8 +99,8 @@ struct OperationComparison {
   std::string row;                       // the table row
   std::vector<Instruction> table, llc;   // origin.role: before, access, after, fence, barrier
   std::vector<std::string> differences;  // "missing wait: ...", "extra ...", ...
-  bool tied = false;         // llc's code has the access (always true for fences, barriers)
-  bool unreachable = false;  // after an unconditional branch: llc removes it
+  bool tied = false;                     // llc's code has the access (always true for fences, barriers)
+  bool unreachable = false;              // after an unconditional branch: llc removes it
 };
 
 struct ThreadComparison {
@@ -117,8 +117,8 @@ struct Comparison {
 };
 
 // Compares the table's code for the test (`compile` with the same generic setting) with llc's.
-Comparison compare_with_table(const litmus::Test& test, const CompiledTest& table,
-                              const LlcResult& llc, const Target& target);
+Comparison compare_with_table(const litmus::Test& test, const CompiledTest& table, const LlcResult& llc,
+                              const Target& target);
 
 // llc's code alone, per litmus memory operation (for a target without a table): a Comparison
 // whose table side is empty and whose `table` is "".
@@ -130,8 +130,7 @@ nlohmann::json to_json(const Comparison& c);
 
 // Which counters a target has, and what an instruction does to them (exposed for tests).
 struct CounterModel {
-  std::vector<std::string>
-      names;  // vmcnt lgkmcnt (GFX6-9), + vscnt (GFX10-11), loadcnt storecnt dscnt kmcnt (GFX12)
+  std::vector<std::string> names;  // vmcnt lgkmcnt (GFX6-9), + vscnt (GFX10-11), loadcnt storecnt dscnt kmcnt (GFX12)
   // Counters an instruction increments.
   std::vector<std::string> issued(const Instruction& ins) const;
   // Counters a wait instruction bounds, with the bound (0 = wait until none outstanding).

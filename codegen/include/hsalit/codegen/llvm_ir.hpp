@@ -42,8 +42,8 @@ struct LlvmKernel {
   std::vector<std::string> arguments;  // locations passed as pointers, in order; then "out"
   std::vector<std::string> lds;        // group locations the thread uses (module LDS variables)
   std::vector<std::string> results;    // registers stored to %out: slot i at byte 8*i
-  std::vector<int> accesses;     // litmus indices of the loads, stores and rmws, in program order
-  std::vector<int> unreachable;  // the accesses after an unconditional branch, which llc removes
+  std::vector<int> accesses;           // litmus indices of the loads, stores and rmws, in program order
+  std::vector<int> unreachable;        // the accesses after an unconditional branch, which llc removes
 };
 
 struct LlvmModule {

@@ -49,12 +49,12 @@ struct MemoryOperation {
 
 // One element of a row's sequence: the memory access itself, or a literal instruction.
 struct SequenceElement {
-  bool is_access = false;          // the operation's own memory instruction
-  std::string mnemonic;            // literal instructions
-  CachePolicy policy;              // bits on the access or on the literal instruction
-  WaitCounts wait;                 // s_waitcnt counters
-  std::optional<int> count;        // s_waitcnt_vscnt / gfx12 s_wait_* counter
-  std::set<std::string> omit_in;   // flavours that leave this element out
+  bool is_access = false;                                         // the operation's own memory instruction
+  std::string mnemonic;                                           // literal instructions
+  CachePolicy policy;                                             // bits on the access or on the literal instruction
+  WaitCounts wait;                                                // s_waitcnt counters
+  std::optional<int> count;                                       // s_waitcnt_vscnt / gfx12 s_wait_* counter
+  std::set<std::string> omit_in;                                  // flavours that leave this element out
   std::map<std::string, std::set<std::string>> omit_counters_in;  // flavour -> counters left out
 };
 
@@ -67,11 +67,11 @@ struct MappingRow {
   std::string id;
   std::set<Operation> operations;
   Atomicity atomicity = Atomicity::NonAtomic;
-  std::set<AccessKind> access;      // non-atomic rows; empty = any
-  std::set<Ordering> orderings;     // atomic rows and fences
-  std::set<SyncScope> scopes;       // empty = any
-  std::set<AddressSpace> spaces;    // empty = any (fences)
-  std::set<std::string> targets;    // empty = every target of the table
+  std::set<AccessKind> access;    // non-atomic rows; empty = any
+  std::set<Ordering> orderings;   // atomic rows and fences
+  std::set<SyncScope> scopes;     // empty = any
+  std::set<AddressSpace> spaces;  // empty = any (fences)
+  std::set<std::string> targets;  // empty = every target of the table
   std::vector<SequenceElement> sequence;
   RowSource source;
   std::string note;

@@ -28,15 +28,15 @@ struct Target {
   int generation = 9;
   std::string mapping;  // the default mapping table
   GlobalForm global = GlobalForm::Global;
-  bool flat = true;     // has FLAT instructions (generic address space)
-  std::string naming;   // key of the naming scheme
-  std::string alu;      // key of the ALU templates
+  bool flat = true;           // has FLAT instructions (generic address space)
+  std::string naming;         // key of the naming scheme
+  std::string alu;            // key of the ALU templates
   CachePolicy atomic_return;  // bits that make an atomic return the old value
   bool even_vgpr_pairs = false;
   bool lds_needs_m0 = false;
-  int llvm = 0;         // first Debian LLVM whose llvm-mc knows the target; 0: none
+  int llvm = 0;  // first Debian LLVM whose llvm-mc knows the target; 0: none
   std::vector<std::string> assembler_flags;
-  std::vector<std::string> barrier;  // the work-group barrier instruction(s)
+  std::vector<std::string> barrier;               // the work-group barrier instruction(s)
   std::map<std::string, std::string> substitute;  // mnemonic -> mnemonic
   std::string note;
 };

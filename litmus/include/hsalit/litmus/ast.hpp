@@ -32,8 +32,8 @@ enum class Segment : std::uint8_t { Global, Group };
 enum class AccessSize : std::uint8_t { Single, Double };
 
 std::string_view to_string(MemoryOrder order);  // rlx, scacq, screl, scar
-std::string_view to_string(Segment segment);     // global, group
-std::string_view to_string(AccessSize size);     // single, double
+std::string_view to_string(Segment segment);    // global, group
+std::string_view to_string(AccessSize size);    // single, double
 
 // The bracketed annotation set of an instruction, resolved: defaults are filled in by the
 // parser (an empty `[]` is ordinary, relaxed, work-item scope).
@@ -42,8 +42,8 @@ struct Annotations {
   MemoryOrder order = MemoryOrder::Relaxed;
   Scope scope = Scope::WorkItem;
   AccessSize size = AccessSize::Single;
-  bool cas = false;                // rmw only: compare-and-swap form
-  std::vector<std::string> tags;   // branch annotations hsalit does not interpret
+  bool cas = false;               // rmw only: compare-and-swap form
+  std::vector<std::string> tags;  // branch annotations hsalit does not interpret
 
   friend bool operator==(const Annotations&, const Annotations&) = default;
 };
@@ -56,10 +56,10 @@ std::string_view to_string(BinaryOp op);  // add sub xor and or eq neq
 struct Expr {
   enum class Kind : std::uint8_t { Constant, Register, Location, Binary };
   Kind kind = Kind::Constant;
-  std::int64_t value = 0;      // Constant
-  std::string name;            // Register or Location
-  BinaryOp op = BinaryOp::Add; // Binary
-  std::vector<Expr> operands;  // Binary: exactly two
+  std::int64_t value = 0;       // Constant
+  std::string name;             // Register or Location
+  BinaryOp op = BinaryOp::Add;  // Binary
+  std::vector<Expr> operands;   // Binary: exactly two
   NodePos pos;
 
   static Expr constant(std::int64_t v, SourcePos p = {});
@@ -106,9 +106,7 @@ struct Instruction {
   std::string label;              // Branch target or Label name
   NodePos pos;
 
-  bool is_memory_access() const {
-    return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw;
-  }
+  bool is_memory_access() const { return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw; }
   bool reads_memory() const { return kind == OpKind::Load || kind == OpKind::Rmw; }
   bool writes_memory() const { return kind == OpKind::Store || kind == OpKind::Rmw; }
   friend bool operator==(const Instruction&, const Instruction&) = default;
@@ -163,9 +161,9 @@ struct ObservedRef {
 struct Prop {
   enum class Kind : std::uint8_t { True, False, Equals, Not, And, Or };
   Kind kind = Kind::True;
-  ObservedRef lhs;            // Equals
-  Expr rhs;                   // Equals: Constant or Location (an address)
-  std::vector<Prop> operands; // Not: one; And, Or: two
+  ObservedRef lhs;             // Equals
+  Expr rhs;                    // Equals: Constant or Location (an address)
+  std::vector<Prop> operands;  // Not: one; And, Or: two
   NodePos pos;
 
   static Prop equals(ObservedRef lhs, Expr rhs, SourcePos p = {});

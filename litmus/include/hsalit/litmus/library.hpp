@@ -11,8 +11,7 @@ namespace hsalit::litmus {
 
 // Expands files and folders (recursively, `*.litmus`, sorted) into a list of test files.
 // A path that does not exist is returned as is so that the caller reports it.
-std::vector<std::filesystem::path> collect_litmus_files(
-    const std::vector<std::filesystem::path>& inputs);
+std::vector<std::filesystem::path> collect_litmus_files(const std::vector<std::filesystem::path>& inputs);
 
 // The expected verdict of one bundled test, per model name ("hsa", "hrf-direct", ...),
 // from the `expected.json` sidecar of its folder.

@@ -16,8 +16,7 @@ class DiagnosticList;
 // HSA scopes, narrowest first (HSA SysArch 3.3.6): work-item, wavefront, work-group,
 // agent (component), system. Comparison follows inclusion: WorkGroup < Agent.
 enum class Scope : std::uint8_t { WorkItem, Wavefront, WorkGroup, Agent, System };
-inline constexpr std::array<Scope, 5> kAllScopes = {Scope::WorkItem, Scope::Wavefront,
-                                                    Scope::WorkGroup, Scope::Agent,
+inline constexpr std::array<Scope, 5> kAllScopes = {Scope::WorkItem, Scope::Wavefront, Scope::WorkGroup, Scope::Agent,
                                                     Scope::System};
 
 std::string_view to_string(Scope scope);  // wi, wave, wg, agent, system
@@ -69,9 +68,7 @@ class ScopeTree {
   // An identifier of the scope instance of `thread` at `level`, equal for two threads iff
   // they are in the same instance. Requires a resolved tree.
   std::uint32_t instance(int thread, Scope level) const;
-  bool same_instance(int a, int b, Scope level) const {
-    return instance(a, level) == instance(b, level);
-  }
+  bool same_instance(int a, int b, Scope level) const { return instance(a, level) == instance(b, level); }
   // The narrowest level at which two threads share an instance.
   Scope common_scope(int a, int b) const;
 

@@ -20,9 +20,9 @@ std::optional<Engine> engine_from_string(std::string_view text);
 struct CheckOptions {
   ModelVariant variant = ModelVariant::Hsa;
   Engine engine = Engine::Z3;
-  double timeout_seconds = 60;        // per test; exceeding it gives `unknown`
+  double timeout_seconds = 60;              // per test; exceeding it gives `unknown`
   std::size_t max_candidates = 20'000'000;  // enumeration bound of the `enum` engine
-  bool want_graph = false;            // build a witness execution graph
+  bool want_graph = false;                  // build a witness execution graph
 };
 
 // One final state: a value per observed register or location, in `CheckResult::observed`
@@ -46,9 +46,9 @@ struct CheckResult {
   std::string name;
   ModelVariant variant = ModelVariant::Hsa;
   Engine engine = Engine::Z3;
-  std::vector<litmus::ObservedRef> observed;  // what an outcome reports
-  std::vector<litmus::ObservedRef> evaluated; // observed, then what only the filter reads
-  std::vector<Outcome> outcomes;              // sorted, distinct, over `evaluated`
+  std::vector<litmus::ObservedRef> observed;   // what an outcome reports
+  std::vector<litmus::ObservedRef> evaluated;  // observed, then what only the filter reads
+  std::vector<Outcome> outcomes;               // sorted, distinct, over `evaluated`
   bool racy = false;
   std::optional<RaceReport> race;
   std::size_t positive = 0, negative = 0;     // outcomes satisfying the condition or not
@@ -63,18 +63,17 @@ struct CheckResult {
 CheckResult check(const litmus::Test& test, const CheckOptions& options = {});
 
 // Whether `prop` holds in `outcome` (values over `refs`).
-bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs,
-           const Outcome& outcome, const Program& program);
+bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs, const Outcome& outcome,
+           const Program& program);
 
 // A deadline shared by the engines.
 class Deadline {
  public:
   explicit Deadline(double seconds)
-      : end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+      : end_(std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
   bool passed() const { return std::chrono::steady_clock::now() > end_; }
-  double seconds_left() const {
-    return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count();
-  }
+  double seconds_left() const { return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count(); }
 
  private:
   std::chrono::steady_clock::time_point end_;

@@ -16,7 +16,8 @@ namespace hsalit::model {
 // A binary relation over the nodes of one execution, as a bit matrix.
 class Relation {
  public:
-  explicit Relation(int n = 0) : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n) * static_cast<std::size_t>(words_), 0) {}
+  explicit Relation(int n = 0)
+      : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n) * static_cast<std::size_t>(words_), 0) {}
   int size() const { return n_; }
   bool test(int a, int b) const { return (row(a)[b >> 6] >> (b & 63)) & 1u; }
   void set(int a, int b) { row(a)[b >> 6] |= std::uint64_t{1} << (b & 63); }
@@ -30,7 +31,9 @@ class Relation {
 
  private:
   std::uint64_t* row(int a) { return bits_.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(words_); }
-  const std::uint64_t* row(int a) const { return bits_.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(words_); }
+  const std::uint64_t* row(int a) const {
+    return bits_.data() + static_cast<std::size_t>(a) * static_cast<std::size_t>(words_);
+  }
   int n_;
   int words_;
   std::vector<std::uint64_t> bits_;
@@ -46,22 +49,24 @@ struct Cell {
 
 // Node ids: static events 0..E-1 keep their ids; the initial write of cells[k] is E+k.
 struct ConcreteExecution {
-  std::vector<char> executed;           // per static event
-  std::vector<char> writes;             // per static event: it writes (a failed cas does not)
-  std::vector<Cell> cell;               // per static access event
-  std::vector<Value> read_value;        // per static event that reads
-  std::vector<Value> write_value;       // per static event that writes
-  std::vector<std::vector<int>> deps;   // per static event: read events it depends on (ldo)
-  std::vector<Cell> cells;              // every cell touched, one initial write each
-  std::vector<Value> initial;           // per cell
-  std::vector<int> rf;                  // per static event that reads: its source node
-  std::vector<std::vector<int>> co;     // per cell: write nodes in coherence order, initial first
+  std::vector<char> executed;          // per static event
+  std::vector<char> writes;            // per static event: it writes (a failed cas does not)
+  std::vector<Cell> cell;              // per static access event
+  std::vector<Value> read_value;       // per static event that reads
+  std::vector<Value> write_value;      // per static event that writes
+  std::vector<std::vector<int>> deps;  // per static event: read events it depends on (ldo)
+  std::vector<Cell> cells;             // every cell touched, one initial write each
+  std::vector<Value> initial;          // per cell
+  std::vector<int> rf;                 // per static event that reads: its source node
+  std::vector<std::vector<int>> co;    // per cell: write nodes in coherence order, initial first
 
   int event_count() const { return static_cast<int>(executed.size()); }
   int node_count() const { return event_count() + static_cast<int>(cells.size()); }
   int cell_index(const Cell& c) const;  // index into cells, -1 if absent
   bool is_init(int node) const { return node >= event_count(); }
-  bool node_writes(int node) const { return is_init(node) || (executed[static_cast<std::size_t>(node)] && writes[static_cast<std::size_t>(node)]); }
+  bool node_writes(int node) const {
+    return is_init(node) || (executed[static_cast<std::size_t>(node)] && writes[static_cast<std::size_t>(node)]);
+  }
   bool node_reads(int node, const Program& p) const;
   Cell node_cell(int node) const;
 };

@@ -50,12 +50,12 @@ struct StaticEvent {
   EventKind kind = EventKind::Read;
   bool atomic = false;
   MemoryOrder order = MemoryOrder::Relaxed;
-  Scope scope = Scope::WorkItem;      // as written
+  Scope scope = Scope::WorkItem;  // as written
   AccessSize size = AccessSize::Single;
-  std::optional<Segment> segment;     // of the accessed location; none for fences
-  std::optional<int> location;        // when the address is a location without a register
+  std::optional<Segment> segment;  // of the accessed location; none for fences
+  std::optional<int> location;     // when the address is a location without a register
   enum class Barrier : std::uint8_t { None, Arrive, Depart } barrier = Barrier::None;
-  int barrier_participants = 0;       // Depart: the value it waits for
+  int barrier_participants = 0;  // Depart: the value it waits for
 
   bool reads() const { return kind == EventKind::Read || kind == EventKind::Update; }
   bool writes() const { return kind == EventKind::Write || kind == EventKind::Update; }
@@ -63,12 +63,10 @@ struct StaticEvent {
   bool is_fence() const { return kind == EventKind::Fence; }
   bool is_special() const { return atomic || is_fence(); }
   bool is_release() const {
-    return is_special() &&
-           (order == MemoryOrder::Release || order == MemoryOrder::AcquireRelease);
+    return is_special() && (order == MemoryOrder::Release || order == MemoryOrder::AcquireRelease);
   }
   bool is_acquire() const {
-    return is_special() &&
-           (order == MemoryOrder::Acquire || order == MemoryOrder::AcquireRelease);
+    return is_special() && (order == MemoryOrder::Acquire || order == MemoryOrder::AcquireRelease);
   }
   bool is_sync() const { return is_release() || is_acquire(); }
 };

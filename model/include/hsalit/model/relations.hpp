@@ -15,16 +15,15 @@ namespace hsalit::model {
 Scope effective_scope(const StaticEvent& e, std::optional<Segment> segment);
 
 // Does `e` specify scope instance `s` (directly, or through inclusion for hsa/hrf-direct)?
-bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s,
-               std::optional<Segment> segment, ModelVariant variant);
+bool specifies(const Program& p, const StaticEvent& e, const ScopeInstance& s, std::optional<Segment> segment,
+               ModelVariant variant);
 
 // Match(SI(x), SI(y)) of 3.3.6: same thread, or a common scope instance.
-bool match(const Program& p, const StaticEvent& x, const StaticEvent& y,
-           std::optional<Segment> segment, ModelVariant variant);
+bool match(const Program& p, const StaticEvent& x, const StaticEvent& y, std::optional<Segment> segment,
+           ModelVariant variant);
 
 // Membership of Dom(sc_S) (3.10): synchronizing operations of threads in S that specify S.
-bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s,
-                  ModelVariant variant);
+bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s, ModelVariant variant);
 
 // The domains of the sc_S orders that can constrain an execution (3.10). A domain within one
 // thread is dropped: its order is po, which hhb, coh and every other order contain already.
@@ -43,7 +42,7 @@ std::string_view to_string(Conflict c);
 // in size, or one writes and they do not Match.
 // `x_writes`/`y_writes` say whether each access writes in the execution at hand (a failed
 // compare-and-swap only reads).
-Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y,
-                  bool y_writes, ModelVariant variant);
+Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y, bool y_writes,
+                  ModelVariant variant);
 
 }  // namespace hsalit::model

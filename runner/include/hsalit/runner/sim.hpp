@@ -41,8 +41,8 @@ struct SimOptions {
   HardwareAssumptions hw;
   std::size_t max_states = 5'000'000;  // exhaustive mode gives up (unknown) past this
   double timeout_seconds = 60;
-  bool keep_traces = true;             // one trace per outcome in exhaustive mode
-  bool explore_placements = true;      // every placement of work-groups on compute units
+  bool keep_traces = true;         // one trace per outcome in exhaustive mode
+  bool explore_placements = true;  // every placement of work-groups on compute units
 };
 
 // Where the threads run: thread -> wave, wave -> work-group, work-group -> CU, CU -> agent.
@@ -69,19 +69,19 @@ struct SimOutcome {
 
 struct SimResult {
   std::vector<litmus::ObservedRef> observed;
-  std::map<SimOutcome, std::uint64_t> histogram;       // outcome -> count (exhaustive: 1)
+  std::map<SimOutcome, std::uint64_t> histogram;          // outcome -> count (exhaustive: 1)
   std::map<SimOutcome, std::vector<std::string>> traces;  // one transition list per outcome
   std::map<SimOutcome, std::string> trace_placement;
-  std::uint64_t states = 0;        // exhaustive: distinct states visited
-  std::uint64_t iterations = 0;    // random: runs
+  std::uint64_t states = 0;      // exhaustive: distinct states visited
+  std::uint64_t iterations = 0;  // random: runs
   double seconds = 0;
   std::optional<std::string> unknown;  // why no exact answer (state bound, time, deadlock)
 };
 
 SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
-SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                     std::uint64_t iterations, std::uint64_t seed, const SimOptions& options = {});
+SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& compiled, std::uint64_t iterations,
+                     std::uint64_t seed, const SimOptions& options = {});
 
 // Formats an outcome as `1:r0=1; x=2;`.
 std::string format_outcome(const litmus::Test& test, const SimResult& r, const SimOutcome& o);
