@@ -54,7 +54,13 @@ class EnumEngine {
     }
     if (!compute_domains() || !compute_runs()) return result_;
     std::vector<std::size_t> choice(runs_.size(), 0);
-    for (;;) {
+    // combine() rejects many choices before they become candidates, so the deadline is also
+    // checked here: evaluate() alone may never see it.
+    for (std::uint64_t combinations = 1;; ++combinations) {
+      if ((combinations & 255) == 0 && q_.deadline.passed()) {
+        give_up("time limit");
+        return result_;
+      }
       if (!combine(choice)) return result_;
       std::size_t t = 0;
       while (t < choice.size() && ++choice[t] == runs_[t].size()) choice[t++] = 0;
