@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "atomic_file.hpp"
+#include "hsalit/results/atomic_file.hpp"
 #include "commands.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
@@ -82,7 +82,7 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
     rep.out = model::format_herd(test, r) + "\n";
   if (r.graph) {
     std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
-    write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
+    results::write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
   }
   if (opt.expect && !r.unknown()) {
     auto expected = litmus::read_expected_verdicts(file.parent_path());

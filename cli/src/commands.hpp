@@ -22,5 +22,11 @@ Command add_check_command(CLI::App& app);
 Command add_compile_command(CLI::App& app);
 Command add_mappings_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_gen_command(CLI::App& app);
+Command add_verify_command(CLI::App& app);
+Command add_verify_llc_command(CLI::App& app);
+Command add_campaign_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+Command add_results_command(CLI::App& app);
 
 }  // namespace hsalit::cli

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include "commands.hpp"
+#include "hardware_run.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -32,6 +34,7 @@ struct RunCommandOptions {
   std::string trace;
   std::vector<std::string> assume;
   double timeout = 60;
+  int jobs = 1;
 };
 
 std::string normalise(std::string s) {
@@ -109,7 +112,8 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
                                : "Sometimes",
                positive, negative);
     if (opt.exhaustive)
-      fmt::print("States {} explored over every placement\n", r.states);
+      fmt::print("States {} explored over every placement ({:.0f} per second)\n", r.states,
+                 r.seconds > 0 ? r.states / r.seconds : 0.0);
     else
       fmt::print("Iterations {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
     fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);
@@ -147,6 +151,7 @@ int run_run(const RunCommandOptions& opt) {
   runner::SimOptions so;
   so.timeout_seconds = opt.timeout;
   so.keep_traces = opt.exhaustive;
+  so.jobs = opt.jobs > 0 ? opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (const std::string& a : opt.assume) {
     if (a == "lds-sc")
       so.hw.lds_queues = false;
@@ -187,7 +192,7 @@ Command add_run_command(CLI::App& app) {
   auto opt = std::make_shared<RunCommandOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Compile tests for a target and run them on a backend (the GCN simulator)");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
-  cmd->add_option("--backend", opt->backend, "sim (default)");
+  cmd->add_option("--backend", opt->backend, "sim (default), hip (AMD GPU), cuda (NVIDIA GPU); docs/hardware.md");
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
@@ -203,7 +208,17 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--assume", opt->assume,
                   "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
   cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)");
-  return {cmd, [opt] { return run_run(*opt); }};
+  cmd->add_option("-j,--jobs", opt->jobs,
+                  "random mode: threads sharing the iterations, 0 = one per core (default 1); the histogram is the "
+                  "same for every N");
+  auto hw = add_hardware_run_options(cmd);
+  return {cmd, [opt, hw, cmd] {
+            if (!is_hardware_backend(opt->backend)) return run_run(*opt);
+            return run_hardware_backend(
+                *hw,
+                {opt->inputs, opt->backend, opt->target, cmd->get_option("--target")->count() > 0, opt->mapping_file,
+                 opt->table, opt->flavour, opt->sc_orders, opt->iterations, opt->seed, opt->json, opt->timeout});
+          }};
 }
 
 }  // namespace hsalit::cli

@@ -1,15 +1,18 @@
 // The operational model of the GCN memory hierarchy (docs/simulator.md states each rule
-// with the sentence of the seed it implements).
+// with the sentence of the seed it implements, and the reductions exhaustive search makes).
 #include "hsalit/runner/sim.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
-#include <functional>
-#include <random>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
-#include <unordered_set>
+#include <thread>
 
 #include "sim_program.hpp"
 
@@ -111,321 +114,633 @@ std::vector<Placement> placements(const litmus::Test& test) {
   }
   return out;
 }
-
 namespace {
 
 // ---- machine state --------------------------------------------------------------------------
+//
+// A state is a fixed number of 32-bit words whose layout is fixed per program and placement
+// (Machine's constructor), so exhaustive search hashes and stores states without allocating
+// and random mode copies one array per run. Everything that can affect the future is in the
+// words and nothing else is: two states are the same state exactly when their words are equal.
+//
+// Per wave:  header (lane | at_barrier << 8 | vcc << 16), barriers arrived at, list sizes
+//            (vm | lds << 16), the SGPRs, per lane (pc | done << 16) and its VGPRs, then
+//            the pending vector memory entries and the pending LDS entries (kEntryWords each,
+//            in issue order; unused entries are zero).
+// Per CU:    per L1 line that can ever be valid and be read: with the reductions the set of
+//            values it may hold (count, then sorted lo, hi pairs); without, (valid, lo, hi),
+//            zero when invalid. Per L2 channel a FIFO: its length, then (wave | index in the
+//            wave's vm list << 8).
+// Then the L2 (lo, hi per location) and the LDS copies (lo, hi per work-group and slot).
+
+using Word = std::uint32_t;
+__extension__ typedef unsigned __int128 Uint128;  // for 64x64->128 multiplications (hash, generator)
 
 struct Value64 {
-  std::uint32_t lo = 0, hi = 0;
-  friend bool operator==(const Value64&, const Value64&) = default;
+  Word lo = 0, hi = 0;
 };
 
-// An operation a wave has issued and not yet seen complete (counted by vmcnt or lgkmcnt).
-struct Pending {
-  std::uint16_t seq = 0;
-  std::uint8_t lane = 0;
-  std::uint8_t performed = 0;
-  std::int16_t instruction = 0;  // index in the lane's program
-  std::int16_t location = -1;
-  Value64 data, compare, result;
-};
+// A pending entry: meta (instruction | location << 16 | lane << 24 | performed), then two
+// 64-bit operands: data and compare before the entry is performed, result and 0 after it.
+constexpr int kEntryWords = 5;
+constexpr Word kPerformed = 1u << 28;
+constexpr int kMaxLanes = 15, kMaxLocations = 255, kMaxInstructions = 0xffff, kMaxUnits = 255;
 
-struct Lane {
-  std::uint16_t pc = 0;
-  std::uint8_t done = 0;
-  std::vector<std::uint32_t> v;
-};
-
-struct Wave {
-  std::uint8_t lane = 0;  // the lane executing (lanes of one wave run one after another)
-  std::uint8_t at_barrier = 0;
-  std::uint16_t barriers = 0;  // barriers this wave has arrived at
-  std::uint8_t vcc = 0;
-  std::uint16_t next_seq = 0;
-  std::vector<std::uint32_t> s;
-  std::vector<Lane> lanes;
-  std::vector<Pending> vm;   // vector memory, in issue order
-  std::vector<Pending> lds;  // LDS, in issue order
-};
-
-struct Request {
-  std::uint8_t wave = 0;
-  std::uint16_t seq = 0;
-};
-
-struct Cu {
-  std::vector<std::uint8_t> valid;           // per location: L1 line valid
-  std::vector<Value64> line;                 // per location
-  std::vector<std::vector<Request>> queues;  // per channel, FIFO to the L2
-};
-
-struct State {
-  std::vector<Wave> waves;
-  std::vector<Cu> cus;
-  std::vector<Value64> memory;  // per global location (the L2, the point of coherence)
-  std::vector<Value64> lds;     // per (work-group, group location)
-};
-
-// Serialises a state for the visited set (every field that affects the future).
-class StateKey {
- public:
-  void put(std::uint32_t v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void put(const Value64& v) {
-    put(v.lo);
-    put(v.hi);
-  }
-  std::string take() { return std::move(bytes_); }
-
- private:
-  std::string bytes_;
-};
-
-std::string key_of(const State& s) {
-  StateKey k;
-  for (const Wave& w : s.waves) {
-    k.put(static_cast<std::uint32_t>(w.lane) | (static_cast<std::uint32_t>(w.at_barrier) << 8) |
-          (static_cast<std::uint32_t>(w.vcc) << 16));
-    k.put(w.barriers);
-    for (const Lane& l : w.lanes) {
-      k.put(l.pc | (static_cast<std::uint32_t>(l.done) << 16));
-      for (std::uint32_t r : l.v) k.put(r);
-    }
-    for (std::uint32_t r : w.s) k.put(r);
-    for (const auto* list : {&w.vm, &w.lds}) {
-      k.put(static_cast<std::uint32_t>(list->size()));
-      for (const Pending& p : *list) {
-        // Sequence numbers only name entries; their relative order is what matters.
-        k.put(static_cast<std::uint32_t>(p.lane) | (static_cast<std::uint32_t>(p.performed) << 8) |
-              (static_cast<std::uint32_t>(static_cast<std::uint16_t>(p.instruction)) << 16));
-        k.put(static_cast<std::uint32_t>(p.location));
-        k.put(p.data);
-        k.put(p.compare);
-        k.put(p.result);
-      }
-    }
-  }
-  for (const Cu& c : s.cus) {
-    for (std::size_t i = 0; i < c.valid.size(); ++i) {
-      k.put(c.valid[i]);
-      if (c.valid[i]) k.put(c.line[i]);
-    }
-    for (const auto& q : c.queues) {
-      k.put(static_cast<std::uint32_t>(q.size()));
-      for (const Request& r : q) {
-        const Wave& w = s.waves[r.wave];
-        std::uint32_t index = 0;
-        for (; index < w.vm.size() && w.vm[index].seq != r.seq; ++index) {
-        }
-        k.put(r.wave | (index << 8));
-      }
-    }
-  }
-  for (const Value64& v : s.memory) k.put(v);
-  for (const Value64& v : s.lds) k.put(v);
-  return k.take();
-}
-
-// ---- transitions -----------------------------------------------------------------------------
+Word entry_instruction(Word meta) { return meta & 0xffff; }
+Word entry_location(Word meta) { return (meta >> 16) & 0xff; }
+Word entry_lane(Word meta) { return (meta >> 24) & 0xf; }
 
 enum class Step : std::uint8_t { Issue, Drain, LdsPerform, Evict, Fill };
 
 struct Transition {
   Step step = Step::Issue;
-  int a = 0, b = 0;  // Issue, LdsPerform: wave; Drain: cu, channel; Evict, Fill: cu, location
+  // Issue: wave, and for a load through a lazy L1 line 0 = miss or i = hit the i-th value;
+  // LdsPerform: wave; Drain: cu, channel; Evict, Fill: cu, location.
+  std::uint8_t a = 0, b = 0;
+  Word pack() const { return static_cast<Word>(step) | static_cast<Word>(a) << 8 | static_cast<Word>(b) << 16; }
+  static Transition unpack(Word w) {
+    return {static_cast<Step>(w & 0xff), static_cast<std::uint8_t>(w >> 8), static_cast<std::uint8_t>(w >> 16)};
+  }
 };
+
+// The enabled steps of a state, in storage sized once (Machine::max_transitions), so that
+// listing them never allocates.
+class Transitions {
+ public:
+  void reserve(std::size_t n) {
+    if (items_.size() < n) items_.resize(n);
+  }
+  void clear() { size_ = 0; }
+  void push_back(Transition t) { items_[size_++] = t; }
+  std::size_t size() const { return size_; }
+  const Transition& operator[](std::size_t i) const { return items_[i]; }
+  const Transition* begin() const { return items_.data(); }
+  const Transition* end() const { return items_.data() + size_; }
+
+ private:
+  std::vector<Transition> items_;
+  std::size_t size_ = 0;
+};
+
+// A register operand resolved to the state word that holds it, or an immediate.
+struct Operand {
+  std::int32_t word = -1;
+  Word imm = 0;
+};
+
+// One instruction of one thread, with its registers resolved to state words.
+struct Code {
+  SimOp op = SimOp::Nop;
+  AddressForm form = AddressForm::Global;
+  bool scalar_move = false;  // s_mov_b32 writes an SGPR
+  bool has_source = false;   // Move: a source operand the lowering understood
+  bool bypass_l1 = false, flat = false;
+  std::uint8_t width = 1;
+  int atomic_kind = 0;
+  std::int32_t dst = -1;  // word of the destination register
+  int dst_count = 1;
+  Operand a, b, base, offset;
+  std::int64_t imm_offset = 0;
+  std::int32_t data = -1, compare = -1;  // words of the first data and compare VGPRs
+  int target = -1, vmcnt = -1, lgkmcnt = -1;
+  std::int64_t kernel_argument = 0;  // ScalarLoad: the immediate offset
+  // The VGPR words an ALU instruction reads or writes (-1: none), for the partial-order
+  // reduction: such an instruction does not commute with the completion of a load that
+  // writes one of them.
+  std::array<std::int32_t, 3> vgprs{-1, -1, -1};
+};
+
+struct WaveLayout {
+  int header = 0;  // header; header + 1: barriers; header + 2: list sizes
+  int sgprs = 0;
+  std::vector<int> lane;  // per lane: the word (pc | done << 16), its VGPRs follow
+  int vm = 0, vm_cap = 0, lds = 0, lds_cap = 0;
+  int cu = 0, workgroup = 0;
+  std::vector<int> threads;  // the thread each lane runs, in order
+  bool has_flat = false;
+};
+
+struct CuLayout {
+  std::vector<int> line;   // per location: first word of the line, or -1 if never valid and read
+  std::vector<int> queue;  // per channel: the length word, entries follow
+  int queue_cap = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 class Machine {
  public:
   Machine(const litmus::Test& test, const SimProgram& program, const Placement& placement, const SimOptions& options)
-      : test_(test), p_(program), placement_(placement), opt_(options) {
+      : p_(program), placement_(placement), opt_(options) {
     const std::size_t locations = p_.locations.size();
-    channels_ = opt_.hw.channel_per_location ? static_cast<int>(locations) : 1;
+    if (locations > kMaxLocations) throw std::runtime_error("the simulator handles at most 255 locations");
+    channels_ = opt_.hw.channel_per_location ? static_cast<int>(std::max<std::size_t>(locations, 1)) : 1;
     int wave_count = 0;
     for (int w : placement.wave_of_thread) wave_count = std::max(wave_count, w + 1);
-    lanes_of_wave_.resize(static_cast<std::size_t>(wave_count));
-    if (placement.lanes_of_wave.size() == lanes_of_wave_.size()) {
-      lanes_of_wave_ = placement.lanes_of_wave;
+    std::vector<std::vector<int>> lanes_of_wave(static_cast<std::size_t>(wave_count));
+    if (placement.lanes_of_wave.size() == lanes_of_wave.size()) {
+      lanes_of_wave = placement.lanes_of_wave;
     } else {
       for (std::size_t t = 0; t < placement.wave_of_thread.size(); ++t)
-        lanes_of_wave_[static_cast<std::size_t>(placement.wave_of_thread[t])].push_back(static_cast<int>(t));
+        lanes_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])].push_back(static_cast<int>(t));
     }
+    const int cus = static_cast<int>(placement.agent_of_cu.size());
+    if (wave_count > kMaxUnits || cus > kMaxUnits) throw std::runtime_error("too many waves or compute units");
     workgroups_ = static_cast<int>(placement.cu_of_workgroup.size());
     group_count_ = 0;
     for (int slot : p_.lds_slot) group_count_ = std::max(group_count_, slot + 1);
-    // Lines each CU may fill spontaneously: what its waves read.
-    fillable_.assign(placement.agent_of_cu.size(), std::vector<std::uint8_t>(locations, 0));
-    for (std::size_t t = 0; t < p_.threads.size(); ++t)
-      for (int loc : p_.threads[t].non_glc_loads)
-        fillable_[static_cast<std::size_t>(cu_of_wave(placement.wave_of_thread[t]))][static_cast<std::size_t>(loc)] = 1;
+    lane_of_thread_.assign(p_.threads.size(), 0);
+
+    // Registers each thread uses, L1 lines each CU may fill (what its waves read, as before
+    // the reduction) and lines some L1-reading load of the CU may read.
+    std::vector<int> vgprs(p_.threads.size(), 1), sgprs(p_.threads.size(), 1);
+    std::vector<std::vector<std::uint8_t>> fillable(static_cast<std::size_t>(cus),
+                                                    std::vector<std::uint8_t>(locations));
+    std::vector<std::vector<std::uint8_t>> read(static_cast<std::size_t>(cus), std::vector<std::uint8_t>(locations));
+    for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+      const detail::SimThread& th = p_.threads[t];
+      if (th.code.size() > kMaxInstructions) throw std::runtime_error("a thread has too many instructions");
+      auto use = [&](std::vector<int>& count, int first, int n) {
+        if (first >= 0) count[t] = std::max(count[t], first + n);
+      };
+      auto use_src = [&](const Src& s) {
+        if (s.file == RegFile::Vgpr) use(vgprs, s.reg, 1);
+        if (s.file == RegFile::Sgpr) use(sgprs, s.reg, 1);
+      };
+      for (const SimInstruction& ins : th.code) {
+        use_src(ins.a), use_src(ins.b), use_src(ins.base), use_src(ins.offset);
+        use(vgprs, ins.data, ins.width);
+        use(vgprs, ins.compare, ins.width);
+        bool scalar_dst = ins.op == SimOp::ScalarLoad || (ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
+        use(scalar_dst ? sgprs : vgprs, ins.dst, ins.op == SimOp::ScalarLoad ? ins.dst_count : ins.width);
+      }
+      for (const auto& [name, vgpr] : th.registers) use(vgprs, vgpr, 1);
+      int cu = placement.cu_of_workgroup[static_cast<std::size_t>(
+          placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
+      for (int loc : th.non_glc_loads) fillable[static_cast<std::size_t>(cu)][static_cast<std::size_t>(loc)] = 1;
+      for (const SimInstruction& ins : th.code) {
+        if (ins.op != SimOp::VectorLoad || ins.bypass_l1) continue;
+        int loc = litmus_location(test, static_cast<int>(t), ins.litmus_instruction);
+        if (loc >= 0) {
+          read[static_cast<std::size_t>(cu)][static_cast<std::size_t>(loc)] = 1;
+        } else {  // unknown address: every line the thread names may be read
+          for (int l : th.non_glc_loads) read[static_cast<std::size_t>(cu)][static_cast<std::size_t>(l)] = 1;
+        }
+      }
+    }
+
+    // Layout.
+    lazy_lines_ = opt_.partial_order_reduction;
+    candidates_cap_ = 1;  // the initial value, then at most one value per write to the L2
+    for (const detail::SimThread& th : p_.threads)
+      for (const SimInstruction& ins : th.code) {
+        candidates_cap_ += ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
+        if ((ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc) &&
+            ins.target <= static_cast<int>(&ins - th.code.data()))
+          candidates_cap_ += 8;  // loops: more room (a run that needs more reports it)
+      }
+    int next = 0;
+    waves_.resize(static_cast<std::size_t>(wave_count));
+    for (int w = 0; w < wave_count; ++w) {
+      WaveLayout& L = waves_[static_cast<std::size_t>(w)];
+      L.threads = lanes_of_wave[static_cast<std::size_t>(w)];
+      if (L.threads.size() > kMaxLanes) throw std::runtime_error("a wave has too many lanes");
+      L.workgroup = placement.workgroup_of_wave[static_cast<std::size_t>(w)];
+      L.cu = placement.cu_of_workgroup[static_cast<std::size_t>(L.workgroup)];
+      L.header = next;
+      next += 3;
+      L.sgprs = next;
+      int sgpr_count = 1, vm = 0, lds = 0;
+      bool backward = false;
+      for (int t : L.threads) {
+        sgpr_count = std::max(sgpr_count, sgprs[static_cast<std::size_t>(t)]);
+        const auto& code = p_.threads[static_cast<std::size_t>(t)].code;
+        for (std::size_t pc = 0; pc < code.size(); ++pc) {
+          SimOp op = code[pc].op;
+          vm += op == SimOp::VectorLoad || op == SimOp::VectorStore || op == SimOp::VectorAtomic;
+          lds += op == SimOp::LdsLoad || op == SimOp::LdsStore || op == SimOp::LdsAtomic;
+          L.has_flat |= code[pc].flat;
+          backward |= (op == SimOp::Branch || op == SimOp::BranchVcc) && code[pc].target <= static_cast<int>(pc);
+        }
+      }
+      // Without loops an instruction is outstanding at most once; with them, room for more
+      // (a run that needs still more reports it).
+      L.vm_cap = backward ? 4 * vm + 4 : vm;
+      L.lds_cap = backward ? 4 * lds + 4 : lds;
+      next += sgpr_count;
+      for (std::size_t lane = 0; lane < L.threads.size(); ++lane) {
+        int t = L.threads[lane];
+        lane_of_thread_[static_cast<std::size_t>(t)] = static_cast<int>(lane);
+        L.lane.push_back(next);
+        next += 1 + vgprs[static_cast<std::size_t>(t)];
+      }
+      L.vm = next;
+      next += L.vm_cap * kEntryWords;
+      L.lds = next;
+      next += L.lds_cap * kEntryWords;
+    }
+    cus_.resize(static_cast<std::size_t>(cus));
+    for (int c = 0; c < cus; ++c) {
+      CuLayout& C = cus_[static_cast<std::size_t>(c)];
+      C.line.assign(locations, -1);
+      for (std::size_t l = 0; l < locations; ++l)
+        if (opt_.hw.l1_spontaneous_fill && fillable[static_cast<std::size_t>(c)][l] &&
+            (!lazy_lines_ || read[static_cast<std::size_t>(c)][l])) {
+          C.line[l] = next;
+          next += lazy_lines_ ? 1 + 2 * candidates_cap_ : 3;
+        }
+      for (const WaveLayout& L : waves_)
+        if (L.cu == c) C.queue_cap += L.vm_cap;
+      for (int ch = 0; ch < channels_; ++ch) {
+        C.queue.push_back(next);
+        next += 1 + C.queue_cap;
+      }
+    }
+    fillable_ = std::move(fillable);
+    memory_ = next;
+    next += 2 * static_cast<int>(locations);
+    lds_ = next;
+    next += 2 * workgroups_ * std::max(group_count_, 1);
+    words_ = static_cast<std::size_t>(next);
+
+    // Instructions with their registers resolved.
+    code_.resize(p_.threads.size());
+    for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+      const WaveLayout& L = waves_[static_cast<std::size_t>(placement.wave_of_thread[t])];
+      int vbase = L.lane[static_cast<std::size_t>(lane_of_thread_[t])] + 1;
+      auto resolve = [&](const Src& s) -> Operand {
+        switch (s.file) {
+          case RegFile::Vgpr: return {vbase + s.reg, 0};
+          case RegFile::Sgpr: return {L.sgprs + s.reg, 0};
+          case RegFile::Imm: return {-1, static_cast<Word>(s.imm)};
+          case RegFile::None: return {};
+        }
+        return {};
+      };
+      for (const SimInstruction& ins : p_.threads[t].code) {
+        Code c;
+        c.op = ins.op;
+        c.form = ins.form;
+        c.scalar_move = ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0;
+        c.has_source = ins.a.file != RegFile::None;
+        c.bypass_l1 = ins.bypass_l1;
+        c.flat = ins.flat;
+        c.width = static_cast<std::uint8_t>(ins.width);
+        c.atomic_kind = ins.atomic_kind;
+        bool scalar_dst = ins.op == SimOp::ScalarLoad || c.scalar_move;
+        if (ins.dst >= 0) c.dst = (scalar_dst ? L.sgprs : vbase) + ins.dst;
+        c.dst_count = ins.dst_count;
+        c.a = resolve(ins.a), c.b = resolve(ins.b), c.base = resolve(ins.base), c.offset = resolve(ins.offset);
+        c.imm_offset = ins.imm_offset;
+        if (ins.data >= 0) c.data = vbase + ins.data;
+        if (ins.compare >= 0) c.compare = vbase + ins.compare;
+        c.target = ins.target, c.vmcnt = ins.vmcnt, c.lgkmcnt = ins.lgkmcnt;
+        c.kernel_argument = ins.a.imm;
+        int k = 0;
+        for (const Src* s : {&ins.a, &ins.b})
+          if (s->file == RegFile::Vgpr) c.vgprs[static_cast<std::size_t>(k++)] = vbase + s->reg;
+        if (ins.dst >= 0 && !scalar_dst) c.vgprs[static_cast<std::size_t>(k++)] = c.dst;
+        code_[t].push_back(c);
+      }
+    }
+
+    // Where each observed value is read from in a final state.
+    for (const litmus::ObservedRef& r : test.observed()) {
+      int word = -1;
+      if (r.thread) {
+        auto t = static_cast<std::size_t>(*r.thread);
+        const WaveLayout& L = waves_[static_cast<std::size_t>(placement.wave_of_thread[t])];
+        for (const auto& [name, vgpr] : p_.threads[t].registers)
+          if (name == r.name) word = L.lane[static_cast<std::size_t>(lane_of_thread_[t])] + 1 + vgpr;
+      } else {
+        auto it = std::find(p_.locations.begin(), p_.locations.end(), r.name);
+        auto loc = static_cast<std::size_t>(it - p_.locations.begin());
+        if (it != p_.locations.end())
+          word = p_.lds_slot[loc] >= 0
+                     ? lds_cell(observed_workgroup(test, static_cast<int>(loc)), static_cast<int>(loc))
+                     : memory_ + 2 * static_cast<int>(loc);
+      }
+      observed_words_.push_back(word);
+    }
+
+    initial_.assign(words_, 0);
+    for (std::size_t l = 0; l < locations; ++l) {
+      Value64 v = split(p_.initial[l]);
+      if (p_.lds_slot[l] >= 0) {
+        for (int g = 0; g < workgroups_; ++g) put(initial_.data(), lds_cell(g, static_cast<int>(l)), v);
+      } else {
+        put(initial_.data(), memory_ + 2 * static_cast<int>(l), v);
+        if (lazy_lines_)
+          for (const CuLayout& C : cus_)
+            if (C.line[l] >= 0) add_candidate(initial_.data(), C.line[l], v);
+      }
+    }
   }
 
-  State initial() const {
-    State s;
-    for (std::size_t w = 0; w < lanes_of_wave_.size(); ++w) {
-      Wave wave;
-      int sgprs = 0;
-      for (int t : lanes_of_wave_[w]) {
-        Lane lane;
-        lane.v.assign(static_cast<std::size_t>(p_.threads[static_cast<std::size_t>(t)].vgprs), 0);
-        sgprs = std::max(sgprs, p_.threads[static_cast<std::size_t>(t)].sgprs);
-        wave.lanes.push_back(std::move(lane));
-      }
-      wave.s.assign(static_cast<std::size_t>(sgprs), 0);
-      s.waves.push_back(std::move(wave));
+  std::size_t words() const { return words_; }
+  // The most steps a state can enable.
+  std::size_t max_transitions() const {
+    std::size_t lines = 0, queues = 0;
+    for (const CuLayout& C : cus_) {
+      queues += C.queue.size();
+      for (int l : C.line) lines += l >= 0;
     }
-    for (std::size_t c = 0; c < placement_.agent_of_cu.size(); ++c) {
-      Cu cu;
-      cu.valid.assign(p_.locations.size(), 0);
-      cu.line.assign(p_.locations.size(), {});
-      cu.queues.resize(static_cast<std::size_t>(channels_));
-      s.cus.push_back(std::move(cu));
-    }
-    for (std::int64_t v : p_.initial) s.memory.push_back(split(v));
-    s.lds.resize(static_cast<std::size_t>(workgroups_ * std::max(group_count_, 1)));
-    for (int g = 0; g < workgroups_; ++g)
-      for (std::size_t l = 0; l < p_.locations.size(); ++l)
-        if (p_.lds_slot[l] >= 0)
-          s.lds[static_cast<std::size_t>(g * group_count_ + p_.lds_slot[l])] = split(p_.initial[l]);
-    return s;
+    return waves_.size() * (2 + static_cast<std::size_t>(candidates_cap_)) + queues + lines;
+  }
+  const std::vector<Word>& initial() const { return initial_; }
+  std::size_t observed_count() const { return observed_words_.size(); }
+
+  // How many values the L1 line the next instruction of wave `w` would read may hold: 0
+  // unless it is a load through the L1 of a lazy line.
+  Word hit_choices(const Word* s, int w) const {
+    const WaveLayout& L = waves_[static_cast<std::size_t>(w)];
+    if ((s[L.header] & 0xff) >= L.threads.size()) return 0;
+    int line = l1_line(s, L, current(s, L));
+    return line >= 0 ? s[line] : 0;
   }
 
   static Value64 split(std::int64_t v) {
     auto u = static_cast<std::uint64_t>(v);
-    return {static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(u >> 32)};
+    return {static_cast<Word>(u), static_cast<Word>(u >> 32)};
   }
 
-  bool final(const State& s) const {
-    for (const Wave& w : s.waves)
-      if (w.lane < w.lanes.size() || !w.vm.empty() || !w.lds.empty()) return false;
+  bool final(const Word* s) const {
+    for (const WaveLayout& L : waves_)
+      if ((s[L.header] & 0xff) < L.threads.size() || s[L.header + 2] != 0) return false;
     return true;
   }
 
-  // Transitions enabled in `s`.
-  void enabled(const State& s, std::vector<Transition>& out) const {
+  void outcome(const Word* s, std::int64_t* values) const {
+    for (std::size_t i = 0; i < observed_words_.size(); ++i)
+      values[i] = observed_words_[i] < 0 ? 0 : static_cast<std::int32_t>(s[observed_words_[i]]);
+  }
+
+  SimOutcome outcome(const Word* s) const {
+    SimOutcome o;
+    o.values.resize(observed_words_.size());
+    outcome(s, o.values.data());
+    return o;
+  }
+
+  // The transitions enabled in `s`, in a fixed order. Returns the index of the first step
+  // that commutes with every other step (invisible), or -1; with the reduction off, -1.
+  // A load that may read its CU's L1 (lazy lines) is one Issue step per choice: b = 0 misses,
+  // b = i > 0 hits the line holding the i-th candidate value; `expand_hits` false lists only
+  // the miss (random mode draws the choice itself, see hit_choices).
+  int enabled(const Word* s, Transitions& out, bool expand_hits = true) const {
     out.clear();
-    for (std::size_t w = 0; w < s.waves.size(); ++w) {
-      if (can_issue(s, static_cast<int>(w))) out.push_back({Step::Issue, static_cast<int>(w), 0});
-      if (opt_.hw.lds_queues)
-        for (const Pending& p : s.waves[w].lds)
-          if (!p.performed) {
-            out.push_back({Step::LdsPerform, static_cast<int>(w), 0});
+    int invisible_step = -1;
+    for (std::size_t w = 0; w < waves_.size(); ++w) {
+      const WaveLayout& L = waves_[w];
+      if (can_issue(s, L)) {
+        if (invisible_step < 0 && opt_.partial_order_reduction && invisible(s, L))
+          invisible_step = static_cast<int>(out.size());
+        out.push_back({Step::Issue, static_cast<std::uint8_t>(w), 0});
+        if (expand_hits)
+          for (Word i = 1, n = hit_choices(s, static_cast<int>(w)); i <= n; ++i)
+            out.push_back({Step::Issue, static_cast<std::uint8_t>(w), static_cast<std::uint8_t>(i)});
+      }
+      if (opt_.hw.lds_queues) {
+        int count = static_cast<int>(s[L.header + 2] >> 16);
+        for (int i = 0; i < count; ++i)
+          if (!(s[L.lds + i * kEntryWords] & kPerformed)) {
+            out.push_back({Step::LdsPerform, static_cast<std::uint8_t>(w), 0});
             break;
           }
+      }
     }
-    for (std::size_t c = 0; c < s.cus.size(); ++c) {
-      const Cu& cu = s.cus[c];
-      for (std::size_t ch = 0; ch < cu.queues.size(); ++ch)
-        if (!cu.queues[ch].empty()) out.push_back({Step::Drain, static_cast<int>(c), static_cast<int>(ch)});
-      if (!opt_.hw.l1_spontaneous_fill) continue;
-      for (std::size_t l = 0; l < cu.valid.size(); ++l) {
-        if (cu.valid[l])
-          out.push_back({Step::Evict, static_cast<int>(c), static_cast<int>(l)});
-        else if (fillable_[c][l] && !store_in_flight(s, static_cast<int>(c), static_cast<int>(l)))
-          out.push_back({Step::Fill, static_cast<int>(c), static_cast<int>(l)});
+    for (std::size_t c = 0; c < cus_.size(); ++c) {
+      const CuLayout& C = cus_[c];
+      for (std::size_t ch = 0; ch < C.queue.size(); ++ch)
+        if (s[C.queue[ch]] != 0)
+          out.push_back({Step::Drain, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(ch)});
+      for (std::size_t l = 0; l < C.line.size() && !lazy_lines_; ++l) {
+        if (C.line[l] < 0) continue;
+        if (s[C.line[l]])
+          out.push_back({Step::Evict, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(l)});
+        else if (!store_in_flight(s, C, static_cast<int>(l)))
+          out.push_back({Step::Fill, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(l)});
+      }
+    }
+    return invisible_step;
+  }
+
+  // Whether some enabled step moves a wave or a request on; cache steps alone never end a
+  // run (a barrier some member of the work-group never reaches).
+  static bool progress_possible(const Transitions& next) {
+    return std::any_of(next.begin(), next.end(), [](const Transition& t) {
+      return t.step == Step::Issue || t.step == Step::Drain || t.step == Step::LdsPerform;
+    });
+  }
+
+  void apply(Word* s, const Transition& t) const {
+    switch (t.step) {
+      case Step::Issue: issue(s, t.a, t.b); break;
+      case Step::Drain: drain(s, t.a, t.b); break;
+      case Step::LdsPerform: {
+        const WaveLayout& L = waves_[t.a];
+        int count = static_cast<int>(s[L.header + 2] >> 16);
+        for (int i = 0; i < count; ++i) {
+          Word* e = s + L.lds + i * kEntryWords;
+          if (!(e[0] & kPerformed)) {
+            perform_lds(s, L, e);
+            break;
+          }
+        }
+        retire(s, t.a);
+        break;
+      }
+      case Step::Evict: std::fill_n(s + cus_[t.a].line[t.b], 3, 0); break;
+      case Step::Fill: {
+        Word* line = s + cus_[t.a].line[t.b];
+        line[0] = 1;
+        line[1] = s[memory_ + 2 * t.b];
+        line[2] = s[memory_ + 2 * t.b + 1];
+        break;
       }
     }
   }
 
-  std::string describe(const State& s, const Transition& t) const {
+  std::string describe(const Word* s, const Transition& t) const {
     switch (t.step) {
       case Step::Issue: {
-        const Wave& w = s.waves[static_cast<std::size_t>(t.a)];
-        int thread = lanes_of_wave_[static_cast<std::size_t>(t.a)][w.lane];
-        const SimInstruction& ins = instruction(thread, w.lanes[w.lane].pc);
+        const WaveLayout& L = waves_[t.a];
+        int lane = static_cast<int>(s[L.header] & 0xff);
+        int thread = L.threads[static_cast<std::size_t>(lane)];
+        const SimInstruction& ins =
+            instruction(thread, static_cast<int>(s[L.lane[static_cast<std::size_t>(lane)]] & 0xffff));
         std::string where = ins.row.empty() ? "" : fmt::format("   [{}]", ins.row);
-        if (ins.op == SimOp::Barrier && w.at_barrier) return fmt::format("P{} leaves the barrier", thread);
-        return fmt::format("P{} issues {}{}", thread, ins.text, where);
+        if (ins.op == SimOp::Barrier && (s[L.header] >> 8 & 0xff)) return fmt::format("P{} leaves the barrier", thread);
+        int line = l1_line(s, L, current(s, L));
+        std::string l1;
+        if (line >= 0 && t.b == 0)
+          l1 = fmt::format(" (misses in CU {}'s L1)", L.cu);
+        else if (line >= 0)
+          l1 = fmt::format(" (hits CU {}'s L1 line, which holds {}: filled from L2 when L2 held it)", L.cu,
+                           static_cast<std::int32_t>(s[line + 1 + 2 * (t.b - 1)]));
+        return fmt::format("P{} issues {}{}{}", thread, ins.text, l1, where);
       }
       case Step::Drain: {
-        const Request& r = s.cus[static_cast<std::size_t>(t.a)].queues[static_cast<std::size_t>(t.b)].front();
-        const Pending& p = find(s.waves[r.wave].vm, r.seq);
-        int thread = lanes_of_wave_[r.wave][p.lane];
+        Word r = s[cus_[t.a].queue[t.b] + 1];
+        const WaveLayout& L = waves_[r & 0xff];
+        Word meta = s[L.vm + static_cast<int>(r >> 8) * kEntryWords];
+        int thread = L.threads[entry_lane(meta)];
         return fmt::format("L2 performs P{}'s {} (CU {} queue of channel {})", thread,
-                           instruction(thread, p.instruction).text, t.a, t.b);
+                           instruction(thread, static_cast<int>(entry_instruction(meta))).text, t.a, t.b);
       }
       case Step::LdsPerform: {
-        const Wave& w = s.waves[static_cast<std::size_t>(t.a)];
-        for (const Pending& p : w.lds)
-          if (!p.performed) {
-            int thread = lanes_of_wave_[static_cast<std::size_t>(t.a)][p.lane];
-            return fmt::format("LDS performs P{}'s {}", thread, instruction(thread, p.instruction).text);
+        const WaveLayout& L = waves_[t.a];
+        int count = static_cast<int>(s[L.header + 2] >> 16);
+        for (int i = 0; i < count; ++i) {
+          Word meta = s[L.lds + i * kEntryWords];
+          if (!(meta & kPerformed)) {
+            int thread = L.threads[entry_lane(meta)];
+            return fmt::format("LDS performs P{}'s {}", thread,
+                               instruction(thread, static_cast<int>(entry_instruction(meta))).text);
           }
+        }
         return "LDS performs";
       }
-      case Step::Evict:
-        return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[static_cast<std::size_t>(t.b)]);
+      case Step::Evict: return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[t.b]);
       case Step::Fill:
-        return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a,
-                           p_.locations[static_cast<std::size_t>(t.b)],
-                           static_cast<std::int32_t>(s.memory[static_cast<std::size_t>(t.b)].lo));
+        return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a, p_.locations[t.b],
+                           static_cast<std::int32_t>(s[memory_ + 2 * t.b]));
     }
     return "?";
   }
 
-  void apply(State& s, const Transition& t) const {
-    switch (t.step) {
-      case Step::Issue: issue(s, t.a); break;
-      case Step::Drain: drain(s, t.a, t.b); break;
-      case Step::LdsPerform: {
-        Wave& w = s.waves[static_cast<std::size_t>(t.a)];
-        for (Pending& p : w.lds)
-          if (!p.performed) {
-            perform_lds(s, t.a, p);
-            break;
-          }
-        retire(s, t.a);
-        break;
-      }
-      case Step::Evict: s.cus[static_cast<std::size_t>(t.a)].valid[static_cast<std::size_t>(t.b)] = 0; break;
-      case Step::Fill: {
-        Cu& cu = s.cus[static_cast<std::size_t>(t.a)];
-        cu.valid[static_cast<std::size_t>(t.b)] = 1;
-        cu.line[static_cast<std::size_t>(t.b)] = s.memory[static_cast<std::size_t>(t.b)];
-        break;
-      }
-    }
+ private:
+  // The location a litmus instruction names, or -1.
+  int litmus_location(const litmus::Test& test, int thread, int instruction) const {
+    const auto& code = test.threads[static_cast<std::size_t>(thread)].code;
+    if (instruction < 0 || static_cast<std::size_t>(instruction) >= code.size()) return -1;
+    const litmus::Instruction& li = code[static_cast<std::size_t>(instruction)];
+    if (!li.is_memory_access() || !li.addr.base.is_location()) return -1;
+    auto it = std::find(p_.locations.begin(), p_.locations.end(), li.addr.base.name);
+    return it == p_.locations.end() ? -1 : static_cast<int>(it - p_.locations.begin());
   }
 
-  SimOutcome outcome(const State& s, const std::vector<litmus::ObservedRef>& refs) const {
-    SimOutcome o;
-    for (const litmus::ObservedRef& r : refs) {
-      if (r.thread) {
-        int t = *r.thread;
-        int w = placement_.wave_of_thread[static_cast<std::size_t>(t)];
-        const auto& lanes = lanes_of_wave_[static_cast<std::size_t>(w)];
-        std::size_t lane = static_cast<std::size_t>(std::find(lanes.begin(), lanes.end(), t) - lanes.begin());
-        const Lane& l = s.waves[static_cast<std::size_t>(w)].lanes[lane];
-        std::int64_t value = 0;
-        for (const auto& [name, vgpr] : p_.threads[static_cast<std::size_t>(t)].registers)
-          if (name == r.name) value = static_cast<std::int32_t>(l.v[static_cast<std::size_t>(vgpr)]);
-        o.values.push_back(value);
-        continue;
-      }
-      auto it = std::find(p_.locations.begin(), p_.locations.end(), r.name);
-      std::size_t loc = static_cast<std::size_t>(it - p_.locations.begin());
-      if (it == p_.locations.end()) {
-        o.values.push_back(0);
-      } else if (p_.lds_slot[loc] >= 0) {
-        int wg = observed_workgroup(static_cast<int>(loc));
-        o.values.push_back(
-            static_cast<std::int32_t>(s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[loc])].lo));
-      } else {
-        o.values.push_back(static_cast<std::int32_t>(s.memory[loc].lo));
-      }
-    }
-    return o;
+  // The copy of a group location a condition reads: that of the lowest thread touching it.
+  int observed_workgroup(const litmus::Test& test, int loc) const {
+    for (std::size_t t = 0; t < test.threads.size(); ++t)
+      for (const litmus::Instruction& ins : test.threads[t].code)
+        if (ins.is_memory_access() && ins.addr.base.is_location() &&
+            ins.addr.base.name == p_.locations[static_cast<std::size_t>(loc)])
+          return placement_.workgroup_of_wave[static_cast<std::size_t>(placement_.wave_of_thread[t])];
+    return 0;
   }
 
-  // A step of a wave that touches nothing another wave, queue or cache can see (ALU,
-  // branches, a satisfied wait): it commutes with every other step and stays enabled, so
-  // exhaustive search takes it alone (a partial-order reduction; docs/simulator.md).
-  bool invisible(const State& s, const Transition& t) const {
-    if (t.step != Step::Issue) return false;
-    const Wave& w = s.waves[static_cast<std::size_t>(t.a)];
-    int thread = lanes_of_wave_[static_cast<std::size_t>(t.a)][w.lane];
-    switch (instruction(thread, w.lanes[w.lane].pc).op) {
+  // The lazy L1 line a load through the L1 reads, or -1.
+  int l1_line(const Word* s, const WaveLayout& L, const Code& c) const {
+    if (!lazy_lines_ || c.op != SimOp::VectorLoad || c.bypass_l1) return -1;
+    int loc = global_location(s, c);
+    return loc < 0 ? -1 : cus_[static_cast<std::size_t>(L.cu)].line[static_cast<std::size_t>(loc)];
+  }
+
+  // Lazy lines (docs/simulator.md, "Reductions"): instead of the line, the set of values it
+  // may hold (sorted, so equal sets are equal words); the line may always be invalid too.
+  static void add_candidate(Word* s, int line, Value64 v) {
+    Word& count = s[line];
+    std::uint64_t key = join(v);
+    Word i = 0;
+    for (; i < count; ++i) {
+      std::uint64_t c = join({s[line + 1 + 2 * i], s[line + 2 + 2 * i]});
+      if (c == key) return;
+      if (c > key) break;
+    }
+    std::copy_backward(s + line + 1 + 2 * i, s + line + 1 + 2 * count, s + line + 3 + 2 * count);
+    put(s, line + 1 + 2 * static_cast<int>(i), v);
+    ++count;
+  }
+  void set_candidates(Word* s, int line, std::optional<Value64> v) const {
+    std::fill_n(s + line, 1 + 2 * candidates_cap_, 0);
+    if (v) add_candidate(s, line, *v);
+  }
+  // After the line's past was settled: the L2's value now, if a fill may take it now.
+  void settle(Word* s, int cu, int loc, std::optional<Value64> value) const {
+    const CuLayout& C = cus_[static_cast<std::size_t>(cu)];
+    int line = C.line[static_cast<std::size_t>(loc)];
+    set_candidates(s, line, value);
+    if (!store_in_flight(s, C, loc)) add_candidate_checked(s, line, l2(s, loc));
+  }
+  void add_candidate_checked(Word* s, int line, Value64 v) const {
+    if (static_cast<int>(s[line]) >= candidates_cap_) {
+      bool present = false;
+      for (Word i = 0; i < s[line]; ++i) present |= join({s[line + 1 + 2 * i], s[line + 2 + 2 * i]}) == join(v);
+      if (!present) throw std::runtime_error("an L1 line may hold more values than the simulator has room for");
+    }
+    add_candidate(s, line, v);
+  }
+  Value64 l2(const Word* s, int loc) const { return {s[memory_ + 2 * loc], s[memory_ + 2 * loc + 1]}; }
+
+  int lds_cell(int workgroup, int loc) const {
+    return lds_ + 2 * (workgroup * group_count_ + p_.lds_slot[static_cast<std::size_t>(loc)]);
+  }
+
+  static void put(Word* s, int word, Value64 v) {
+    s[word] = v.lo;
+    s[word + 1] = v.hi;
+  }
+
+  const SimInstruction& instruction(int thread, int pc) const {
+    return p_.threads[static_cast<std::size_t>(thread)].code[static_cast<std::size_t>(pc)];
+  }
+  const Code& code(int thread, int pc) const {
+    return code_[static_cast<std::size_t>(thread)][static_cast<std::size_t>(pc)];
+  }
+  const Code& current(const Word* s, const WaveLayout& L) const {
+    Word lane = s[L.header] & 0xff;
+    return code(L.threads[lane], static_cast<int>(s[L.lane[lane]] & 0xffff));
+  }
+  const Code& code_of_entry(const WaveLayout& L, Word meta) const {
+    return code(L.threads[entry_lane(meta)], static_cast<int>(entry_instruction(meta)));
+  }
+
+  bool store_in_flight(const Word* s, const CuLayout& C, int loc) const {
+    const Word* q = s + C.queue[static_cast<std::size_t>(channel(loc))];
+    for (Word i = 0; i < q[0]; ++i) {
+      Word r = q[1 + i];
+      const WaveLayout& L = waves_[r & 0xff];
+      Word meta = s[L.vm + static_cast<int>(r >> 8) * kEntryWords];
+      if (static_cast<int>(entry_location(meta)) == loc && code_of_entry(L, meta).op != SimOp::VectorLoad) return true;
+    }
+    return false;
+  }
+
+  bool can_issue(const Word* s, const WaveLayout& L) const {
+    Word header = s[L.header];
+    if ((header & 0xff) >= L.threads.size()) return false;
+    const Code& c = current(s, L);
+    if (c.op == SimOp::Wait) {
+      auto [vm, lgkm] = wait_counts(s, L);
+      if (c.vmcnt >= 0 && vm > c.vmcnt) return false;
+      if (c.lgkmcnt >= 0 && lgkm > c.lgkmcnt) return false;
+    }
+    if (c.op == SimOp::Barrier && (header >> 8 & 0xff)) {
+      // Leave only when every wave of the work-group has arrived at this barrier.
+      for (const WaveLayout& o : waves_)
+        if (o.workgroup == L.workgroup && s[o.header + 1] < s[L.header + 1]) return false;
+    }
+    return true;
+  }
+
+  // A step of a wave that touches nothing another wave, queue or cache can see (ALU that
+  // does not touch a register an outstanding load of its lane will write, branches, a
+  // satisfied wait, barrier arrival and departure, the end of a lane): it commutes with
+  // every other enabled step and no step disables it, so exhaustive search takes it alone
+  // (a persistent set of one step; docs/simulator.md).
+  bool invisible(const Word* s, const WaveLayout& L) const {
+    const Code& c = current(s, L);
+    switch (c.op) {
       case SimOp::Nop:
+      case SimOp::ScalarLoad:
+      case SimOp::Branch:
+      case SimOp::BranchVcc:
+      case SimOp::Wait:
+      case SimOp::Barrier:
+      case SimOp::End: return true;
       case SimOp::Move:
       case SimOp::Add:
       case SimOp::Sub:
@@ -435,112 +750,48 @@ class Machine {
       case SimOp::ShiftLeft:
       case SimOp::CompareEq:
       case SimOp::CompareNe:
-      case SimOp::Select:
-      case SimOp::ScalarLoad:
-      case SimOp::Branch:
-      case SimOp::BranchVcc:
-      case SimOp::Wait: return true;
+      case SimOp::Select: return !touches_pending_result(s, L, c);
       default: return false;
     }
   }
 
-  // Whether some enabled step moves a wave or a request on; cache steps alone never end a
-  // run (a barrier some member of the work-group never reaches).
-  static bool progress_possible(const std::vector<Transition>& next) {
-    return std::any_of(next.begin(), next.end(), [](const Transition& t) {
-      return t.step == Step::Issue || t.step == Step::Drain || t.step == Step::LdsPerform;
-    });
-  }
-
- private:
-  int cu_of_wave(int w) const {
-    return placement_
-        .cu_of_workgroup[static_cast<std::size_t>(placement_.workgroup_of_wave[static_cast<std::size_t>(w)])];
-  }
-  int workgroup_of_wave(int w) const { return placement_.workgroup_of_wave[static_cast<std::size_t>(w)]; }
-
-  // The copy of a group location a condition reads: that of the lowest thread touching it.
-  int observed_workgroup(int loc) const {
-    for (std::size_t t = 0; t < test_.threads.size(); ++t)
-      for (const litmus::Instruction& ins : test_.threads[t].code)
-        if (ins.is_memory_access() && ins.addr.base.is_location() &&
-            ins.addr.base.name == p_.locations[static_cast<std::size_t>(loc)])
-          return workgroup_of_wave(placement_.wave_of_thread[t]);
-    return 0;
-  }
-
-  const SimInstruction& instruction(int thread, int pc) const {
-    return p_.threads[static_cast<std::size_t>(thread)].code[static_cast<std::size_t>(pc)];
-  }
-
-  static const Pending& find(const std::vector<Pending>& list, std::uint16_t seq) {
-    for (const Pending& p : list)
-      if (p.seq == seq) return p;
-    throw std::logic_error("request without its pending entry");
-  }
-  static Pending& find(std::vector<Pending>& list, std::uint16_t seq) {
-    for (Pending& p : list)
-      if (p.seq == seq) return p;
-    throw std::logic_error("request without its pending entry");
-  }
-
-  bool store_in_flight(const State& s, int cu, int loc) const {
-    for (const auto& q : s.cus[static_cast<std::size_t>(cu)].queues)
-      for (const Request& r : q) {
-        const Pending& p = find(s.waves[r.wave].vm, r.seq);
-        const SimInstruction& ins = instruction(lanes_of_wave_[r.wave][p.lane], p.instruction);
-        if (p.location == loc && ins.op != SimOp::VectorLoad) return true;
+  bool touches_pending_result(const Word* s, const WaveLayout& L, const Code& c) const {
+    if (c.vgprs[0] < 0) return false;
+    Word lane = s[L.header] & 0xff;
+    Word sizes = s[L.header + 2];
+    for (auto [first, count] : {std::pair{L.vm, sizes & 0xffff}, std::pair{L.lds, sizes >> 16}})
+      for (Word i = 0; i < count; ++i) {
+        Word meta = s[first + static_cast<int>(i) * kEntryWords];
+        if (entry_lane(meta) != lane) continue;
+        const Code& e = code_of_entry(L, meta);
+        if (e.dst < 0 || e.op == SimOp::VectorStore || e.op == SimOp::LdsStore) continue;
+        for (std::int32_t r : c.vgprs)
+          if (r >= e.dst && r < e.dst + e.width) return true;
       }
     return false;
   }
 
-  bool can_issue(const State& s, int wi) const {
-    const Wave& w = s.waves[static_cast<std::size_t>(wi)];
-    if (w.lane >= w.lanes.size()) return false;
-    int thread = lanes_of_wave_[static_cast<std::size_t>(wi)][w.lane];
-    const SimInstruction& ins = instruction(thread, w.lanes[w.lane].pc);
-    if (ins.op == SimOp::Wait) {
-      auto [vm, lgkm] = wait_counts(s, wi);
-      if (ins.vmcnt >= 0 && vm > ins.vmcnt) return false;
-      if (ins.lgkmcnt >= 0 && lgkm > ins.lgkmcnt) return false;
-    }
-    if (ins.op == SimOp::Barrier && w.at_barrier) {
-      // Leave only when every wave of the work-group has arrived at this barrier.
-      for (std::size_t o = 0; o < s.waves.size(); ++o)
-        if (workgroup_of_wave(static_cast<int>(o)) == workgroup_of_wave(wi) && s.waves[o].barriers < w.barriers)
-          return false;
-    }
-    return true;
-  }
-
   // Counters as s_waitcnt sees them: FLAT operations count in both (CDNA4 ISA 4.4).
-  std::pair<int, int> wait_counts(const State& s, int wi) const {
-    const Wave& w = s.waves[static_cast<std::size_t>(wi)];
-    int vm = static_cast<int>(w.vm.size()), lgkm = static_cast<int>(w.lds.size());
-    for (const Pending& p : w.vm)
-      if (instruction(lanes_of_wave_[static_cast<std::size_t>(wi)][p.lane], p.instruction).flat) ++lgkm;
+  std::pair<int, int> wait_counts(const Word* s, const WaveLayout& L) const {
+    Word sizes = s[L.header + 2];
+    int vm = static_cast<int>(sizes & 0xffff), lgkm = static_cast<int>(sizes >> 16);
+    if (L.has_flat)
+      for (int i = 0; i < vm; ++i)
+        if (code_of_entry(L, s[L.vm + i * kEntryWords]).flat) ++lgkm;
     return {vm, lgkm};
   }
 
-  std::uint32_t read(const Wave& w, const Lane& l, const Src& src) const {
-    switch (src.file) {
-      case RegFile::Vgpr: return l.v[static_cast<std::size_t>(src.reg)];
-      case RegFile::Sgpr: return w.s[static_cast<std::size_t>(src.reg)];
-      case RegFile::Imm: return static_cast<std::uint32_t>(src.imm);
-      case RegFile::None: return 0;
-    }
-    return 0;
-  }
+  static Word read(const Word* s, const Operand& o) { return o.word >= 0 ? s[o.word] : o.imm; }
 
   // The location a vector memory instruction addresses, or -1.
-  int global_location(const Wave& w, const Lane& l, const SimInstruction& ins) const {
+  int global_location(const Word* s, const Code& c) const {
     std::uint64_t address = 0;
-    switch (ins.form) {
+    switch (c.form) {
       case AddressForm::Global:
-        address = read(w, l, ins.base) + read(w, l, ins.offset) + static_cast<std::uint64_t>(ins.imm_offset);
+        address = std::uint64_t{read(s, c.base)} + read(s, c.offset) + static_cast<std::uint64_t>(c.imm_offset);
         break;
-      case AddressForm::Flat: address = read(w, l, ins.base) + static_cast<std::uint64_t>(ins.imm_offset); break;
-      case AddressForm::Buffer: address = read(w, l, ins.base) + static_cast<std::uint64_t>(ins.imm_offset); break;
+      case AddressForm::Flat:
+      case AddressForm::Buffer: address = read(s, c.base) + static_cast<std::uint64_t>(c.imm_offset); break;
       case AddressForm::Lds: return -1;
     }
     if (address < detail::kGlobalBase || (address - detail::kGlobalBase) % detail::kLineBytes != 0) return -1;
@@ -548,19 +799,17 @@ class Machine {
     return index < p_.locations.size() && !p_.group[index] ? static_cast<int>(index) : -1;
   }
 
-  int lds_location(const Wave& w, const Lane& l, const SimInstruction& ins) const {
-    std::uint64_t byte = read(w, l, ins.base) + static_cast<std::uint64_t>(ins.imm_offset);
+  int lds_location(const Word* s, const Code& c) const {
+    std::uint64_t byte = read(s, c.base) + static_cast<std::uint64_t>(c.imm_offset);
     for (std::size_t loc = 0; loc < p_.locations.size(); ++loc)
       if (p_.lds_slot[loc] >= 0 && static_cast<std::uint64_t>(p_.lds_slot[loc]) * 8 == byte)
         return static_cast<int>(loc);
     return -1;
   }
 
-  Value64 gather(const Lane& l, int first, int width) const {
+  static Value64 gather(const Word* s, int first, int width) {
     if (first < 0) return {};
-    Value64 v{l.v[static_cast<std::size_t>(first)], 0};
-    if (width == 2) v.hi = l.v[static_cast<std::size_t>(first) + 1];
-    return v;
+    return {s[first], width == 2 ? s[first + 1] : 0};
   }
 
   static std::uint64_t join(Value64 v) { return v.lo | (static_cast<std::uint64_t>(v.hi) << 32); }
@@ -580,103 +829,111 @@ class Machine {
     return split(static_cast<std::int64_t>(n));
   }
 
-  // The entry an issued memory operation leaves in its wave's list, with its operands read.
-  Pending pending(Wave& w, const Lane& l, const SimInstruction& ins, int location, int thread) const {
-    if (location < 0) throw std::runtime_error(fmt::format("P{}: {} addresses no location", thread, ins.text));
-    Pending p;
-    p.seq = w.next_seq++;
-    p.lane = w.lane;
-    p.instruction = static_cast<std::int16_t>(l.pc);
-    p.location = static_cast<std::int16_t>(location);
-    p.data = gather(l, ins.data, ins.width);
-    p.compare = gather(l, ins.compare, ins.width);
-    return p;
+  // Appends the entry of an issued memory operation, with its operands read, to a list.
+  // Returns its index in the list.
+  int push_entry(Word* s, const WaveLayout& L, bool lds_list, const Code& c, Word lane, Word pc, int location,
+                 int thread) const {
+    if (location < 0)
+      throw std::runtime_error(
+          fmt::format("P{}: {} addresses no location", thread, instruction(thread, static_cast<int>(pc)).text));
+    Word& sizes = s[L.header + 2];
+    int index = static_cast<int>(lds_list ? sizes >> 16 : sizes & 0xffff);
+    if (index >= (lds_list ? L.lds_cap : L.vm_cap))
+      throw std::runtime_error(fmt::format("P{}: more operations outstanding than the simulator has room for", thread));
+    Word* e = s + (lds_list ? L.lds : L.vm) + index * kEntryWords;
+    e[0] = pc | static_cast<Word>(location) << 16 | lane << 24;
+    Value64 data = gather(s, c.data, c.width), compare = gather(s, c.compare, c.width);
+    e[1] = data.lo, e[2] = data.hi, e[3] = compare.lo, e[4] = compare.hi;
+    sizes += lds_list ? 0x10000 : 1;
+    return index;
   }
 
   // A load, store or atomic performed on a memory cell (the L2's or the LDS's).
-  static void perform(Pending& p, const SimInstruction& ins, Value64& cell) {
-    switch (ins.op) {
+  static void perform(Word* e, const Code& c, Word* cell) {
+    Value64 old{cell[0], cell[1]}, data{e[1], e[2]}, compare{e[3], e[4]}, result;
+    switch (c.op) {
       case SimOp::VectorLoad:
-      case SimOp::LdsLoad: p.result = cell; break;
+      case SimOp::LdsLoad: result = old; break;
       case SimOp::VectorStore:
-      case SimOp::LdsStore: cell = p.data; break;
+      case SimOp::LdsStore: put(cell, 0, data); break;
       case SimOp::VectorAtomic:
       case SimOp::LdsAtomic:
-        p.result = cell;
-        cell = atomic_result(ins.atomic_kind, cell, p.data, p.compare, ins.width);
+        result = old;
+        put(cell, 0, atomic_result(c.atomic_kind, old, data, compare, c.width));
         break;
       default: break;
     }
-    p.performed = 1;
+    e[0] |= kPerformed;
+    e[1] = result.lo, e[2] = result.hi, e[3] = 0, e[4] = 0;
   }
 
-  void issue(State& s, int wi) const {
-    Wave& w = s.waves[static_cast<std::size_t>(wi)];
-    Lane& l = w.lanes[w.lane];
-    int thread = lanes_of_wave_[static_cast<std::size_t>(wi)][w.lane];
-    const SimInstruction& ins = instruction(thread, l.pc);
-    int next = l.pc + 1;
-    auto write = [&](int reg, std::uint32_t v) { l.v[static_cast<std::size_t>(reg)] = v; };
-    switch (ins.op) {
+  void issue(Word* s, int wi, int choice) const {
+    const WaveLayout& L = waves_[static_cast<std::size_t>(wi)];
+    Word& header = s[L.header];
+    Word lane = header & 0xff;
+    int thread = L.threads[lane];
+    Word& pc_word = s[L.lane[lane]];
+    Word pc = pc_word & 0xffff;
+    const Code& c = code(thread, static_cast<int>(pc));
+    Word next = pc + 1;
+    auto set_pc = [&](Word to) { pc_word = (pc_word & ~Word{0xffff}) | to; };
+    switch (c.op) {
       case SimOp::Nop:
       case SimOp::Wait: break;
       case SimOp::Move:
-        if (ins.dst >= 0 && ins.a.file != RegFile::None) {
-          // v_mov_b32 writes a VGPR; s_mov_b32 an SGPR.
-          if (ins.text.rfind("s_", 0) == 0)
-            w.s[static_cast<std::size_t>(ins.dst)] = read(w, l, ins.a);
-          else
-            write(ins.dst, read(w, l, ins.a));
-        }
+        if (c.dst >= 0 && c.has_source) s[c.dst] = read(s, c.a);
         break;
-      case SimOp::Add: write(ins.dst, read(w, l, ins.a) + read(w, l, ins.b)); break;
-      case SimOp::Sub: write(ins.dst, read(w, l, ins.a) - read(w, l, ins.b)); break;
-      case SimOp::Xor: write(ins.dst, read(w, l, ins.a) ^ read(w, l, ins.b)); break;
-      case SimOp::And: write(ins.dst, read(w, l, ins.a) & read(w, l, ins.b)); break;
-      case SimOp::Or: write(ins.dst, read(w, l, ins.a) | read(w, l, ins.b)); break;
-      case SimOp::ShiftLeft: write(ins.dst, read(w, l, ins.b) << (read(w, l, ins.a) & 31)); break;
-      case SimOp::CompareEq: w.vcc = read(w, l, ins.a) == read(w, l, ins.b); break;
-      case SimOp::CompareNe: w.vcc = read(w, l, ins.a) != read(w, l, ins.b); break;
-      case SimOp::Select: write(ins.dst, w.vcc ? 1 : 0); break;
+      case SimOp::Add: s[c.dst] = read(s, c.a) + read(s, c.b); break;
+      case SimOp::Sub: s[c.dst] = read(s, c.a) - read(s, c.b); break;
+      case SimOp::Xor: s[c.dst] = read(s, c.a) ^ read(s, c.b); break;
+      case SimOp::And: s[c.dst] = read(s, c.a) & read(s, c.b); break;
+      case SimOp::Or: s[c.dst] = read(s, c.a) | read(s, c.b); break;
+      case SimOp::ShiftLeft: s[c.dst] = read(s, c.b) << (read(s, c.a) & 31); break;
+      case SimOp::CompareEq: header = (header & ~Word{0xff0000}) | Word{read(s, c.a) == read(s, c.b)} << 16; break;
+      case SimOp::CompareNe: header = (header & ~Word{0xff0000}) | Word{read(s, c.a) != read(s, c.b)} << 16; break;
+      case SimOp::Select: s[c.dst] = (header >> 16 & 0xff) ? 1 : 0; break;
       case SimOp::ScalarLoad: {
         // Kernel arguments: 8 bytes per location (16 for a buffer resource) holding its base.
-        std::int64_t offset = ins.a.imm;
-        std::int64_t index = ins.dst_count == 4 ? offset / 16 : offset / 8;
-        w.s[static_cast<std::size_t>(ins.dst)] =
-            detail::kGlobalBase + detail::kLineBytes * static_cast<std::uint32_t>(index);
-        for (int k = 1; k < ins.dst_count; ++k) w.s[static_cast<std::size_t>(ins.dst + k)] = 0;
+        std::int64_t index = c.dst_count == 4 ? c.kernel_argument / 16 : c.kernel_argument / 8;
+        s[c.dst] = detail::kGlobalBase + detail::kLineBytes * static_cast<Word>(index);
+        for (int k = 1; k < c.dst_count; ++k) s[c.dst + k] = 0;
         break;
       }
-      case SimOp::Branch: next = ins.target; break;
+      case SimOp::Branch: next = static_cast<Word>(c.target); break;
       case SimOp::BranchVcc:
-        if (w.vcc) next = ins.target;
+        if (header >> 16 & 0xff) next = static_cast<Word>(c.target);
         break;
       case SimOp::Barrier:
-        if (!w.at_barrier) {
-          w.at_barrier = 1;
-          ++w.barriers;
-          next = l.pc;  // stay until the work-group has arrived
+        if (!(header >> 8 & 0xff)) {
+          header |= Word{1} << 8;
+          ++s[L.header + 1];
+          next = pc;  // stay until the work-group has arrived
         } else {
-          w.at_barrier = 0;
+          header &= ~Word{0xff00};
         }
         break;
       case SimOp::InvalidateL1: {
-        Cu& cu = s.cus[static_cast<std::size_t>(cu_of_wave(wi))];
-        std::fill(cu.valid.begin(), cu.valid.end(), 0);
+        const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
+        for (std::size_t loc = 0; loc < C.line.size(); ++loc) {
+          if (C.line[loc] < 0) continue;
+          if (lazy_lines_)
+            settle(s, L.cu, static_cast<int>(loc), std::nullopt);
+          else
+            std::fill_n(s + C.line[loc], 3, 0);
+        }
         break;
       }
       case SimOp::End:
-        l.done = 1;
-        ++w.lane;
+        pc_word |= Word{1} << 16;
+        ++header;  // the next lane
         return;
       case SimOp::LdsLoad:
       case SimOp::LdsStore:
       case SimOp::LdsAtomic: {
-        Pending p = pending(w, l, ins, lds_location(w, l, ins), thread);
-        w.lds.push_back(p);
-        l.pc = static_cast<std::uint16_t>(next);
+        int index = push_entry(s, L, true, c, lane, pc, lds_location(s, c), thread);
+        set_pc(next);
         if (!opt_.hw.lds_queues) {
-          perform_lds(s, wi, w.lds.back());
+          perform_lds(s, L, s + L.lds + index * kEntryWords);
           retire(s, wi);
         }
         return;
@@ -684,84 +941,262 @@ class Machine {
       case SimOp::VectorLoad:
       case SimOp::VectorStore:
       case SimOp::VectorAtomic: {
-        Pending p = pending(w, l, ins, global_location(w, l, ins), thread);
-        Cu& cu = s.cus[static_cast<std::size_t>(cu_of_wave(wi))];
-        auto loc = static_cast<std::size_t>(p.location);
-        l.pc = static_cast<std::uint16_t>(next);
-        if (ins.op == SimOp::VectorLoad && !ins.bypass_l1 && cu.valid[loc]) {
-          // A hit in the vector L1 returns the line's value (possibly stale: the L1 is not
-          // coherent between CUs, AMDGPUUsage "Memory Model").
-          p.performed = 1;
-          p.result = cu.line[loc];
-          w.vm.push_back(p);
-          retire(s, wi);
-          return;
+        int loc = global_location(s, c);
+        int index = push_entry(s, L, false, c, lane, pc, loc, thread);
+        Word* e = s + L.vm + index * kEntryWords;
+        const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
+        int line = C.line[static_cast<std::size_t>(loc)];
+        set_pc(next);
+        if (c.op == SimOp::VectorLoad && !c.bypass_l1) {
+          if (line < 0 && opt_.hw.l1_spontaneous_fill &&
+              fillable_[static_cast<std::size_t>(L.cu)][static_cast<std::size_t>(loc)])
+            throw std::logic_error("the L1 line reduction missed a line that a load reads");
+          if (line >= 0 && lazy_lines_) {
+            if (choice == 0) {
+              settle(s, L.cu, loc, std::nullopt);  // the line was invalid
+            } else {
+              Value64 v{s[line + 1 + 2 * (choice - 1)], s[line + 2 + 2 * (choice - 1)]};
+              settle(s, L.cu, loc, v);
+              e[0] |= kPerformed;
+              e[1] = v.lo, e[2] = v.hi, e[3] = 0, e[4] = 0;
+              retire(s, wi);
+              return;
+            }
+          } else if (line >= 0 && s[line]) {
+            // A hit in the vector L1 returns the line's value (possibly stale: the L1 is not
+            // coherent between CUs, AMDGPUUsage "Memory Model").
+            e[0] |= kPerformed;
+            e[1] = s[line + 1], e[2] = s[line + 2], e[3] = 0, e[4] = 0;
+            retire(s, wi);
+            return;
+          }
         }
-        if (ins.op == SimOp::VectorStore && cu.valid[loc]) {
-          if (opt_.hw.l1_store_visible_early)
-            cu.line[loc] = p.data;  // write-through
-          else
-            cu.valid[loc] = 0;
+        if (line >= 0 && lazy_lines_ && c.op != SimOp::VectorLoad) {
+          // A store updates a valid line (early visibility) or invalidates it; an atomic
+          // invalidates it; either way no fill until it has reached the L2.
+          bool valid = s[line] != 0;
+          bool update = c.op == SimOp::VectorStore && opt_.hw.l1_store_visible_early && valid;
+          set_candidates(s, line, update ? std::optional<Value64>(Value64{e[1], e[2]}) : std::nullopt);
+        } else if (c.op == SimOp::VectorStore && line >= 0 && s[line]) {
+          if (opt_.hw.l1_store_visible_early) {
+            s[line + 1] = e[1], s[line + 2] = e[2];  // write-through
+          } else {
+            std::fill_n(s + line, 3, 0);
+          }
         }
-        if (ins.op == SimOp::VectorAtomic) cu.valid[loc] = 0;  // atomics are performed in the L2
-        w.vm.push_back(p);
-        cu.queues[static_cast<std::size_t>(channel(p.location))].push_back({static_cast<std::uint8_t>(wi), p.seq});
+        if (c.op == SimOp::VectorAtomic && line >= 0 && !lazy_lines_)
+          std::fill_n(s + line, 3, 0);  // performed in the L2
+        Word* q = s + C.queue[static_cast<std::size_t>(channel(loc))];
+        q[1 + q[0]] = static_cast<Word>(wi) | static_cast<Word>(index) << 8;
+        ++q[0];
         return;
       }
     }
-    l.pc = static_cast<std::uint16_t>(next);
+    set_pc(next);
   }
 
   int channel(int location) const { return opt_.hw.channel_per_location ? location : 0; }
 
-  void drain(State& s, int c, int ch) const {
-    auto& q = s.cus[static_cast<std::size_t>(c)].queues[static_cast<std::size_t>(ch)];
-    Request r = q.front();
-    q.erase(q.begin());
-    Pending& p = find(s.waves[r.wave].vm, r.seq);
-    const SimInstruction& ins = instruction(lanes_of_wave_[r.wave][p.lane], p.instruction);
-    perform(p, ins, s.memory[static_cast<std::size_t>(p.location)]);
-    retire(s, r.wave);
+  void drain(Word* s, int c, int ch) const {
+    Word* q = s + cus_[static_cast<std::size_t>(c)].queue[static_cast<std::size_t>(ch)];
+    Word r = q[1];
+    std::copy(q + 2, q + 1 + q[0], q + 1);
+    q[q[0]] = 0;
+    --q[0];
+    const WaveLayout& L = waves_[r & 0xff];
+    Word* e = s + L.vm + static_cast<int>(r >> 8) * kEntryWords;
+    const Code& code = code_of_entry(L, e[0]);
+    int loc = static_cast<int>(entry_location(e[0]));
+    perform(e, code, s + memory_ + 2 * loc);
+    if (lazy_lines_ && code.op != SimOp::VectorLoad) {
+      // The L2 holds a new value: every line that may be filled now may take it.
+      for (const CuLayout& C : cus_)
+        if (C.line[static_cast<std::size_t>(loc)] >= 0 && !store_in_flight(s, C, loc))
+          add_candidate_checked(s, C.line[static_cast<std::size_t>(loc)], l2(s, loc));
+    }
+    retire(s, static_cast<int>(r & 0xff));
   }
 
-  void perform_lds(State& s, int wi, Pending& p) const {
-    const SimInstruction& ins = instruction(lanes_of_wave_[static_cast<std::size_t>(wi)][p.lane], p.instruction);
-    int wg = workgroup_of_wave(wi);
-    perform(p, ins,
-            s.lds[static_cast<std::size_t>(wg * group_count_ + p_.lds_slot[static_cast<std::size_t>(p.location)])]);
+  void perform_lds(Word* s, const WaveLayout& L, Word* e) const {
+    perform(e, code_of_entry(L, e[0]), s + lds_cell(L.workgroup, static_cast<int>(entry_location(e[0]))));
   }
 
   // Completion is reported in issue order within each counter (CDNA4 ISA 4.4): performed
   // entries at the head write their results and leave.
-  void retire(State& s, int wi) const {
-    Wave& w = s.waves[static_cast<std::size_t>(wi)];
-    for (auto* list : {&w.vm, &w.lds}) {
-      while (!list->empty() && list->front().performed) {
-        const Pending& p = list->front();
-        const SimInstruction& ins = instruction(lanes_of_wave_[static_cast<std::size_t>(wi)][p.lane], p.instruction);
-        if (ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore) {
-          Lane& l = w.lanes[p.lane];
-          l.v[static_cast<std::size_t>(ins.dst)] = p.result.lo;
-          if (ins.width == 2) l.v[static_cast<std::size_t>(ins.dst) + 1] = p.result.hi;
+  void retire(Word* s, int wi) const {
+    const WaveLayout& L = waves_[static_cast<std::size_t>(wi)];
+    Word& sizes = s[L.header + 2];
+    for (bool lds_list : {false, true}) {
+      int count = static_cast<int>(lds_list ? sizes >> 16 : sizes & 0xffff);
+      Word* list = s + (lds_list ? L.lds : L.vm);
+      int k = 0;
+      for (; k < count && (list[k * kEntryWords] & kPerformed); ++k) {
+        const Word* e = list + k * kEntryWords;
+        const Code& c = code_of_entry(L, e[0]);
+        if (c.dst >= 0 && c.op != SimOp::VectorStore && c.op != SimOp::LdsStore) {
+          s[c.dst] = e[1];
+          if (c.width == 2) s[c.dst + 1] = e[2];
         }
-        list->erase(list->begin());
       }
+      if (k == 0) continue;
+      std::copy(list + k * kEntryWords, list + count * kEntryWords, list);
+      std::fill(list + (count - k) * kEntryWords, list + count * kEntryWords, 0);
+      sizes -= lds_list ? static_cast<Word>(k) << 16 : static_cast<Word>(k);
+      if (lds_list) continue;
+      // The CU's queues name vm entries by index: those of this wave move down by k.
+      for (int q : cus_[static_cast<std::size_t>(L.cu)].queue)
+        for (Word i = 0; i < s[q]; ++i) {
+          Word& r = s[q + 1 + static_cast<int>(i)];
+          if ((r & 0xff) == static_cast<Word>(wi)) r -= static_cast<Word>(k) << 8;
+        }
     }
   }
 
-  const litmus::Test& test_;
   const SimProgram& p_;
   const Placement& placement_;
   const SimOptions& opt_;
   int channels_ = 1;
   int workgroups_ = 0, group_count_ = 0;
-  std::vector<std::vector<int>> lanes_of_wave_;
-  std::vector<std::vector<std::uint8_t>> fillable_;
+  std::vector<WaveLayout> waves_;
+  std::vector<CuLayout> cus_;
+  std::vector<int> lane_of_thread_;
+  std::vector<std::vector<std::uint8_t>> fillable_;  // per CU and location, before the reduction
+  bool lazy_lines_ = false;                          // L1 lines as sets of values (no fill or evict steps)
+  int candidates_cap_ = 1;                           // room for values per lazy line
+  std::vector<std::vector<Code>> code_;
+  std::vector<int> observed_words_;
+  int memory_ = 0, lds_ = 0;
+  std::size_t words_ = 0;
+  std::vector<Word> initial_;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+// The visited states of exhaustive search: states stored back to back in one arena (their
+// index is the order of discovery, so reading the arena in order is breadth-first search),
+// with an open-addressing table of indices. States are compared in full, not by hash.
+class StateSet {
+ public:
+  // Empties the set for states of `words` words, keeping its memory (page faults are dear).
+  void reset(std::size_t words) {
+    words_ = words;
+    per_block_ = std::bit_floor(std::max<std::size_t>(1, kBlockWords / words));
+    if (per_block_ * words_ > kBlockWords) blocks_.clear();  // a state larger than a block
+    size_ = 0;
+    if (table_.empty()) table_.resize(1u << 12);
+    std::fill(table_.begin(), table_.end(), 0);
+    hashes_.clear();
+  }
+
+  // The index of `s` in the set, and whether it was added now.
+  std::pair<std::uint32_t, bool> insert(const Word* s) {
+    if ((size_ + 1) * 2 > table_.size()) grow();
+    std::uint64_t h = hash(s);
+    std::size_t mask = table_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(h) & mask;
+    for (; table_[i] != 0; i = (i + 1) & mask) {
+      std::uint32_t index = table_[i] - 1;
+      if (hashes_[index] == h && std::equal(s, s + words_, state(index))) return {index, false};
+    }
+    if (size_ >= std::numeric_limits<std::uint32_t>::max() - 1) throw std::runtime_error("too many states");
+    auto index = static_cast<std::uint32_t>(size_++);
+    table_[i] = index + 1;
+    if (index / per_block_ >= blocks_.size())
+      blocks_.push_back(std::make_unique<Word[]>(std::max(kBlockWords, per_block_ * words_)));
+    std::copy(s, s + words_, slot(index));
+    hashes_.push_back(h);
+    return {index, true};
+  }
+
+  const Word* state(std::uint32_t index) const { return slot(index); }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::uint64_t hash(const Word* s) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ words_;
+    std::size_t i = 0;
+    for (; i + 1 < words_; i += 2) h = mix(h ^ (s[i] | std::uint64_t{s[i + 1]} << 32));
+    if (i < words_) h = mix(h ^ s[i]);
+    return h ^ (h >> 29);
+  }
+  static std::uint64_t mix(std::uint64_t x) {
+    Uint128 m = static_cast<Uint128>(x) * 0xbf58476d1ce4e5b9ull;
+    return static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64);
+  }
+  void grow() {
+    std::vector<std::uint32_t> bigger(table_.size() * 2, 0);
+    std::size_t mask = bigger.size() - 1;
+    for (std::size_t index = 0; index < size_; ++index) {
+      std::size_t i = static_cast<std::size_t>(hashes_[index]) & mask;
+      while (bigger[i] != 0) i = (i + 1) & mask;
+      bigger[i] = static_cast<std::uint32_t>(index + 1);
+    }
+    table_ = std::move(bigger);
+  }
+
+  Word* slot(std::uint32_t index) const {
+    return blocks_[index / per_block_].get() + (index & (per_block_ - 1)) * words_;
+  }
+
+  static constexpr std::size_t kBlockWords = std::size_t{1} << 18;
+  std::size_t words_ = 1;
+  std::size_t per_block_ = 1;  // states per block of the arena (a power of two)
+  std::size_t size_ = 0;
+  std::vector<std::uint32_t> table_;  // index + 1, 0 = empty
+  // Fixed-size blocks: growing never moves stored states.
+  std::vector<std::unique_ptr<Word[]>> blocks_;
+  std::vector<std::uint64_t> hashes_;
+};
+
+// wyrand: a small, fast generator; each random-mode run seeds its own from (seed, run), so
+// runs do not depend on how they are split across threads.
+class Rng {
+ public:
+  Rng(std::uint64_t seed, std::uint64_t run) : state_(seed * 0x9e3779b97f4a7c15ull + run * 0xd1b54a32d192ed03ull) {
+    next();
+  }
+  std::uint64_t next() {
+    state_ += 0xa0761d6478bd642full;
+    Uint128 m = static_cast<Uint128>(state_) * (state_ ^ 0xe7037ed1a0b428dbull);
+    return static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64);
+  }
+  // Uniform in [0, n), n > 0.
+  std::uint32_t below(std::uint32_t n) {
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(next())) * n) >> 32);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Outcomes of random runs counted without allocation per run: the few distinct outcomes are
+// kept in a flat array and found by linear search.
+class OutcomeCounter {
+ public:
+  explicit OutcomeCounter(std::size_t values) : values_(values) {}
+  void add(const std::int64_t* o) {
+    for (std::size_t i = 0; i < counts_.size(); ++i)
+      if (std::equal(o, o + values_, keys_.data() + i * values_)) {
+        ++counts_[i];
+        return;
+      }
+    keys_.insert(keys_.end(), o, o + values_);
+    counts_.push_back(1);
+  }
+  void merge_into(std::map<SimOutcome, std::uint64_t>& histogram) const {
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      SimOutcome o;
+      o.values.assign(keys_.begin() + static_cast<std::ptrdiff_t>(i * values_),
+                      keys_.begin() + static_cast<std::ptrdiff_t>((i + 1) * values_));
+      histogram[o] += counts_[i];
+    }
+  }
+
+ private:
+  std::size_t values_;
+  std::vector<std::int64_t> keys_;
+  std::vector<std::uint64_t> counts_;
+};
+
+constexpr const char* kDeadlock = "a wave waits forever (a barrier that part of its work-group never reaches)";
 
 }  // namespace
 
@@ -780,54 +1215,76 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   result.observed = test.observed();
   std::vector<Placement> all = placements(test);
   if (!options.explore_placements) all.resize(1);
+  std::vector<Word> current, child;
+  Transitions next;
+  StateSet visited;
+  // Per state, the state it was first reached from and by which step: traces are read back
+  // from these, and breadth-first order makes them shortest.
+  std::vector<std::uint32_t> parent;
+  std::vector<Word> step;
   for (const Placement& placement : all) {
     Machine m(test, program, placement, options);
-    std::unordered_set<std::string> visited;
-    std::vector<std::string> path;
-    // Depth-first over states; the path holds the transitions that led to the current one.
-    std::function<bool(const State&)> visit = [&](const State& s) -> bool {
-      if (!visited.insert(key_of(s)).second) return true;
+    next.reserve(m.max_transitions());
+    visited.reset(m.words());
+    parent.clear();
+    step.clear();
+    std::vector<std::pair<SimOutcome, std::uint32_t>> found;  // outcomes first reached here
+    visited.insert(m.initial().data());
+    parent.push_back(0);
+    step.push_back(0);
+    bool stopped = false;
+    for (std::uint32_t i = 0; i < visited.size(); ++i) {
+      current.assign(visited.state(i), visited.state(i) + m.words());
       ++result.states;
       if (result.states > options.max_states) {
         result.unknown = fmt::format("more than {} states", options.max_states);
-        return false;
+        stopped = true;
+        break;
       }
       if ((result.states & 4095) == 0 && seconds_since(start) > options.timeout_seconds) {
         result.unknown = fmt::format("time limit of {} s", options.timeout_seconds);
-        return false;
+        stopped = true;
+        break;
       }
       // Once every wave has ended and every request is performed, only cache steps remain:
       // they cannot change the outcome.
-      if (m.final(s)) {
-        SimOutcome o = m.outcome(s, result.observed);
-        if (result.histogram.emplace(o, 1).second && options.keep_traces) {
-          result.traces[o] = path;
-          result.trace_placement[o] = placement.describe();
+      if (m.final(current.data())) {
+        SimOutcome o = m.outcome(current.data());
+        if (result.histogram.emplace(o, 1).second && options.keep_traces) found.emplace_back(std::move(o), i);
+        continue;
+      }
+      int invisible = m.enabled(current.data(), next);
+      if (!Machine::progress_possible(next)) {
+        result.unknown = kDeadlock;
+        stopped = true;
+        break;
+      }
+      auto expand = [&](const Transition& t) {
+        child = current;
+        m.apply(child.data(), t);
+        if (visited.insert(child.data()).second) {
+          parent.push_back(i);
+          step.push_back(t.pack());
         }
-        return true;
+      };
+      if (invisible >= 0) {
+        expand(next[static_cast<std::size_t>(invisible)]);
+      } else {
+        for (const Transition& t : next) expand(t);
       }
-      std::vector<Transition> next;
-      m.enabled(s, next);
-      if (!m.progress_possible(next)) {
-        result.unknown = "a wave waits forever (a barrier that part of its work-group never reaches)";
-        return false;
+    }
+    for (const auto& [o, last] : found) {
+      std::vector<Transition> path;
+      for (std::uint32_t s = last; s != 0; s = parent[s]) path.push_back(Transition::unpack(step[s]));
+      std::vector<std::string>& trace = result.traces[o];
+      current = m.initial();
+      for (auto t = path.rbegin(); t != path.rend(); ++t) {
+        trace.push_back(m.describe(current.data(), *t));
+        m.apply(current.data(), *t);
       }
-      for (const Transition& t : next)
-        if (m.invisible(s, t)) {
-          next = {t};
-          break;
-        }
-      for (const Transition& t : next) {
-        State child = s;
-        if (options.keep_traces) path.push_back(m.describe(s, t));
-        m.apply(child, t);
-        bool ok = visit(child);
-        if (options.keep_traces) path.pop_back();
-        if (!ok) return false;
-      }
-      return true;
-    };
-    if (!visit(m.initial())) break;
+      result.trace_placement[o] = placement.describe();
+    }
+    if (stopped) break;
   }
   result.seconds = seconds_since(start);
   return result;
@@ -841,47 +1298,102 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
   result.observed = test.observed();
   std::vector<Placement> all = placements(test);
   std::vector<Machine> machines;
-  for (const Placement& p : all) machines.emplace_back(test, program, p, options);
-  std::mt19937_64 rng(seed);
-  std::vector<Transition> next;
-  // Each run draws weights for the kinds of step, as stress does on real GPUs: some runs
-  // drain queues slowly, some evict and refill caches often.
-  for (std::uint64_t it = 0; it < iterations; ++it) {
-    const Machine& m = machines[rng() % machines.size()];
-    double w_issue = 1.0 + static_cast<double>(rng() % 8), w_drain = 1.0 + static_cast<double>(rng() % 8),
-           w_lds = 1.0 + static_cast<double>(rng() % 8), w_cache = static_cast<double>(rng() % 3) * 0.5;
-    State s = m.initial();
-    for (;;) {
-      if (m.final(s)) break;
-      m.enabled(s, next);
-      if (!m.progress_possible(next)) break;
-      double total = 0;
-      std::vector<double> weight(next.size());
-      for (std::size_t i = 0; i < next.size(); ++i) {
-        switch (next[i].step) {
-          case Step::Issue: weight[i] = w_issue; break;
-          case Step::Drain: weight[i] = w_drain; break;
-          case Step::LdsPerform: weight[i] = w_lds; break;
-          case Step::Evict:
-          case Step::Fill: weight[i] = w_cache; break;
+  machines.reserve(all.size());
+  std::size_t words = 0, transitions = 0;
+  for (const Placement& p : all) {
+    machines.emplace_back(test, program, p, options);
+    words = std::max(words, machines.back().words());
+    transitions = std::max(transitions, machines.back().max_transitions());
+  }
+  const std::size_t values = result.observed.size();
+  const auto placement_count = static_cast<std::uint32_t>(machines.size());
+
+  struct Worker {
+    std::uint64_t runs = 0;
+    bool deadlock = false;
+    std::string error;
+  };
+  // Runs [first, last): each run seeds its generator from (seed, run index), so the
+  // histogram does not depend on the number of threads.
+  auto work = [&](std::uint64_t first, std::uint64_t last, Worker& worker, OutcomeCounter& counter) {
+    std::vector<Word> state(words);
+    Transitions next;
+    next.reserve(transitions);
+    std::vector<std::int64_t> outcome(values);
+    try {
+      for (std::uint64_t run = first; run < last; ++run) {
+        Rng rng(seed, run);
+        const Machine& m = machines[rng.below(placement_count)];
+        // Each run draws weights for the kinds of step, as stress does on real GPUs: some runs
+        // drain queues slowly, some evict and refill caches often (weights in halves).
+        std::uint32_t w_issue = 2 + 2 * rng.below(8), w_drain = 2 + 2 * rng.below(8), w_lds = 2 + 2 * rng.below(8),
+                      w_cache = rng.below(3);
+        std::copy(m.initial().begin(), m.initial().end(), state.begin());
+        Word* s = state.data();
+        for (;;) {
+          if (m.final(s)) break;
+          int invisible = m.enabled(s, next, false);
+          if (!Machine::progress_possible(next)) break;
+          if (invisible >= 0) {
+            m.apply(s, next[static_cast<std::size_t>(invisible)]);
+            continue;
+          }
+          std::uint32_t total = 0;
+          auto weight = [&](const Transition& t) {
+            switch (t.step) {
+              case Step::Issue: return w_issue;
+              case Step::Drain: return w_drain;
+              case Step::LdsPerform: return w_lds;
+              case Step::Evict:
+              case Step::Fill: return w_cache;
+            }
+            return w_issue;
+          };
+          for (const Transition& t : next) total += weight(t);
+          std::size_t chosen = 0;
+          if (total == 0) {
+            chosen = rng.below(static_cast<std::uint32_t>(next.size()));
+          } else {
+            std::uint32_t pick = rng.below(total);
+            for (; chosen + 1 < next.size() && pick >= weight(next[chosen]); ++chosen) pick -= weight(next[chosen]);
+          }
+          Transition t = next[chosen];
+          // A load that may hit its L1: the cache weight decides how often lines were
+          // filled (hits: never, 1/2, 2/3 of the time), then one of the values uniformly.
+          if (t.step == Step::Issue && w_cache > 0)
+            if (Word hits = m.hit_choices(s, t.a); hits > 0 && rng.below(w_cache + 1) > 0)
+              t.b = static_cast<std::uint8_t>(1 + rng.below(hits));
+          m.apply(s, t);
         }
-        total += weight[i];
+        if (!m.final(s)) {
+          worker.deadlock = true;
+          return;
+        }
+        m.outcome(s, outcome.data());
+        counter.add(outcome.data());
+        ++worker.runs;
       }
-      if (total <= 0) {
-        for (double& x : weight) x = 1;
-        total = static_cast<double>(weight.size());
-      }
-      double pick = std::uniform_real_distribution<double>(0, total)(rng);
-      std::size_t chosen = 0;
-      for (; chosen + 1 < next.size() && pick >= weight[chosen]; ++chosen) pick -= weight[chosen];
-      m.apply(s, next[chosen]);
+    } catch (const std::exception& e) {
+      worker.error = e.what();
     }
-    if (!m.final(s)) {
-      result.unknown = "a wave waits forever (a barrier that part of its work-group never reaches)";
-      break;
-    }
-    ++result.histogram[m.outcome(s, result.observed)];
-    ++result.iterations;
+  };
+  const auto jobs = static_cast<std::uint64_t>(std::max(1, options.jobs));
+  std::vector<Worker> workers(jobs);
+  std::vector<OutcomeCounter> counters(jobs, OutcomeCounter(values));
+  if (jobs == 1) {
+    work(0, iterations, workers[0], counters[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (std::uint64_t j = 0; j < jobs; ++j)
+      threads.emplace_back(work, iterations * j / jobs, iterations * (j + 1) / jobs, std::ref(workers[j]),
+                           std::ref(counters[j]));
+    for (std::thread& t : threads) t.join();
+  }
+  for (std::uint64_t j = 0; j < jobs; ++j) {
+    if (!workers[j].error.empty()) throw std::runtime_error(workers[j].error);
+    counters[j].merge_into(result.histogram);
+    result.iterations += workers[j].runs;
+    if (workers[j].deadlock) result.unknown = kDeadlock;
   }
   result.seconds = seconds_since(start);
   return result;

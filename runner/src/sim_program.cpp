@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 namespace hsalit::runner::detail {
@@ -252,6 +254,214 @@ SimInstruction lower_one(const Instruction& ins) {
   unsupported(ins, "not an instruction the code generator emits");
 }
 
+// Lane masks in llc's code (docs/verification.md, "The real compiler (verify-llc)"). Each litmus thread is one lane,
+// so a lane mask (vcc, exec, an SGPR pair written by v_cmp_*_e64 or s_*_b64) is one bit: it
+// is kept as 0 or 1 in a scratch VGPR, and the wave's condition flag is set from it right
+// before a branch or select reads it. exec is 1 wherever code executes: the only exec changes
+// accepted are llc's if-then shape, `s_and_saveexec_b64 D, M` followed by `s_cbranch_execz L`
+// whose label L is followed by `s_or_b64 exec, exec, D` (the lane skips the block when M is
+// 0, and the restore makes exec 1 again). Anything else that writes exec is unsupported.
+struct Masks {
+  bool enabled = false;
+  int temp = 0;                   // two scratch VGPRs for selects
+  std::map<int, int> slot;        // first SGPR of a pair (-1: vcc) -> scratch VGPR
+  std::set<int> saved_exec;       // pairs holding exec saved by s_and_saveexec_b64
+  std::optional<Src> execz_mask;  // the mask the next s_cbranch_execz tests
+  int next = 0;
+  int vgpr(int key) {
+    auto it = slot.find(key);
+    if (it == slot.end()) it = slot.emplace(key, next++).first;
+    return it->second;
+  }
+};
+
+bool is_special(const Operand& o, std::string_view name) { return o.kind == Operand::Kind::Special && o.name == name; }
+
+// Does the thread's code use lane masks beyond `v_cmp ... vcc` + `s_cbranch_vccnz`?
+bool uses_masks(const std::vector<Instruction>& code) {
+  for (const Instruction& ins : code) {
+    const std::string& m = ins.mnemonic;
+    if ((starts(m, "s_") && m.size() > 4 && m.substr(m.size() - 4) == "_b64") || m == "s_cbranch_vccz" ||
+        m == "s_cbranch_execz" || m == "s_cbranch_execnz")
+      return true;
+    for (const Operand& o : ins.operands)
+      if (is_special(o, "exec")) return true;
+    if ((starts(m, "v_cmp") || starts(m, "v_cndmask")) &&
+        std::any_of(ins.operands.begin(), ins.operands.end(),
+                    [](const Operand& o) { return o.kind == Operand::Kind::Sgpr && o.count == 2; }))
+      return true;
+  }
+  return false;
+}
+
+SimInstruction alu(SimOp op, int dst, Src a, Src b = {}) {
+  SimInstruction s;
+  s.op = op;
+  s.dst = dst;
+  s.a = a;
+  s.b = b;
+  return s;
+}
+Src vgpr_src(int r) { return {RegFile::Vgpr, r, 0}; }
+Src imm_src(std::int64_t v) { return {RegFile::Imm, 0, v}; }
+
+// A lane mask operand as a value 0 or 1.
+Src mask_src(const Instruction& ins, const Operand& o, Masks& masks) {
+  if (is_special(o, "exec")) return imm_src(1);
+  if (is_special(o, "vcc")) return vgpr_src(masks.vgpr(-1));
+  if (o.kind == Operand::Kind::Sgpr && o.count == 2) return vgpr_src(masks.vgpr(o.reg));
+  if (o.kind == Operand::Kind::Immediate) return imm_src(o.imm != 0 ? 1 : 0);
+  unsupported(ins, "a lane mask the simulator does not model");
+}
+int mask_dst(const Instruction& ins, const Operand& o, Masks& masks) {
+  if (is_special(o, "vcc")) return masks.vgpr(-1);
+  if (o.kind == Operand::Kind::Sgpr && o.count == 2) return masks.vgpr(o.reg);
+  unsupported(ins, "writes a lane mask the simulator does not model");
+}
+
+// d <- flag ? b : a, from the wave's condition flag: d = a ^ ((a ^ b) & -flag).
+void select(std::vector<SimInstruction>& out, int dst, Src a, Src b, const Masks& masks) {
+  if (a.file == RegFile::Imm && a.imm == 0 && b.file == RegFile::Imm && b.imm == 1) {
+    out.push_back(alu(SimOp::Select, dst, {}));
+    return;
+  }
+  const int bit = masks.temp, diff = masks.temp + 1;
+  out.push_back(alu(SimOp::Select, bit, {}));
+  out.push_back(alu(SimOp::Sub, bit, imm_src(0), vgpr_src(bit)));
+  out.push_back(alu(SimOp::Xor, diff, a, b));
+  out.push_back(alu(SimOp::And, diff, vgpr_src(diff), vgpr_src(bit)));
+  out.push_back(alu(SimOp::Xor, dst, a, vgpr_src(diff)));
+}
+
+// The simulator steps of instruction `i` of `code`, for instructions beyond the code
+// generator's vocabulary (llc's code); empty when lower_one handles it.
+std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code, std::size_t i, Masks& masks) {
+  const Instruction& ins = code[i];
+  const std::string& m = ins.mnemonic;
+  const std::vector<Operand>& ops = ins.operands;
+  std::vector<SimInstruction> out;
+  if (starts(m, "s_nop")) {
+    out.emplace_back();  // Nop
+    return out;
+  }
+  if (starts(m, "v_cndmask_b32")) {
+    if (ops.size() != 4 || ops[0].kind != Operand::Kind::Vgpr) unsupported(ins, "expected v_cndmask_b32 D, A, B, MASK");
+    if (masks.enabled)
+      out.push_back(alu(SimOp::CompareNe, -1, mask_src(ins, ops[3], masks), imm_src(0)));
+    else if (!is_special(ops[3], "vcc"))
+      unsupported(ins, "a select on a mask other than vcc");
+    select(out, ops[0].reg, src_of(ops[1]), src_of(ops[2]), masks);
+    return out;
+  }
+  if (!masks.enabled) return out;
+  if (starts(m, "v_cmp_")) {
+    SimOp op = starts(m, "v_cmp_eq_u32") || starts(m, "v_cmp_eq_i32") ? SimOp::CompareEq
+               : starts(m, "v_cmp_ne_u32") || starts(m, "v_cmp_ne_i32") || starts(m, "v_cmp_lg_u32") ||
+                       starts(m, "v_cmp_lg_i32")
+                   ? SimOp::CompareNe
+                   : SimOp::Nop;
+    if (op == SimOp::Nop) unsupported(ins, "only equality comparisons are simulated");
+    if (ops.size() != 3) unsupported(ins, "expected MASK, A, B");
+    out.push_back(alu(op, -1, src_of(ops[1]), src_of(ops[2])));
+    out.push_back(alu(SimOp::Select, mask_dst(ins, ops[0], masks), {}));
+    return out;
+  }
+  if (m == "s_cbranch_vccnz" || m == "s_cbranch_vccz") {
+    out.push_back(
+        alu(m == "s_cbranch_vccnz" ? SimOp::CompareNe : SimOp::CompareEq, -1, vgpr_src(masks.vgpr(-1)), imm_src(0)));
+    SimInstruction b;
+    b.op = SimOp::BranchVcc;
+    out.push_back(b);
+    return out;
+  }
+  if (m == "s_cbranch_execz" || m == "s_cbranch_execnz") {
+    SimInstruction b;
+    if (m == "s_cbranch_execnz") {
+      b.op = SimOp::Branch;  // exec is 1 wherever code runs
+    } else if (masks.execz_mask) {
+      out.push_back(alu(SimOp::CompareEq, -1, *masks.execz_mask, imm_src(0)));
+      b.op = SimOp::BranchVcc;
+    }  // else: exec is 1 here, the branch is never taken (a Nop)
+    masks.execz_mask.reset();
+    out.push_back(b);
+    return out;
+  }
+  masks.execz_mask.reset();
+  if (m == "s_and_saveexec_b64") {
+    if (ops.size() != 2) unsupported(ins, "expected s_and_saveexec_b64 D, M");
+    // The if-then shape: s_cbranch_execz L next, and L followed by s_or_b64 exec, exec, D.
+    bool shaped = false;
+    if (i + 1 < code.size() && code[i + 1].mnemonic == "s_cbranch_execz" && !code[i + 1].operands.empty()) {
+      const std::string label = code[i + 1].operands.back().name + ":";
+      for (std::size_t j = 0; j + 1 < code.size(); ++j)
+        if (code[j].mnemonic == label) {
+          const Instruction& r = code[j + 1];
+          shaped = r.mnemonic == "s_or_b64" && r.operands.size() == 3 && is_special(r.operands[0], "exec") &&
+                   is_special(r.operands[1], "exec") && r.operands[2] == ops[0];
+        }
+    }
+    if (!shaped || ops[0].kind != Operand::Kind::Sgpr)
+      unsupported(ins, "exec masking other than s_and_saveexec_b64 + s_cbranch_execz + s_or_b64 exec restore");
+    masks.saved_exec.insert(ops[0].reg);
+    out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), imm_src(1), imm_src(0)));  // exec was 1
+    masks.execz_mask = mask_src(ins, ops[1], masks);
+    return out;
+  }
+  if (!ops.empty() && is_special(ops[0], "exec")) {
+    if (m == "s_or_b64" && ops.size() == 3 && is_special(ops[1], "exec") && ops[2].kind == Operand::Kind::Sgpr &&
+        masks.saved_exec.count(ops[2].reg)) {
+      out.emplace_back();  // the restore: exec is 1 again
+      return out;
+    }
+    unsupported(ins, "exec masking other than s_and_saveexec_b64 + s_cbranch_execz + s_or_b64 exec restore");
+  }
+  struct Logic {
+    const char* mnemonic;
+    SimOp op;
+    bool invert_b;
+  };
+  static const Logic kLogic[] = {{"s_and_b64", SimOp::And, false},
+                                 {"s_or_b64", SimOp::Or, false},
+                                 {"s_xor_b64", SimOp::Xor, false},
+                                 {"s_andn2_b64", SimOp::And, true},
+                                 {"s_orn2_b64", SimOp::Or, true}};
+  for (const Logic& l : kLogic) {
+    if (m != l.mnemonic) continue;
+    if (ops.size() != 3) unsupported(ins, "expected D, A, B");
+    Src b = mask_src(ins, ops[2], masks);
+    if (l.invert_b) {
+      out.push_back(alu(SimOp::Xor, masks.temp, b, imm_src(1)));
+      b = vgpr_src(masks.temp);
+    }
+    out.push_back(alu(l.op, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), b));
+    return out;
+  }
+  if (m == "s_not_b64") {
+    if (ops.size() != 2) unsupported(ins, "expected D, A");
+    out.push_back(alu(SimOp::Xor, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(1)));
+    return out;
+  }
+  if (m == "s_mov_b64") {
+    if (ops.size() != 2) unsupported(ins, "expected D, A");
+    bool mask = ops[0].kind == Operand::Kind::Special || ops[1].kind == Operand::Kind::Special ||
+                (ops[1].kind == Operand::Kind::Sgpr && masks.slot.count(ops[1].reg));
+    if (mask) {
+      out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(0)));
+      return out;
+    }
+    if (ops[0].kind != Operand::Kind::Sgpr || ops[1].kind != Operand::Kind::Sgpr)
+      unsupported(ins, "expected two SGPR pairs");
+    for (int k = 0; k < 2; ++k) out.push_back(alu(SimOp::Move, ops[0].reg + k, {RegFile::Sgpr, ops[1].reg + k, 0}));
+    return out;  // SGPR moves: their text starts with s_, which the simulator reads as an SGPR destination
+  }
+  if ((starts(m, "v_add_co_") || starts(m, "v_addc_") || starts(m, "v_sub_co_") || starts(m, "v_subb_") ||
+       starts(m, "v_subrev_co_")))
+    unsupported(ins, "carries are not simulated in code that keeps lane masks");
+  if (starts(m, "s_") && m.size() > 4 && m.substr(m.size() - 4) == "_b64")
+    unsupported(ins, "a 64-bit scalar operation the simulator does not model");
+  return out;
+}
+
 }  // namespace
 
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
@@ -275,26 +485,39 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   for (const codegen::CompiledThread& ct : compiled.threads) {
     SimThread t;
     std::map<std::string, int> labels;
-    for (const Instruction& ins : ct.code) {
+    std::vector<std::string> branch_label;  // per SimInstruction: the label a branch names
+    // Scratch VGPRs for lane masks and selects sit above every register the program names.
+    Masks masks;
+    masks.enabled = uses_masks(ct.code);
+    int top = ct.vgprs;
+    for (const Instruction& ins : ct.code)
+      for (const Operand& o : ins.operands)
+        if (o.kind == Operand::Kind::Vgpr) top = std::max(top, o.reg + o.count);
+    for (const auto& [r, v] : ct.registers) top = std::max(top, v + 1);
+    masks.temp = top;
+    masks.next = top + 2;
+    for (std::size_t i = 0; i < ct.code.size(); ++i) {
+      const Instruction& ins = ct.code[i];
       if (ins.kind() == InstrClass::Label) {
         labels[ins.mnemonic.substr(0, ins.mnemonic.size() - 1)] = static_cast<int>(t.code.size());
         continue;
       }
-      SimInstruction s = lower_one(ins);
-      std::string label = (s.op == SimOp::Branch || s.op == SimOp::BranchVcc) ? s.text : "";
-      s.text = codegen::print(ins);
-      s.row = ins.origin.row;
-      s.litmus_instruction = ins.origin.instruction;
-      if (!label.empty()) s.text += "\n" + label;  // resolved below
-      t.code.push_back(std::move(s));
+      std::vector<SimInstruction> steps = lower_extended(ct.code, i, masks);
+      if (steps.empty()) steps.push_back(lower_one(ins));
+      for (SimInstruction& s : steps) {
+        bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
+        branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
+        s.text = codegen::print(ins);
+        s.row = ins.origin.row;
+        s.litmus_instruction = ins.origin.instruction;
+        t.code.push_back(std::move(s));
+      }
     }
-    for (SimInstruction& s : t.code) {
+    for (std::size_t i = 0; i < t.code.size(); ++i) {
+      SimInstruction& s = t.code[i];
       if (s.op != SimOp::Branch && s.op != SimOp::BranchVcc) continue;
-      auto nl = s.text.find('\n');
-      std::string label = s.text.substr(nl + 1);
-      s.text = s.text.substr(0, nl);
-      auto it = labels.find(label);
-      if (it == labels.end()) throw std::runtime_error(fmt::format("branch to unknown label '{}'", label));
+      auto it = labels.find(branch_label[i]);
+      if (it == labels.end()) throw std::runtime_error(fmt::format("branch to unknown label '{}'", branch_label[i]));
       s.target = it->second;
     }
     for (const auto& [r, v] : ct.registers) t.registers.emplace_back(r, v);

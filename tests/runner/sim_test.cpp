@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <functional>
+#include <set>
 
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -226,6 +227,144 @@ TEST(Simulator, RandomModeCountsRunsAndFindsTheWeakOutcome) {
   EXPECT_TRUE(weak);
   // Same seed, same histogram.
   EXPECT_EQ(run_random(t, c, 20000, 7).histogram, r.histogram);
+}
+
+// ---- the reductions of exhaustive search, checked against the search without them ----------
+
+std::set<SimOutcome> outcome_set(const SimResult& r) {
+  std::set<SimOutcome> out;
+  for (const auto& [o, n] : r.histogram) out.insert(o);
+  return out;
+}
+
+// Exhaustive search with and without the reductions (docs/simulator.md, "Reductions"): the
+// same outcomes, on every small library test, under every hardware assumption, with the
+// shipped mapping and with broken ones (whose weak outcomes the reductions must not hide).
+TEST(SimulatorReductions, KeepTheOutcomeSetOfEverySmallLibraryTest) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  std::vector<std::pair<std::string, codegen::MappingTable>> tables;
+  tables.emplace_back("shipped", gfx69());
+  tables.emplace_back("acquire without buffer_wbinvl1_vol", gfx69([](json& d) {
+                        json& seq = row(d, "load.atomic.acquire.agent.global")["sequence"];
+                        seq.erase(seq.end() - 1);
+                      }));
+  tables.emplace_back("release without vmcnt(0)", gfx69([](json& d) {
+                        json& seq = row(d, "store.atomic.release.agent")["sequence"];
+                        for (json& e : seq)
+                          if (e.is_object() && e["op"] == "s_waitcnt") e.erase("vmcnt");
+                      }));
+  std::vector<std::pair<std::string, HardwareAssumptions>> assumptions(5);
+  assumptions[0].first = "default";
+  assumptions[1].first = "lds-sc", assumptions[1].second.lds_queues = false;
+  assumptions[2].first = "l1-store-at-l2", assumptions[2].second.l1_store_visible_early = false;
+  assumptions[3].first = "one-channel", assumptions[3].second.channel_per_location = false;
+  assumptions[4].first = "no-l1-fill", assumptions[4].second.l1_spontaneous_fill = false;
+  int compared = 0;
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    ASSERT_TRUE(parsed.ok()) << file;
+    const litmus::Test& test = *parsed.test;
+    if (test.threads.size() > 2) continue;  // unreduced search of larger tests is slow
+    for (const auto& [table_name, table] : tables)
+      for (const auto& [hw_name, hw] : assumptions) {
+        // The broken tables under the two assumptions that decide what they show.
+        if (table_name != "shipped" && hw_name != "default" && hw_name != "l1-store-at-l2") continue;
+        codegen::CompiledTest compiled;
+        try {
+          compiled = codegen::compile(test, catalog.get("gfx900"), catalog, table);
+        } catch (const std::exception&) {
+          continue;  // a test the edited table cannot compile
+        }
+        SimOptions full;
+        full.hw = hw;
+        full.partial_order_reduction = false;
+        full.max_states = 30'000;
+        SimResult reference = run_exhaustive(test, compiled, full);
+        if (reference.unknown) continue;
+        SimOptions reduced = full;
+        reduced.partial_order_reduction = true;
+        SimResult r = run_exhaustive(test, compiled, reduced);
+        ASSERT_FALSE(r.unknown) << file << " " << *r.unknown;
+        EXPECT_EQ(outcome_set(r), outcome_set(reference)) << file << ", " << table_name << ", " << hw_name;
+        EXPECT_LE(r.states, reference.states) << file;
+        EXPECT_EQ(r.traces.size(), r.histogram.size()) << file;
+        ++compared;
+      }
+  }
+  EXPECT_GT(compared, 400);
+}
+
+// Registers are written when a load completes, without interlock (rule 2): an ALU step that
+// reads a register an outstanding load will write does not commute with that load's
+// completion, so the reduction must not take it alone.
+TEST(SimulatorReductions, KeepReadsOfRegistersBeforeTheLoadCompletes) {
+  litmus::Test mp = parse(R"(LISA MP-rlx-guarded
+{ x = 0; y = 0; 1:r1 = -1; }
+ P0                      | P1                        ;
+ w[atomic,rlx,agent] x 1 | r[atomic,rlx,agent] r0 y  ;
+ w[atomic,rlx,agent] y 1 | mov r2 (neq r0 1)         ;
+                         | b[] r2 Skip               ;
+                         | r[atomic,rlx,agent] r1 x  ;
+                         | Skip:                     ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest compiled = codegen::compile(mp, catalog.get("gfx900"), catalog, gfx69());
+  for (codegen::CompiledThread& t : compiled.threads)
+    std::erase_if(t.code, [](const codegen::Instruction& i) { return i.origin.role == "register"; });
+  SimOptions full;
+  full.partial_order_reduction = false;
+  SimResult reference = run_exhaustive(mp, compiled, full);
+  SimResult reduced = run_exhaustive(mp, compiled);
+  ASSERT_FALSE(reference.unknown);
+  ASSERT_FALSE(reduced.unknown);
+  EXPECT_EQ(outcome_set(reduced), outcome_set(reference));
+  // The guarded read taken with r0 = 1 (the compare ran after the load completed) and
+  // skipped with r0 = 1 (it ran before) are both reachable.
+  bool taken = false, skipped = false;
+  for (const SimOutcome& o : outcome_set(reduced)) {
+    taken |= o.values[0] == 1 && o.values[1] != -1;
+    skipped |= o.values[0] == 1 && o.values[1] == -1;
+  }
+  EXPECT_TRUE(taken);
+  EXPECT_TRUE(skipped);
+}
+
+TEST(SimulatorReductions, TracesAreShortestAndNameTheSteps) {
+  litmus::Test t = library_test("canonical/MP+rlx-agent_diff-wg.litmus");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest c = codegen::compile(t, catalog.get("gfx900"), catalog, gfx69());
+  SimResult r = run_exhaustive(t, c);
+  ASSERT_EQ(r.traces.size(), r.histogram.size());
+  for (const auto& [o, steps] : r.traces) {
+    EXPECT_FALSE(steps.empty());
+    EXPECT_FALSE(r.trace_placement.at(o).empty());
+  }
+  // The weak outcome needs both stores issued, the flag performed first, both loads: no
+  // cache steps (the loads bypass the L1).
+  for (const auto& [o, steps] : r.traces) {
+    if (o.values[0] != 1 || o.values[1] != 0) continue;
+    for (const std::string& s : steps) EXPECT_EQ(s.find("L1"), std::string::npos) << s;
+  }
+}
+
+// Random mode: the runs of each seed are the same however many threads share them, and every
+// outcome they reach is one exhaustive search reaches.
+TEST(SimulatorRandom, ThreadsDoNotChangeTheHistogramAndOutcomesAreReachable) {
+  for (const char* name : {"canonical/MP+rlx-agent_diff-wg.litmus", "classic/SB+sc-system_diff-agent.litmus"}) {
+    litmus::Test t = library_test(name);
+    const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+    codegen::CompiledTest c = codegen::compile(t, catalog.get("gfx900"), catalog, gfx69());
+    SimOptions one, three;
+    three.jobs = 3;
+    SimResult a = run_random(t, c, 30000, 11, one), b = run_random(t, c, 30000, 11, three);
+    EXPECT_EQ(a.histogram, b.histogram) << name;
+    EXPECT_EQ(b.iterations, 30000u);
+    std::set<SimOutcome> reachable = outcome_set(run_exhaustive(t, c));
+    for (const auto& [o, n] : a.histogram) EXPECT_TRUE(reachable.contains(o)) << name;
+    EXPECT_NE(run_random(t, c, 30000, 12, one).histogram, a.histogram) << name;
+  }
 }
 
 }  // namespace

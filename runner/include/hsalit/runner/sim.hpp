@@ -41,8 +41,15 @@ struct SimOptions {
   HardwareAssumptions hw;
   std::size_t max_states = 5'000'000;  // exhaustive mode gives up (unknown) past this
   double timeout_seconds = 60;
-  bool keep_traces = true;         // one trace per outcome in exhaustive mode
+  bool keep_traces = true;         // one trace per outcome in exhaustive mode (shortest)
   bool explore_placements = true;  // every placement of work-groups on compute units
+  // Exhaustive search takes steps that commute with all others alone and leaves out L1
+  // lines no load reads through the L1 (docs/simulator.md, "Reductions"); the set of
+  // outcomes is the same either way. Off: every interleaving of every step.
+  bool partial_order_reduction = true;
+  // Random mode: threads sharing the runs. Each run seeds its own generator from the seed
+  // and its index, so the histogram is the same for every number of threads.
+  int jobs = 1;
 };
 
 // Where the threads run: thread -> wave, wave -> work-group, work-group -> CU, CU -> agent.
@@ -70,7 +77,7 @@ struct SimOutcome {
 struct SimResult {
   std::vector<litmus::ObservedRef> observed;
   std::map<SimOutcome, std::uint64_t> histogram;          // outcome -> count (exhaustive: 1)
-  std::map<SimOutcome, std::vector<std::string>> traces;  // one transition list per outcome
+  std::map<SimOutcome, std::vector<std::string>> traces;  // one shortest transition list per outcome
   std::map<SimOutcome, std::string> trace_placement;
   std::uint64_t states = 0;      // exhaustive: distinct states visited
   std::uint64_t iterations = 0;  // random: runs

@@ -1,12 +1,13 @@
-#include "atomic_file.hpp"
+#include "hsalit/results/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <stdexcept>
 
-namespace hsalit::cli {
+namespace hsalit::results {
 
 void write_file_atomically(const std::filesystem::path& target, std::string_view content) {
   std::filesystem::path tmp = target;
@@ -21,6 +22,13 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
     std::remove(tmp.c_str());
     throw std::runtime_error(fmt::format("cannot write {}", target.string()));
   }
+  // The rename itself survives a crash once the folder is synced.
+  std::filesystem::path folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
 }
 
-}  // namespace hsalit::cli
+}  // namespace hsalit::results

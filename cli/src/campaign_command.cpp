@@ -1,0 +1,252 @@
+// `hsalit campaign`: check, compile, run and compare every test, journalled, with reports.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/results/backends.hpp"
+#include "hsalit/results/execute.hpp"
+#include "hsalit/results/report.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CampaignCommandOptions {
+  std::vector<std::string> inputs;
+  std::string target = "gfx900";
+  std::string backend = "sim";
+  std::string out;
+  std::string mapping_file;
+  std::string table;
+  std::string flavour = "hsa";
+  bool sc_orders = false;
+  bool exhaustive = false;
+  std::optional<std::uint64_t> iterations;
+  std::uint64_t seed = 1;
+  std::string model = "hsa";
+  std::string engine = "z3";
+  double time_limit = 60;
+  unsigned jobs = 1;
+  bool resume = false;
+  std::string shard;
+  std::vector<std::string> assume;
+  bool quiet = false;
+};
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  auto s = static_cast<long>(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                   : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+// A progress bar with rate and ETA on a terminal; one plain line per test otherwise.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet), terminal_(::isatty(STDERR_FILENO) == 1) {}
+  void operator()(const results::Progress& p) {
+    if (quiet_) return;
+    std::size_t ran = p.done - p.resumed;
+    double rate = p.elapsed_seconds > 0 ? static_cast<double>(ran) / p.elapsed_seconds : 0;
+    double eta = rate > 0 ? static_cast<double>(p.total - p.done) / rate : NAN;
+    if (!terminal_) {
+      if (!p.last) {
+        if (p.resumed)
+          fmt::print(stderr, "hsalit campaign: {} of {} tests finished earlier (resumed)\n", p.resumed, p.total);
+        return;
+      }
+      fmt::print(stderr, "[{}/{}] {}: {} ({:.2f} s)\n", p.done, p.total, p.last->name,
+                 results::to_string(p.last->verdict), p.last->seconds);
+      return;
+    }
+    const int width = 30;
+    int filled = p.total ? static_cast<int>(width * p.done / p.total) : width;
+    std::string bar =
+        std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.');
+    std::string last = p.last ? fmt::format("  {}: {}", p.last->name, results::to_string(p.last->verdict)) : "";
+    if (last.size() > 50) last = last.substr(0, 47) + "...";
+    fmt::print(stderr, "\r\033[K[{}] {}/{}  {:.2f} tests/s  ETA {}{}", bar, p.done, p.total, rate, clock_text(eta),
+               last);
+    if (p.done == p.total) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool quiet_;
+  bool terminal_;
+};
+
+std::optional<std::string> read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run_campaign_command(const CampaignCommandOptions& opt) {
+  auto fail = [](const std::string& message) {
+    fmt::print(stderr, "hsalit campaign: error: {}\n", message);
+    return kExitBadInput;
+  };
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target* target = catalog.find(opt.target);
+  if (!target)
+    return fail(fmt::format("unknown target '{}' (known: {})", opt.target, fmt::join(catalog.names(), ", ")));
+  auto variant = model::model_variant_from_string(opt.model);
+  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
+  auto engine = model::engine_from_string(opt.engine);
+  if (!engine) return fail(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
+  if (opt.exhaustive && opt.iterations) return fail("--exhaustive and --iterations exclude each other");
+  if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
+  if (!(opt.time_limit > 0)) return fail("--time-limit must be a positive number of seconds");
+  if (!opt.mapping_file.empty() && !opt.table.empty()) return fail("--mapping and --table exclude each other");
+  std::optional<results::Shard> shard;
+  if (!opt.shard.empty()) {
+    shard = results::parse_shard(opt.shard);
+    if (!shard) return fail(fmt::format("--shard takes I/N with 0 <= I < N, not '{}'", opt.shard));
+  }
+
+  runner::SimOptions sim_options;
+  sim_options.keep_traces = false;
+  for (const std::string& a : opt.assume) {
+    if (a == "lds-sc")
+      sim_options.hw.lds_queues = false;
+    else if (a == "lds-queues")
+      sim_options.hw.lds_queues = true;
+    else if (a == "one-channel")
+      sim_options.hw.channel_per_location = false;
+    else if (a == "no-l1-fill")
+      sim_options.hw.l1_spontaneous_fill = false;
+    else if (a == "l1-store-at-l2")
+      sim_options.hw.l1_store_visible_early = false;
+    else
+      return fail(
+          fmt::format("unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)", a));
+  }
+  std::unique_ptr<runner::Backend> backend = results::make_backend(opt.backend, opt.target, sim_options);
+  if (!backend)
+    return fail(
+        fmt::format("unknown backend '{}' (known: {})", opt.backend, fmt::join(results::backend_names(), ", ")));
+  if (auto why = backend->unavailable())
+    fmt::print(stderr, "hsalit campaign: warning: backend {}: {}; every run will be unknown\n", opt.backend, *why);
+
+  std::optional<codegen::MappingTable> table;
+  std::string mapping_hash;
+  try {
+    if (!opt.mapping_file.empty()) {
+      table = codegen::MappingTable::from_file(opt.mapping_file);
+      mapping_hash = results::content_hash(read_text(opt.mapping_file).value_or(""));
+    } else {
+      std::string name = opt.table.empty() ? target->mapping : opt.table;
+      table = codegen::MappingTable::builtin(name);
+      mapping_hash = results::content_hash(fmt::format("shipped {} of hsalit {}", name, HSALIT_VERSION));
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+
+  std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
+  for (const fs::path& p : inputs)
+    if (!fs::exists(p)) return fail(fmt::format("{}: no such file or folder", p.string()));
+  std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  if (shard) files = results::shard_files(files, *shard);
+
+  results::CampaignInfo info;
+  info.hsalit_version = HSALIT_VERSION;
+  info.target = target->name;
+  info.mapping = table->name();
+  info.mapping_file = opt.mapping_file;
+  info.mapping_hash = mapping_hash;
+  info.flavour = opt.flavour;
+  info.backend = opt.backend;
+  info.model = opt.model;
+  info.engine = opt.engine;
+  info.exhaustive = opt.exhaustive || (!opt.iterations && opt.backend == "sim");
+  info.iterations = info.exhaustive ? 0 : opt.iterations.value_or(100000);
+  info.seed = info.exhaustive ? 0 : opt.seed;
+  info.time_limit_seconds = opt.time_limit;
+  info.inputs = opt.inputs;
+  info.shard = shard;
+
+  model::CheckOptions model_options;
+  model_options.variant = *variant;
+  model_options.engine = *engine;
+  model_options.timeout_seconds = opt.time_limit;
+  runner::BackendRequest request;
+  request.exhaustive = info.exhaustive;
+  request.iterations = info.iterations;
+  request.seed = info.seed;
+  results::TestContext context{*target,       *table,   codegen::CompileOptions{opt.flavour, false, opt.sc_orders},
+                               model_options, *backend, request,
+                               opt.time_limit};
+
+  results::CampaignRun run;
+  run.info = info;
+  run.files = files;
+  run.out_dir = opt.out;
+  run.jobs = opt.jobs;
+  run.resume = opt.resume;
+  run.on_progress = ProgressPrinter(opt.quiet);
+  results::CampaignResults out;
+  try {
+    out = results::run_campaign(run, context);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+  results::Summary s = out.summary();
+  fmt::print(
+      "campaign: {} tests on {} ({}, {}), {:.1f} s: {} consistent, {} violation, {} undefined, {} unknown; "
+      "{}/{} allowed outcomes observed\n",
+      s.tests, info.target, info.mapping, info.backend, out.info.wall_seconds, s.consistent, s.violation, s.undefined,
+      s.unknown, s.covered_outcomes, s.allowed_outcomes);
+  for (const results::TestRecord& t : out.tests)
+    if (t.verdict == results::VerdictClass::Violation) fmt::print("violation: {}: {}\n", t.name, t.reason);
+  fmt::print("report: {}\n", (fs::path(opt.out) / results::kHtmlReport).string());
+  return s.violation ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+Command add_campaign_command(CLI::App& app) {
+  auto opt = std::make_shared<CampaignCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "campaign",
+      "Check, compile, run and compare every test: allowed versus observed, with reports (docs/campaigns.md)");
+  cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
+  cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
+  cmd->add_option("--target", opt->target, "processor (default gfx900)");
+  cmd->add_option("--backend", opt->backend, "sim (default), hip or cuda");
+  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
+  cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1)");
+  cmd->add_flag("--exhaustive", opt->exhaustive, "every reachable outcome (the default on sim)");
+  cmd->add_option("--iterations", opt->iterations, "sample N runs per test (default on hardware: 100000)");
+  cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name");
+  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
+  cmd->add_option("--engine", opt->engine, "z3 (default) or enum");
+  cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)");
+  cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)");
+  cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");
+  cmd->add_option("--shard", opt->shard, "run share I of N (0 <= I < N) of the sorted tests");
+  cmd->add_option("--assume", opt->assume,
+                  "simulator assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+  cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
+  return {cmd, [opt] { return run_campaign_command(*opt); }};
+}
+
+}  // namespace hsalit::cli

@@ -1,0 +1,126 @@
+// `hsalit gen`: systematic litmus tests from relaxation cycles (docs/generation.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "hsalit/results/atomic_file.hpp"
+#include "commands.hpp"
+#include "hsalit/litmus/generate.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+struct GenCommandOptions {
+  int threads = 2;
+  int accesses = 2;
+  std::vector<std::string> orders, scopes, segments, placements, fences, deps, families, cycles;
+  std::string spec;
+  std::string out;
+  bool count = false;
+  std::size_t max_tests = 1'000'000;
+};
+
+// The generator's options from the command line; throws std::invalid_argument.
+litmus::GenerateOptions generate_options(const GenCommandOptions& opt) {
+  litmus::GenerateOptions o;
+  o.max_threads = opt.threads;
+  o.max_accesses = opt.accesses;
+  o.max_tests = opt.max_tests;
+  if (!opt.orders.empty()) o.orders = litmus::parse_orders(opt.orders);
+  if (!opt.scopes.empty()) o.scopes = litmus::parse_scopes(opt.scopes);
+  if (!opt.segments.empty()) o.segments = litmus::parse_segments(opt.segments);
+  if (!opt.placements.empty()) o.placements = litmus::parse_placements(opt.placements);
+  if (!opt.fences.empty()) o.fences = litmus::parse_fence_orders(opt.fences);
+  if (!opt.deps.empty()) o.dependencies = litmus::parse_dependencies(opt.deps);
+  for (const std::string& name : opt.families) {
+    auto c = litmus::family_cycle(name);
+    if (!c) {
+      std::vector<std::string_view> names;
+      for (const litmus::Family& f : litmus::classic_families()) names.push_back(f.name);
+      throw std::invalid_argument(fmt::format("unknown family '{}' ({})", name, fmt::join(names, ", ")));
+    }
+    o.cycles.push_back(*c);
+  }
+  for (const std::string& c : opt.cycles) o.cycles.push_back(litmus::parse_cycle(c));
+  if (!opt.spec.empty()) o = litmus::parse_generate_spec(opt.spec, o);
+  litmus::validate(o);
+  return o;
+}
+
+int run_gen(const GenCommandOptions& opt) {
+  litmus::GenerateOptions options;
+  try {
+    options = generate_options(opt);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "hsalit gen: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  try {
+    if (opt.count) {
+      fmt::print("{}\n", litmus::count_tests(options));
+      return kExitOk;
+    }
+    if (opt.out.empty()) {  // list the names
+      litmus::generate(options, [](litmus::GeneratedTest&& t) { fmt::print("{}\n", t.test.name); });
+      return kExitOk;
+    }
+    const std::filesystem::path dir(opt.out);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      fmt::print(stderr, "hsalit gen: error: cannot create '{}': {}\n", dir.string(), ec.message());
+      return kExitBadInput;
+    }
+    nlohmann::json index = nlohmann::json::array();
+    std::size_t n = litmus::generate(options, [&](litmus::GeneratedTest&& t) {
+      const std::string file = t.test.name + ".litmus";
+      results::write_file_atomically(dir / file, litmus::print_litmus(t.test));
+      index.push_back({{"name", t.test.name}, {"file", file}, {"cycle", t.cycle}});
+    });
+    nlohmann::json doc = {{"schema", "hsalit-gen-index/1"}, {"count", n}, {"tests", index}};
+    results::write_file_atomically(dir / "index.json", doc.dump(2) + "\n");
+    fmt::print("wrote {} tests to {}\n", n, dir.string());
+  } catch (const std::length_error& e) {
+    fmt::print(stderr, "hsalit gen: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_gen_command(CLI::App& app) {
+  auto opt = std::make_shared<GenCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "gen", "Generate litmus tests from relaxation cycles (diy7-style), deduplicated up to symmetry");
+  cmd->add_option("--threads", opt->threads, "at most this many threads (1-6, default 2)");
+  cmd->add_option("--accesses", opt->accesses, "at most this many memory accesses per thread (1-6, default 2)");
+  cmd->add_option("--family", opt->families, "only these classic shapes (MP, SB, LB, IRIW, ..., CoWW); bounds ignored")
+      ->delimiter(',');
+  cmd->add_option("--cycle", opt->cycles, "only this cycle, e.g. 'PodWR Fre PodWR Fre' (repeatable)");
+  cmd->add_option("--orders", opt->orders, "access orders: na,rlx,scacq,screl,scar (default all)")->delimiter(',');
+  cmd->add_option("--scopes", opt->scopes, "atomic and fence scopes: wave,wg,agent,system (default all)")
+      ->delimiter(',');
+  cmd->add_option("--segments", opt->segments, "global,group (default both; group only within one work-group)")
+      ->delimiter(',');
+  cmd->add_option("--placements", opt->placements,
+                  "how two threads may be placed: same-wg,diff-wg,diff-agent (default all)")
+      ->delimiter(',');
+  cmd->add_option("--fences", opt->fences, "fences on program-order edges: scacq,screl,scar (default none)")
+      ->delimiter(',');
+  cmd->add_option("--deps", opt->deps, "dependencies on program-order edges: addr,data,ctrl (default none)")
+      ->delimiter(',');
+  cmd->add_option("--spec", opt->spec, "the same bounds inline: threads=2,accesses=2,orders=rlx+scacq,...");
+  cmd->add_option("--max", opt->max_tests, "refuse to generate more tests than this (default 1000000)");
+  cmd->add_option("--out", opt->out, "write one .litmus per test and index.json into this folder");
+  cmd->add_flag("--count", opt->count, "only print how many tests there are");
+  return {cmd, [opt] { return run_gen(*opt); }};
+}
+
+}  // namespace hsalit::cli

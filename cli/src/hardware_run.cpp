@@ -1,0 +1,174 @@
+// `hsalit run --backend hip|cuda`: generate the harness for each test, build it with the vendor
+// compiler, run it on the GPU and print the histogram as the simulator backend does.
+#include "hardware_run.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/library.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/runner/hardware.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+bool satisfies(const litmus::Test& test, const runner::SimResult& r, const runner::SimOutcome& o) {
+  auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+    for (std::size_t i = 0; i < r.observed.size(); ++i)
+      if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
+    return 0;
+  };
+  return litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; });
+}
+
+int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, const runner::HarnessOptions& base,
+            const codegen::MappingTable* table) {
+  litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+  fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
+  if (!parsed.ok()) return kExitBadInput;
+  const litmus::Test& test = *parsed.test;
+  runner::HarnessOptions options = base;
+  std::optional<codegen::CompiledTest> compiled;
+  runner::SimResult r;
+  r.observed = test.observed();
+  if (options.backend == runner::HardwareBackend::Hip && !options.hip_builtins && table) {
+    try {
+      const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+      compiled =
+          codegen::compile(test, catalog.get(options.target), catalog, *table, {req.flavour, false, req.sc_orders});
+    } catch (const std::exception& e) {
+      r.unknown = fmt::format("unsupported: {}", e.what());
+    }
+  }
+  if (!r.unknown) r = runner::run_hardware(test, compiled ? &*compiled : nullptr, options);
+
+  std::uint64_t positive = 0, negative = 0;
+  for (const auto& [o, n] : r.histogram) (satisfies(test, r, o) ? positive : negative) += n;
+  bool ok = test.condition.quantifier == litmus::Quantifier::Exists      ? positive > 0
+            : test.condition.quantifier == litmus::Quantifier::NotExists ? positive == 0
+                                                                         : negative == 0;
+  std::string mode = options.backend == runner::HardwareBackend::Cuda ? "ptx"
+                     : options.hip_builtins                           ? "builtins"
+                                                                      : "asm";
+  if (req.json) {
+    nlohmann::json hist = nlohmann::json::array();
+    for (const auto& [o, n] : r.histogram) {
+      nlohmann::json values = nlohmann::json::object();
+      for (std::size_t i = 0; i < r.observed.size(); ++i) values[r.observed[i].to_string()] = o.values[i];
+      hist.push_back({{"outcome", values}, {"count", n}, {"satisfies", satisfies(test, r, o)}});
+    }
+    nlohmann::json j = {{"schema", "hsalit-run/1"},   {"name", test.name},
+                        {"file", file.string()},      {"backend", req.backend},
+                        {"target", options.target},   {"mode", mode},
+                        {"histogram", hist},          {"positive", positive},
+                        {"negative", negative},       {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
+                        {"iterations", r.iterations}, {"seconds", r.seconds}};
+    if (compiled) {
+      j["table"] = compiled->table;
+      j["flavour"] = compiled->flavour;
+    }
+    if (r.unknown) j["unknown_reason"] = *r.unknown;
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("Test {} {}\n", test.name,
+               test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
+    fmt::print("Histogram ({} states)\n", r.histogram.size());
+    for (const auto& [o, n] : r.histogram)
+      fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));
+    if (r.unknown)
+      fmt::print("Unknown {}\n", *r.unknown);
+    else
+      fmt::print("{}\n", ok ? "Ok" : "No");
+    fmt::print("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
+    fmt::print("Condition {} ({}) is {}validated\n", litmus::to_string(test.condition.quantifier),
+               litmus::print_prop(test.condition.prop), ok ? "" : "NOT ");
+    fmt::print("Observation {} {} {} {}\n", test.name,
+               positive == 0   ? "Never"
+               : negative == 0 ? "Always"
+                               : "Sometimes",
+               positive, negative);
+    fmt::print("Backend {} {} ({}), {} instances per launch\n", req.backend, options.target, mode, options.instances);
+    fmt::print("Runs {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
+    fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);
+  }
+  return r.unknown ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+bool is_hardware_backend(const std::string& backend) { return backend == "hip" || backend == "cuda"; }
+
+std::shared_ptr<HardwareRunOptions> add_hardware_run_options(CLI::App* run) {
+  auto hw = std::make_shared<HardwareRunOptions>();
+  run->add_flag("--hip-builtins", hw->hip_builtins,
+                "hip: memory operations as __hip_atomic_* builtins (the compiler's mapping) instead of the "
+                "table's GCN code as inline assembly");
+  run->add_option("--incantations", hw->incantations, "hip/cuda: stress,shuffle,prestress,spacing (or all)");
+  run->add_option("--instances", hw->instances, "hip/cuda: test instances per launch (default 1024)");
+  run->add_option("--keep-source", hw->keep_source, "hip/cuda: keep the generated program and binary in DIR");
+  run->add_option("--workgroup-size", hw->workgroup_size, "hip/cuda: threads per work-group (default 256)");
+  run->add_flag("--host-emulation", hw->host_emulation,
+                "hip/cuda: build the harness as plain C++ and run it on CPU threads (no GPU needed)");
+  return hw;
+}
+
+int run_hardware_backend(const HardwareRunOptions& hw, const HardwareRunRequest& req) {
+  runner::HarnessOptions options;
+  options.backend = req.backend == "cuda" ? runner::HardwareBackend::Cuda : runner::HardwareBackend::Hip;
+  options.target = req.target;
+  if (options.backend == runner::HardwareBackend::Cuda && !req.target_given) options.target = "sm_90";
+  if (options.backend == runner::HardwareBackend::Cuda && options.target.rfind("sm_", 0) != 0) {
+    fmt::print(stderr, "hsalit run: error: --backend cuda needs an NVIDIA architecture such as sm_90, not '{}'\n",
+               options.target);
+    return kExitBadInput;
+  }
+  options.hip_builtins = hw.hip_builtins;
+  std::string error;
+  auto inc = runner::parse_incantations(hw.incantations, error);
+  if (!inc) {
+    fmt::print(stderr, "hsalit run: error: {}\n", error);
+    return kExitBadInput;
+  }
+  options.incantations = *inc;
+  if (hw.instances < 1 || hw.workgroup_size < 1) {
+    fmt::print(stderr, "hsalit run: error: --instances and --workgroup-size must be positive\n");
+    return kExitBadInput;
+  }
+  options.instances = hw.instances;
+  options.workgroup_size = hw.workgroup_size;
+  options.iterations = req.iterations;
+  options.seed = req.seed;
+  options.time_limit_seconds = req.timeout;
+  options.host_emulation = hw.host_emulation;
+  options.keep_source = hw.keep_source;
+
+  std::optional<codegen::MappingTable> table;
+  if (options.backend == runner::HardwareBackend::Hip && !options.hip_builtins) {
+    const codegen::Target* target = codegen::TargetCatalog::builtin().find(options.target);
+    if (!target) {
+      fmt::print(stderr, "hsalit run: error: unknown target '{}' (known: {})\n", options.target,
+                 fmt::join(codegen::TargetCatalog::builtin().names(), ", "));
+      return kExitBadInput;
+    }
+    try {
+      table = req.mapping_file.empty() ? codegen::MappingTable::builtin(req.table.empty() ? target->mapping : req.table)
+                                       : codegen::MappingTable::from_file(req.mapping_file);
+    } catch (const codegen::MappingError& e) {
+      fmt::print(stderr, "{}\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  int status = kExitOk;
+  std::vector<std::filesystem::path> inputs(req.inputs.begin(), req.inputs.end());
+  for (const auto& file : litmus::collect_litmus_files(inputs))
+    status = std::max(status, run_one(file, req, options, table ? &*table : nullptr));
+  return status;
+}
+
+}  // namespace hsalit::cli

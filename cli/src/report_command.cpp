@@ -1,0 +1,85 @@
+// `hsalit report DIR...`: regenerate the reports of campaigns from their results.json.
+// `hsalit results merge DIR... --out DIR`: join the results of shards.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "hsalit/results/campaign.hpp"
+#include "hsalit/results/report.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportCommandOptions {
+  std::vector<std::string> dirs;
+};
+
+struct MergeCommandOptions {
+  std::vector<std::string> dirs;
+  std::string out;
+};
+
+int run_report(const ReportCommandOptions& opt) {
+  int status = kExitOk;
+  for (const std::string& dir : opt.dirs) {
+    try {
+      results::CampaignResults r = results::regenerate_reports(dir);
+      results::Summary s = r.summary();
+      fmt::print("{}: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n", dir, s.tests,
+                 s.consistent, s.violation, s.undefined, s.unknown, (fs::path(dir) / results::kHtmlReport).string());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "{}\n", e.what());
+      status = kExitBadInput;
+    }
+  }
+  return status;
+}
+
+int run_merge(const MergeCommandOptions& opt) {
+  std::vector<results::CampaignResults> parts;
+  std::vector<std::string> sources;
+  try {
+    for (const std::string& dir : opt.dirs) {
+      fs::path file = fs::path(dir) / results::kResultsFile;
+      parts.push_back(results::read_results(file));
+      sources.push_back(file.string());
+    }
+    results::CampaignResults merged = results::merge_results(parts, sources);
+    fs::create_directories(opt.out);
+    results::write_all(opt.out, merged);
+    results::Summary s = merged.summary();
+    fmt::print("merged {} result sets: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n",
+               parts.size(), s.tests, s.consistent, s.violation, s.undefined, s.unknown,
+               (fs::path(opt.out) / results::kHtmlReport).string());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hsalit results merge: {}\n", e.what());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_report_command(CLI::App& app) {
+  auto opt = std::make_shared<ReportCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Regenerate a campaign's reports (HTML, Markdown, JUnit, log) from its results.json");
+  cmd->add_option("dirs", opt->dirs, "campaign output folders")->required();
+  return {cmd, [opt] { return run_report(*opt); }};
+}
+
+Command add_results_command(CLI::App& app) {
+  auto opt = std::make_shared<MergeCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("results", "Work with campaign results");
+  cmd->require_subcommand(1);
+  CLI::App* merge = cmd->add_subcommand("merge", "Join the results of shards of one campaign configuration");
+  merge->add_option("dirs", opt->dirs, "campaign output folders (one per shard)")->required();
+  merge->add_option("--out", opt->out, "the folder for the merged results and reports")->required();
+  return {cmd, [opt] { return run_merge(*opt); }};
+}
+
+}  // namespace hsalit::cli

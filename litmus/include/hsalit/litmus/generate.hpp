@@ -1,0 +1,160 @@
+// Systematic litmus tests in the spirit of diy7: every relaxation cycle up to a bound, with
+// every assignment of HSA orders, scopes, segments and thread placements, named
+// deterministically and deduplicated up to symmetry (docs/generation.md).
+//
+// A cycle is a list of edges between memory events: program-order edges (Pod: different
+// locations, Pos: same location), communication edges (Rfe/Fre/Wse between threads,
+// Rfi/Fri/Wsi inside a thread) and Rmw (the read and write of one read-modify-write). Each
+// generated test has an `exists` condition on the cycle's critical outcome: the final state
+// in which every communication edge of the cycle holds, which the model must forbid for the
+// program-order edges to be respected.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hsalit/litmus/ast.hpp"
+
+namespace hsalit::litmus {
+
+// The order of this enumeration is the order in which cycles are enumerated and rotated
+// (so MP is written with its writer as P0).
+enum class EdgeKind : std::uint8_t {
+  PodWW,
+  PodWR,
+  PodRW,
+  PodRR,  // program order, different locations
+  PosWW,
+  PosWR,
+  PosRW,
+  PosRR,  // program order, same location
+  Rmw,    // the read and the write of one rmw instruction
+  Rfi,
+  Fri,
+  Wsi,  // communication inside a thread
+  Rfe,
+  Fre,
+  Wse,  // communication between threads
+};
+inline constexpr int kEdgeKindCount = 15;
+
+std::string_view to_string(EdgeKind edge);
+std::optional<EdgeKind> edge_from_string(std::string_view text);
+
+using Cycle = std::vector<EdgeKind>;
+
+// Parses `Rfe PodRR Fre PodWW` (edges separated by blanks or commas) and checks that it is a
+// cycle the generator can build a test from (see `cycle_error`). Throws
+// std::invalid_argument with the reason.
+Cycle parse_cycle(std::string_view text);
+std::string print_cycle(std::span<const EdgeKind> cycle);
+// Why a cycle cannot be a test, or nullopt when it can: consecutive edges must agree on the
+// event between them (an edge into a read is followed by an edge out of a read), there are
+// no or at least two external edges, at least one communication edge, at least one
+// program-order or Rmw edge, never exactly one Pod edge (the location would have to change
+// once and come back), and, across Pod edges, each location is communicated.
+std::optional<std::string> cycle_error(std::span<const EdgeKind> cycle);
+// The rotation the generator uses: it starts at the first event of a thread and is the
+// smallest such rotation in EdgeKind order.
+Cycle canonical_rotation(std::span<const EdgeKind> cycle);
+
+// A classic shape, by its usual name (MP, SB, LB, IRIW, WRC, ISA2, 2+2W, R, S, RWC, WWC,
+// CoRR, CoWR, CoRW1, CoRW2, CoWW).
+struct Family {
+  std::string_view name;
+  std::string_view cycle;
+  std::string_view description;
+};
+std::span<const Family> classic_families();
+// The family name of a cycle (compared up to rotation), or nullopt.
+std::optional<std::string> family_of(std::span<const EdgeKind> cycle);
+
+// How two threads of a test are placed (HSA SysArch 3.3.6 scope instances).
+enum class ThreadRelation : std::uint8_t { SameWorkGroup, DifferentWorkGroup, DifferentAgent };
+std::string_view to_string(ThreadRelation relation);  // same-wg, diff-wg, diff-agent
+std::optional<ThreadRelation> thread_relation_from_string(std::string_view text);
+
+enum class Dependency : std::uint8_t { Address, Data, Control };
+std::string_view to_string(Dependency dependency);  // addr, data, ctrl
+std::optional<Dependency> dependency_from_string(std::string_view text);
+
+// What the access orders and fences may be. Loads are ordinary, rlx or scacq; stores
+// ordinary, rlx or screl; rmws rlx, scacq, screl or scar (HSA SysArch 3.3.1, as the issue
+// fixes it); an order outside the list is not generated.
+struct OrderChoice {
+  bool ordinary = true;  // `na`: r[] and w[]
+  std::vector<MemoryOrder> atomic = {MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::Release,
+                                     MemoryOrder::AcquireRelease};
+};
+
+struct GenerateOptions {
+  // Bounds (ignored for the shapes of `cycles`): threads 1..6, memory-access instructions
+  // per thread 1..6 (an rmw counts once).
+  int max_threads = 2;
+  int max_accesses = 2;
+  // When not empty, only these cycles (a family, `--cycle`); the bounds do not apply.
+  std::vector<Cycle> cycles;
+
+  OrderChoice orders;
+  std::vector<Scope> scopes = {Scope::Wavefront, Scope::WorkGroup, Scope::Agent, Scope::System};
+  std::vector<Segment> segments = {Segment::Global, Segment::Group};
+  // A placement is generated when every pair of threads is in one of these relations.
+  std::vector<ThreadRelation> placements = {ThreadRelation::SameWorkGroup, ThreadRelation::DifferentWorkGroup,
+                                            ThreadRelation::DifferentAgent};
+  // Fences on program-order edges: their orders (scacq, screl, scar), at every scope of
+  // `scopes`. Empty: no fences.
+  std::vector<MemoryOrder> fences;
+  // Dependencies on program-order edges out of a read (data only into a store).
+  std::vector<Dependency> dependencies;
+
+  // Generation stops with std::length_error past this many distinct tests.
+  std::size_t max_tests = 1'000'000;
+};
+
+// Throws std::invalid_argument naming the option at fault.
+void validate(const GenerateOptions& options);
+
+struct GeneratedTest {
+  Test test;                  // checked, scope tree resolved
+  std::string cycle;          // the cycle, `Rfe PodRR Fre PodWW`
+  std::string canonical_key;  // equal for two tests iff they are equal up to symmetry
+};
+
+// Every cycle within the bounds (or the options' cycles, rotated canonically and without
+// repeats), in enumeration order.
+std::vector<Cycle> enumerate_cycles(const GenerateOptions& options);
+
+// Calls `visit` for each distinct test, in a deterministic order; returns how many. Tests
+// equal up to thread permutation, location renaming and value renaming are generated once
+// (the first one met). Throws std::invalid_argument for bad options, std::length_error past
+// `max_tests`, and std::logic_error if a test fails check_test (a bug of the generator).
+std::size_t generate(const GenerateOptions& options, const std::function<void(GeneratedTest&&)>& visit);
+std::vector<GeneratedTest> generate_tests(const GenerateOptions& options);
+// Counts without building the tests.
+std::size_t count_tests(const GenerateOptions& options);
+
+// Parses the inline bound syntax of `verify-mapping --generate` and `gen --spec`:
+// comma-separated `key=value` items, keys threads, accesses, orders, scopes, segments,
+// placements, fences, deps (list values separated by `+` or `/`), family (names separated
+// by `/`), cycle (edges separated by blanks or `.`), max (the test limit). E.g.
+// `threads=2,accesses=2,orders=rlx+scacq+screl,scopes=agent`. Throws std::invalid_argument naming the item at fault.
+GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions base = {});
+
+// Parsing of the list values shared by the spec and the command line (`na`, `rlx`, ...;
+// `wave`, `wg`, ...); each throws std::invalid_argument naming the word.
+OrderChoice parse_orders(std::span<const std::string> words);
+std::vector<Scope> parse_scopes(std::span<const std::string> words);
+std::vector<Segment> parse_segments(std::span<const std::string> words);
+std::vector<ThreadRelation> parse_placements(std::span<const std::string> words);
+std::vector<MemoryOrder> parse_fence_orders(std::span<const std::string> words);
+std::vector<Dependency> parse_dependencies(std::span<const std::string> words);
+// The cycles of a family name (case-sensitive, as in `classic_families`).
+std::optional<Cycle> family_cycle(std::string_view name);
+
+}  // namespace hsalit::litmus

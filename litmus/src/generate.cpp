@@ -1,0 +1,1026 @@
+#include "hsalit/litmus/generate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <unordered_set>
+#include <utility>
+
+#include "hsalit/litmus/check.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::litmus {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Edges
+
+enum class EdgeClass : std::uint8_t { PoDifferent, PoSame, Rmw, ComInternal, ComExternal };
+
+struct EdgeInfo {
+  std::string_view name;
+  char from, to;  // 'R' or 'W'
+  EdgeClass cls;
+};
+
+constexpr std::array<EdgeInfo, kEdgeKindCount> kEdges = {{
+    {"PodWW", 'W', 'W', EdgeClass::PoDifferent},
+    {"PodWR", 'W', 'R', EdgeClass::PoDifferent},
+    {"PodRW", 'R', 'W', EdgeClass::PoDifferent},
+    {"PodRR", 'R', 'R', EdgeClass::PoDifferent},
+    {"PosWW", 'W', 'W', EdgeClass::PoSame},
+    {"PosWR", 'W', 'R', EdgeClass::PoSame},
+    {"PosRW", 'R', 'W', EdgeClass::PoSame},
+    {"PosRR", 'R', 'R', EdgeClass::PoSame},
+    {"Rmw", 'R', 'W', EdgeClass::Rmw},
+    {"Rfi", 'W', 'R', EdgeClass::ComInternal},
+    {"Fri", 'R', 'W', EdgeClass::ComInternal},
+    {"Wsi", 'W', 'W', EdgeClass::ComInternal},
+    {"Rfe", 'W', 'R', EdgeClass::ComExternal},
+    {"Fre", 'R', 'W', EdgeClass::ComExternal},
+    {"Wse", 'W', 'W', EdgeClass::ComExternal},
+}};
+
+const EdgeInfo& info(EdgeKind e) { return kEdges[static_cast<std::size_t>(e)]; }
+bool is_po(EdgeKind e) { return info(e).cls == EdgeClass::PoDifferent || info(e).cls == EdgeClass::PoSame; }
+bool is_com(EdgeKind e) { return info(e).cls == EdgeClass::ComInternal || info(e).cls == EdgeClass::ComExternal; }
+bool is_external(EdgeKind e) { return info(e).cls == EdgeClass::ComExternal; }
+bool is_pod(EdgeKind e) { return info(e).cls == EdgeClass::PoDifferent; }
+
+constexpr std::array<Family, 16> kFamilies = {{
+    {"MP", "PodWW Rfe PodRR Fre", "message passing"},
+    {"SB", "PodWR Fre PodWR Fre", "store buffering"},
+    {"LB", "PodRW Rfe PodRW Rfe", "load buffering"},
+    {"S", "PodWW Rfe PodRW Wse", "a write, then a read that orders a later write"},
+    {"R", "PodWW Wse PodWR Fre", "a write-write and a write-read pair over coherence"},
+    {"2+2W", "PodWW Wse PodWW Wse", "two pairs of writes"},
+    {"WRC", "Rfe PodRW Rfe PodRR Fre", "write-to-read causality"},
+    {"ISA2", "PodWW Rfe PodRW Rfe PodRR Fre", "message passing through a third thread"},
+    {"IRIW", "Rfe PodRR Fre Rfe PodRR Fre", "independent reads of independent writes"},
+    {"RWC", "Rfe PodRR Fre PodWR Fre", "read-to-write causality"},
+    {"WWC", "Rfe PodRW Rfe PodRW Wse", "write-to-write causality"},
+    {"CoRR", "Rfe PosRR Fre", "coherence of two reads"},
+    {"CoWR", "PosWR Fre Wse", "coherence of a write and a later read"},
+    {"CoRW1", "PosRW Rfi", "a read does not see its thread's later write"},
+    {"CoRW2", "PosRW Wse Rfe", "coherence of a read and a later write"},
+    {"CoWW", "PosWW Wsi", "coherence of two writes of one thread"},
+}};
+
+// ---------------------------------------------------------------------------------------
+// Cycles
+
+int count_if_edges(std::span<const EdgeKind> c, bool (*pred)(EdgeKind)) {
+  return static_cast<int>(std::count_if(c.begin(), c.end(), pred));
+}
+
+// Rotations that start at the first event of a thread: after an external edge, or any
+// rotation when there is none.
+std::vector<Cycle> thread_rotations(std::span<const EdgeKind> cycle) {
+  std::vector<Cycle> out;
+  const std::size_t n = cycle.size();
+  const bool any_external = count_if_edges(cycle, is_external) > 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (any_external && !is_external(cycle[(s + n - 1) % n])) continue;
+    Cycle r;
+    for (std::size_t i = 0; i < n; ++i) r.push_back(cycle[(s + i) % n]);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The skeleton of a test: what a cycle fixes (threads of accesses, locations, values).
+
+struct Access {
+  char kind = 'R';  // R (load), W (store), U (rmw)
+  int loc = 0;
+  std::int64_t write_value = 0;  // W, U
+  std::int64_t read_value = 0;   // R, U: the value the critical outcome reads
+};
+
+struct Skeleton {
+  std::vector<std::vector<Access>> threads;
+  // Per thread, per gap between access i and i+1: whether it is a program-order edge
+  // (which may carry a fence or a dependency).
+  std::vector<std::vector<bool>> po_gap;
+  int locations = 0;
+  std::vector<std::optional<std::int64_t>> final_value;  // per location with two or more writes
+  std::string cycle_text;
+  std::string family;  // the family name, or the edges joined by '-'
+};
+
+Skeleton build_skeleton(const Cycle& cycle) {
+  const std::size_t n = cycle.size();
+  // Event i is the source of edge i; edge i leads to event (i + 1) % n.
+  std::vector<int> thread_of(n, 0);
+  for (std::size_t i = 1; i < n; ++i) thread_of[i] = thread_of[i - 1] + (is_external(cycle[i - 1]) ? 1 : 0);
+
+  // Where the walk that assigns locations and values starts: after the first Pod edge (the
+  // locations are then linear runs between Pod edges), else after the first other
+  // program-order edge, else after the first Rmw. The edge the walk wraps over is the one
+  // the critical outcome violates; every communication edge holds in it.
+  auto first_index = [&](auto pred) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < n; ++i)
+      if (pred(cycle[i])) return i;
+    return std::nullopt;
+  };
+  std::optional<std::size_t> cut = first_index(is_pod);
+  if (!cut) cut = first_index(is_po);
+  if (!cut) cut = first_index([](EdgeKind e) { return e == EdgeKind::Rmw; });
+  const std::size_t start = (*cut + 1) % n;
+
+  std::vector<int> raw_loc(n, 0);
+  std::vector<std::int64_t> value(n, 0);
+  std::map<int, std::int64_t> last_value;  // per raw location: the last write's value
+  std::map<int, int> writes;
+  int loc = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (start + k) % n;
+    if (k > 0 && is_pod(cycle[(i + n - 1) % n])) ++loc;
+    raw_loc[i] = loc;
+    if (info(cycle[i]).from == 'W') {
+      value[i] = ++writes[loc];
+      last_value[loc] = value[i];
+    } else {
+      value[i] = last_value.count(loc) ? last_value[loc] : 0;
+    }
+  }
+  // Locations renamed by first appearance in thread order.
+  std::map<int, int> rename;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!rename.count(raw_loc[i])) rename.emplace(raw_loc[i], static_cast<int>(rename.size()));
+
+  Skeleton s;
+  s.locations = static_cast<int>(rename.size());
+  s.threads.resize(static_cast<std::size_t>(thread_of[n - 1] + 1));
+  s.po_gap.resize(s.threads.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& code = s.threads[static_cast<std::size_t>(thread_of[i])];
+    const bool after_rmw = i > 0 && cycle[i - 1] == EdgeKind::Rmw;
+    if (after_rmw) {  // the write half of the rmw started at event i - 1
+      code.back().kind = 'U';
+      code.back().write_value = value[i];
+    } else {
+      if (!code.empty()) s.po_gap[static_cast<std::size_t>(thread_of[i])].push_back(is_po(cycle[i - 1]));
+      Access a;
+      a.kind = info(cycle[i]).from;
+      a.loc = rename.at(raw_loc[i]);
+      (a.kind == 'W' ? a.write_value : a.read_value) = value[i];
+      code.push_back(a);
+    }
+  }
+  s.final_value.assign(static_cast<std::size_t>(s.locations), std::nullopt);
+  for (const auto& [raw, count] : writes)
+    if (count >= 2) s.final_value[static_cast<std::size_t>(rename.at(raw))] = last_value.at(raw);
+  s.cycle_text = print_cycle(cycle);
+  if (auto f = family_of(cycle)) {
+    s.family = *f;
+  } else {
+    std::string joined;
+    for (EdgeKind e : cycle) joined += (joined.empty() ? "" : "-") + std::string(to_string(e));
+    s.family = joined;
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Variants: orders, decorations, segments and placements on a skeleton.
+
+struct Annot {
+  bool atomic = false;
+  MemoryOrder order = MemoryOrder::Relaxed;
+  Scope scope = Scope::WorkItem;
+  friend bool operator==(const Annot&, const Annot&) = default;
+};
+
+struct Decoration {
+  enum class Kind : std::uint8_t { None, Fence, Dep } kind = Kind::None;
+  MemoryOrder order = MemoryOrder::Relaxed;  // Fence
+  Scope scope = Scope::WorkItem;             // Fence
+  Dependency dep = Dependency::Address;      // Dep
+};
+
+struct PlacementSpec {
+  std::vector<int> agent, wg;  // per thread, numbered by first appearance
+};
+
+struct Variant {
+  std::vector<std::vector<Annot>> annots;
+  std::vector<std::vector<Decoration>> decos;
+  std::vector<Segment> segments;
+  const PlacementSpec* placement = nullptr;
+};
+
+std::string annot_text(const Annot& a) {
+  if (!a.atomic) return "na";
+  return fmt::format("{}-{}", to_string(a.order), to_string(a.scope));
+}
+
+std::string decoration_text(const Decoration& d) {
+  switch (d.kind) {
+    case Decoration::Kind::None: return "";
+    case Decoration::Kind::Fence: return fmt::format("fence-{}-{}", to_string(d.order), to_string(d.scope));
+    case Decoration::Kind::Dep: return std::string(to_string(d.dep));
+  }
+  return "";
+}
+
+// Every placement of n threads on agents and work-groups (set partitions of the threads
+// into work-groups, then of the work-groups into agents), in a fixed order.
+std::vector<PlacementSpec> all_placements(int n) {
+  std::vector<PlacementSpec> out;
+  // Restricted growth strings enumerate set partitions in lexicographic order.
+  auto partitions = [](int size) {
+    std::vector<std::vector<int>> result;
+    std::vector<int> a(static_cast<std::size_t>(size), 0);
+    std::function<void(int, int)> rec = [&](int i, int max) {
+      if (i == size) {
+        result.push_back(a);
+        return;
+      }
+      for (int v = 0; v <= max + 1; ++v) {
+        a[static_cast<std::size_t>(i)] = v;
+        rec(i + 1, std::max(max, v));
+      }
+    };
+    if (size > 0) {
+      a[0] = 0;
+      rec(1, 0);
+    }
+    return result;
+  };
+  for (const auto& wg : partitions(n)) {
+    const int wgs = *std::max_element(wg.begin(), wg.end()) + 1;
+    for (const auto& agent_of_wg : partitions(wgs)) {
+      PlacementSpec p;
+      p.wg = wg;
+      for (int t = 0; t < n; ++t)
+        p.agent.push_back(agent_of_wg[static_cast<std::size_t>(wg[static_cast<std::size_t>(t)])]);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+ThreadRelation relation(const PlacementSpec& p, std::size_t a, std::size_t b) {
+  if (p.agent[a] != p.agent[b]) return ThreadRelation::DifferentAgent;
+  if (p.wg[a] != p.wg[b]) return ThreadRelation::DifferentWorkGroup;
+  return ThreadRelation::SameWorkGroup;
+}
+
+bool all_in_one_workgroup(const PlacementSpec& p) {
+  return std::all_of(p.wg.begin(), p.wg.end(), [](int w) { return w == 0; });
+}
+
+std::string placement_text(const PlacementSpec& p) {
+  const std::size_t n = p.wg.size();
+  if (n <= 1) return "";
+  std::set<ThreadRelation> relations;
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = a + 1; b < n; ++b) relations.insert(relation(p, a, b));
+  if (relations.size() == 1) return std::string(to_string(*relations.begin()));
+  // Mixed: agents separated by '-', work-groups of an agent by '.', a work-group as `w`
+  // and its thread numbers.
+  std::map<int, std::map<int, std::string>> tree;
+  for (std::size_t t = 0; t < n; ++t) tree[p.agent[t]][p.wg[t]] += std::to_string(t);
+  std::string out;
+  for (const auto& [agent, wgs] : tree) {
+    if (!out.empty()) out += '-';
+    std::string part;
+    for (const auto& [wg, threads] : wgs) part += (part.empty() ? "w" : ".w") + threads;
+    out += part;
+  }
+  return out;
+}
+
+std::string location_name(int loc) {
+  static constexpr std::array<const char*, 6> kNames = {"x", "y", "z", "u", "v", "w"};
+  if (loc < static_cast<int>(kNames.size())) return kNames[static_cast<std::size_t>(loc)];
+  return fmt::format("x{}", loc);
+}
+
+// The name: FAMILY+DESCRIPTORS_PLACEMENT[+group-LOCS] (litmus/library/README.md).
+std::string test_name(const Skeleton& s, const Variant& v) {
+  std::vector<std::string> per_thread;
+  std::optional<Annot> common;
+  bool uniform = true;
+  for (std::size_t t = 0; t < s.threads.size(); ++t) {
+    const auto& annots = v.annots[t];
+    bool decorated = std::any_of(v.decos[t].begin(), v.decos[t].end(),
+                                 [](const Decoration& d) { return d.kind != Decoration::Kind::None; });
+    bool same = std::all_of(annots.begin(), annots.end(), [&](const Annot& a) { return a == annots.front(); });
+    if (!decorated && same) {
+      per_thread.push_back(annot_text(annots.front()));
+      if (!common) common = annots.front();
+      uniform = uniform && *common == annots.front();
+    } else {
+      uniform = false;
+      std::string text;
+      for (std::size_t i = 0; i < annots.size(); ++i) {
+        if (i > 0) {
+          text += '.';
+          if (std::string d = decoration_text(v.decos[t][i - 1]); !d.empty()) text += d + '.';
+        }
+        text += annot_text(annots[i]);
+      }
+      per_thread.push_back(text);
+    }
+  }
+  std::string name = s.family;
+  if (uniform && common)
+    name += "+" + annot_text(*common);
+  else
+    for (const auto& d : per_thread) name += "+" + d;
+  if (std::string p = placement_text(*v.placement); !p.empty()) name += "_" + p;
+  std::string group;
+  for (int l = 0; l < s.locations; ++l)
+    if (v.segments[static_cast<std::size_t>(l)] == Segment::Group) group += "-" + location_name(l);
+  if (!group.empty()) name += "+group" + group;
+  return name;
+}
+
+// The symmetry class: the smallest serialisation over thread permutations, with
+// locations and values renamed by first appearance.
+std::string canonical(const Skeleton& s, const Variant& v) {
+  const std::size_t n = s.threads.size();
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::string best;
+  bool first = true;
+  do {
+    std::map<int, int> loc;
+    std::map<std::pair<int, std::int64_t>, std::int64_t> val;
+    std::map<int, std::int64_t> next_val;
+    for (std::size_t t : perm)
+      for (const Access& a : s.threads[t]) {
+        if (!loc.count(a.loc)) loc.emplace(a.loc, static_cast<int>(loc.size()));
+        if (a.kind != 'R') val.emplace(std::pair{a.loc, a.write_value}, ++next_val[a.loc]);
+      }
+    auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
+      if (value == 0) return 0;
+      auto it = val.find({l, value});
+      return it == val.end() ? -value : it->second;
+    };
+    std::string key;
+    std::map<int, int> agent, wg;
+    for (std::size_t t : perm) {
+      const int ag = v.placement->agent[t], w = v.placement->wg[t];
+      if (!agent.count(ag)) agent.emplace(ag, static_cast<int>(agent.size()));
+      if (!wg.count(w)) wg.emplace(w, static_cast<int>(wg.size()));
+      key += fmt::format("|a{}w{}:", agent.at(ag), wg.at(w));
+      const auto& code = s.threads[t];
+      for (std::size_t i = 0; i < code.size(); ++i) {
+        const Access& a = code[i];
+        if (i > 0) key += fmt::format("/{}/", decoration_text(v.decos[t][i - 1]));
+        key += fmt::format("{}{}", a.kind, loc.at(a.loc));
+        if (a.kind != 'R') key += fmt::format("w{}", mapped(a.loc, a.write_value));
+        if (a.kind != 'W') key += fmt::format("r{}", mapped(a.loc, a.read_value));
+        key += annot_text(v.annots[t][i]);
+      }
+    }
+    std::vector<std::string> locs(loc.size());
+    for (const auto& [old, fresh] : loc) {
+      const auto& f = s.final_value[static_cast<std::size_t>(old)];
+      locs[static_cast<std::size_t>(fresh)] = fmt::format("{}{}", to_string(v.segments[static_cast<std::size_t>(old)]),
+                                                          f ? fmt::format("={}", mapped(old, *f)) : std::string());
+    }
+    key += "#" + fmt::format("{}", fmt::join(locs, ","));
+    if (first || key < best) best = std::move(key);
+    first = false;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return best;
+}
+
+Instruction access_instruction(const Access& a, const Annot& annot, const std::string& reg) {
+  Instruction ins;
+  ins.kind = a.kind == 'R' ? OpKind::Load : a.kind == 'W' ? OpKind::Store : OpKind::Rmw;
+  ins.annots.atomic = annot.atomic;
+  ins.annots.order = annot.order;
+  ins.annots.scope = annot.scope;
+  ins.addr.base = Expr::location(location_name(a.loc));
+  if (a.kind != 'W') ins.reg = reg;
+  if (a.kind != 'R') ins.value = Expr::constant(a.write_value);
+  return ins;
+}
+
+Test build_test(const Skeleton& s, const Variant& v) {
+  Test test;
+  test.name = test_name(s, v);
+  test.description = fmt::format("{}: {}; generated", s.family, s.cycle_text);
+  test.metadata.push_back({"Cycle", s.cycle_text});
+  for (int l = 0; l < s.locations; ++l) test.init.push_back({std::nullopt, location_name(l), Expr::constant(0), {}});
+  std::vector<Prop> terms;
+  for (std::size_t t = 0; t < s.threads.size(); ++t) {
+    Thread thread;
+    thread.id = static_cast<int>(t);
+    int next_reg = 0;
+    std::string last_read_reg;  // the register of the previous access, when it reads
+    const auto& code = s.threads[t];
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      const Access& a = code[i];
+      Instruction ins = access_instruction(a, v.annots[t][i], a.kind == 'W' ? "" : fmt::format("r{}", next_reg));
+      std::string own_reg = ins.reg;
+      if (!own_reg.empty()) ++next_reg;
+      if (i > 0) {
+        const Decoration& d = v.decos[t][i - 1];
+        if (d.kind == Decoration::Kind::Fence) {
+          Instruction f;
+          f.kind = OpKind::Fence;
+          f.annots.order = d.order;
+          f.annots.scope = d.scope;
+          thread.code.push_back(std::move(f));
+        } else if (d.kind == Decoration::Kind::Dep) {
+          // diy7's dependencies: a register computed from the value read that is always 0
+          // (address), the stored value through that register (data), or a branch on the
+          // value read to the next instruction (control) (HSA SysArch 3.8, ldo).
+          if (d.dep == Dependency::Control) {
+            Instruction b;
+            b.kind = OpKind::Branch;
+            b.condition = Expr::reg(last_read_reg);
+            b.label = fmt::format("LC{}{}", t, i);
+            Instruction label;
+            label.kind = OpKind::Label;
+            label.label = b.label;
+            thread.code.push_back(std::move(b));
+            thread.code.push_back(std::move(label));
+          } else {
+            Instruction mov;
+            mov.kind = OpKind::Mov;
+            mov.reg = fmt::format("r{}", next_reg++);
+            Expr zero = Expr::binary(BinaryOp::Xor, Expr::reg(last_read_reg), Expr::reg(last_read_reg));
+            if (d.dep == Dependency::Address) {
+              mov.value = std::move(zero);
+              ins.addr.offset = Expr::reg(mov.reg);
+            } else {
+              mov.value = Expr::binary(BinaryOp::Add, std::move(zero), Expr::constant(a.write_value));
+              ins.value = Expr::reg(mov.reg);
+            }
+            thread.code.push_back(std::move(mov));
+          }
+        }
+      }
+      thread.code.push_back(std::move(ins));
+      if (a.kind != 'W')
+        terms.push_back(Prop::equals(ObservedRef{static_cast<int>(t), own_reg, {}}, Expr::constant(a.read_value)));
+      last_read_reg = a.kind == 'W' ? "" : own_reg;
+    }
+    test.threads.push_back(std::move(thread));
+  }
+  for (int l = 0; l < s.locations; ++l)
+    if (const auto& f = s.final_value[static_cast<std::size_t>(l)])
+      terms.push_back(Prop::equals(ObservedRef{std::nullopt, location_name(l), {}}, Expr::constant(*f)));
+  Prop prop;
+  prop.kind = Prop::Kind::True;
+  if (!terms.empty()) {
+    prop = terms.front();
+    for (std::size_t i = 1; i < terms.size(); ++i) prop = Prop::conjunction(std::move(prop), std::move(terms[i]));
+  }
+  test.condition.quantifier = Quantifier::Exists;
+  test.condition.prop = std::move(prop);
+
+  // The scope tree: one agent `(agent (wg ...) ...)`, or `(system (agent ...) ...)`.
+  const PlacementSpec& p = *v.placement;
+  ScopeTree tree;
+  const int agents = *std::max_element(p.agent.begin(), p.agent.end()) + 1;
+  std::vector<ScopeNode::Child> agent_nodes;
+  for (int ag = 0; ag < agents; ++ag) {
+    ScopeNode agent{Scope::Agent, {}, {}};
+    std::map<int, ScopeNode> wgs;
+    for (std::size_t t = 0; t < p.wg.size(); ++t)
+      if (p.agent[t] == ag) {
+        auto [it, fresh] = wgs.try_emplace(p.wg[t], ScopeNode{Scope::WorkGroup, {}, {}});
+        it->second.children.push_back({true, static_cast<int>(t)});
+      }
+    for (auto& [w, node] : wgs) agent.children.push_back({false, tree.add_node(std::move(node))});
+    agent_nodes.push_back({false, tree.add_node(std::move(agent))});
+  }
+  if (agents == 1) {
+    tree.add_root(agent_nodes.front().index);
+  } else {
+    tree.add_root(tree.add_node(ScopeNode{Scope::System, agent_nodes, {}}));
+  }
+  test.scopes = std::move(tree);
+  if (std::any_of(v.segments.begin(), v.segments.end(), [](Segment g) { return g == Segment::Group; }))
+    for (int l = 0; l < s.locations; ++l)
+      test.regions.push_back({location_name(l), v.segments[static_cast<std::size_t>(l)], {}});
+
+  DiagnosticList diags;
+  if (!check_test(test, diags))
+    throw std::logic_error("hsalit gen built a test that fails its checks:\n" + diags.render(test.name) + "\n" +
+                           print_litmus(test));
+  return test;
+}
+
+// Odometer over per-position candidate lists; calls visit with the current choice.
+template <typename T, typename F>
+void for_each_choice(const std::vector<std::vector<T>>& candidates, F&& visit) {
+  std::vector<std::size_t> idx(candidates.size(), 0);
+  for (const auto& c : candidates)
+    if (c.empty()) return;
+  std::vector<T> current;
+  for (const auto& c : candidates) current.push_back(c.front());
+  for (;;) {
+    visit(current);
+    std::size_t k = candidates.size();
+    while (k > 0) {
+      --k;
+      if (++idx[k] < candidates[k].size()) {
+        current[k] = candidates[k][idx[k]];
+        break;
+      }
+      idx[k] = 0;
+      current[k] = candidates[k][0];
+      if (k == 0) return;
+    }
+    if (candidates.empty()) return;
+  }
+}
+
+std::vector<Annot> annotation_choices(char kind, const GenerateOptions& o) {
+  std::vector<Annot> out;
+  if (kind != 'U' && o.orders.ordinary) out.push_back({});
+  const std::vector<MemoryOrder> fit =
+      kind == 'R'   ? std::vector<MemoryOrder>{MemoryOrder::Relaxed, MemoryOrder::Acquire}
+      : kind == 'W' ? std::vector<MemoryOrder>{MemoryOrder::Relaxed, MemoryOrder::Release}
+                    : std::vector<MemoryOrder>{MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::Release,
+                                               MemoryOrder::AcquireRelease};
+  for (MemoryOrder order : fit)
+    if (std::find(o.orders.atomic.begin(), o.orders.atomic.end(), order) != o.orders.atomic.end())
+      for (Scope scope : o.scopes) out.push_back({true, order, scope});
+  return out;
+}
+
+std::vector<Decoration> decoration_choices(bool po, const Access& from, const Access& to, const GenerateOptions& o) {
+  std::vector<Decoration> out{Decoration{}};
+  if (!po) return out;
+  for (MemoryOrder order : o.fences)
+    for (Scope scope : o.scopes) out.push_back({Decoration::Kind::Fence, order, scope, {}});
+  if (from.kind != 'W')
+    for (Dependency d : o.dependencies)
+      if (d != Dependency::Data || to.kind == 'W') out.push_back({Decoration::Kind::Dep, {}, {}, d});
+  return out;
+}
+
+// Generates every variant of every cycle; `build` says whether to build the tests.
+std::size_t run_generation(const GenerateOptions& options, bool build,
+                           const std::function<void(GeneratedTest&&)>& visit) {
+  validate(options);
+  std::unordered_set<std::string> seen;
+  std::size_t count = 0;
+  for (const Cycle& cycle : enumerate_cycles(options)) {
+    const Skeleton s = build_skeleton(cycle);
+    const int n = static_cast<int>(s.threads.size());
+    std::vector<std::vector<Annot>> annot_candidates;
+    std::vector<std::vector<Decoration>> deco_candidates;
+    for (std::size_t t = 0; t < s.threads.size(); ++t) {
+      const auto& code = s.threads[t];
+      for (std::size_t i = 0; i < code.size(); ++i) {
+        annot_candidates.push_back(annotation_choices(code[i].kind, options));
+        if (i > 0) deco_candidates.push_back(decoration_choices(s.po_gap[t][i - 1], code[i - 1], code[i], options));
+      }
+    }
+    for (const PlacementSpec& placement : all_placements(n)) {
+      bool fits = true;
+      for (std::size_t a = 0; a < placement.wg.size(); ++a)
+        for (std::size_t b = a + 1; b < placement.wg.size(); ++b)
+          fits = fits && std::find(options.placements.begin(), options.placements.end(), relation(placement, a, b)) !=
+                             options.placements.end();
+      if (!fits) continue;
+      // Group memory only where every thread shares a work-group (HSA SysArch 3.3.3: a
+      // group segment is private to a work-group).
+      std::vector<Segment> segment_choices;
+      for (Segment g : options.segments)
+        if (g == Segment::Global || all_in_one_workgroup(placement)) segment_choices.push_back(g);
+      std::vector<std::vector<Segment>> seg_candidates(static_cast<std::size_t>(s.locations), segment_choices);
+      for_each_choice(seg_candidates, [&](const std::vector<Segment>& segments) {
+        for_each_choice(annot_candidates, [&](const std::vector<Annot>& flat_annots) {
+          auto visit_decos = [&](const std::vector<Decoration>& flat_decos) {
+            Variant v;
+            v.segments = segments;
+            v.placement = &placement;
+            std::size_t ai = 0, di = 0;
+            for (const auto& code : s.threads) {
+              v.annots.emplace_back(flat_annots.begin() + static_cast<std::ptrdiff_t>(ai),
+                                    flat_annots.begin() + static_cast<std::ptrdiff_t>(ai + code.size()));
+              ai += code.size();
+              v.decos.emplace_back(flat_decos.begin() + static_cast<std::ptrdiff_t>(di),
+                                   flat_decos.begin() + static_cast<std::ptrdiff_t>(di + code.size() - 1));
+              di += code.size() - 1;
+            }
+            std::string key = canonical(s, v);
+            if (!seen.insert(key).second) return;
+            if (++count > options.max_tests)
+              throw std::length_error(
+                  fmt::format("more than {} tests: narrow the bounds or the filters (--orders, --scopes, --segments, "
+                              "--placements), or raise the limit",
+                              options.max_tests));
+            if (build) visit(GeneratedTest{build_test(s, v), s.cycle_text, std::move(key)});
+          };
+          if (deco_candidates.empty())
+            visit_decos({});
+          else
+            for_each_choice(deco_candidates, visit_decos);
+        });
+      });
+    }
+  }
+  return count;
+}
+
+std::vector<std::string> split_words(std::string_view text, std::string_view separators) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (separators.find(c) != std::string_view::npos) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+std::string_view to_string(EdgeKind edge) { return info(edge).name; }
+
+std::optional<EdgeKind> edge_from_string(std::string_view text) {
+  for (std::size_t i = 0; i < kEdges.size(); ++i)
+    if (kEdges[i].name == text) return static_cast<EdgeKind>(i);
+  return std::nullopt;
+}
+
+std::string print_cycle(std::span<const EdgeKind> cycle) {
+  std::string out;
+  for (EdgeKind e : cycle) out += (out.empty() ? "" : " ") + std::string(to_string(e));
+  return out;
+}
+
+std::optional<std::string> cycle_error(std::span<const EdgeKind> cycle) {
+  const std::size_t n = cycle.size();
+  if (n < 2) return "a cycle has at least two edges";
+  for (std::size_t i = 0; i < n; ++i) {
+    const EdgeInfo& a = info(cycle[i]);
+    const EdgeInfo& b = info(cycle[(i + 1) % n]);
+    if (a.to != b.from)
+      return fmt::format("{} ends at a {} but {} starts at a {}", a.name, a.to == 'R' ? "read" : "write", b.name,
+                         b.from == 'R' ? "read" : "write");
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (cycle[i] == EdgeKind::Rmw && cycle[(i + 1) % n] == EdgeKind::Rmw)
+      return "two Rmw edges cannot follow each other";
+  const int external = count_if_edges(cycle, is_external);
+  if (external == 1) return "a cycle with one external edge would return to the thread it left";
+  if (count_if_edges(cycle, is_com) == 0) return "a cycle needs a communication edge (Rf, Fr or Ws)";
+  if (count_if_edges(cycle, is_po) + static_cast<int>(std::count(cycle.begin(), cycle.end(), EdgeKind::Rmw)) == 0)
+    return "a cycle needs a program-order or Rmw edge";
+  const int pod = count_if_edges(cycle, is_pod);
+  if (pod == 1) return "a cycle with exactly one Pod edge changes location once and never comes back";
+  if (pod >= 2) {
+    // Each run of one location between Pod edges must hold a communication edge.
+    std::size_t start = 0;
+    while (!is_pod(cycle[start])) ++start;
+    bool communicated = false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      EdgeKind e = cycle[(start + k) % n];
+      if (is_pod(e)) {
+        if (!communicated) return "a location between two Pod edges is never communicated";
+        communicated = false;
+      } else if (is_com(e)) {
+        communicated = true;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Cycle canonical_rotation(std::span<const EdgeKind> cycle) {
+  std::vector<Cycle> rotations = thread_rotations(cycle);
+  return *std::min_element(rotations.begin(), rotations.end());
+}
+
+Cycle parse_cycle(std::string_view text) {
+  Cycle cycle;
+  for (const std::string& word : split_words(text, " \t,.")) {
+    auto e = edge_from_string(word);
+    if (!e)
+      throw std::invalid_argument(fmt::format(
+          "unknown edge '{}' (PodWW PodWR PodRW PodRR PosWW PosWR PosRW PosRR Rmw Rfi Fri Wsi Rfe Fre Wse)", word));
+    cycle.push_back(*e);
+  }
+  if (auto why = cycle_error(cycle)) throw std::invalid_argument(fmt::format("cycle '{}': {}", text, *why));
+  return cycle;
+}
+
+std::span<const Family> classic_families() { return kFamilies; }
+
+std::optional<Cycle> family_cycle(std::string_view name) {
+  for (const Family& f : kFamilies)
+    if (f.name == name) return parse_cycle(f.cycle);
+  return std::nullopt;
+}
+
+std::optional<std::string> family_of(std::span<const EdgeKind> cycle) {
+  if (cycle.empty()) return std::nullopt;
+  const Cycle mine = canonical_rotation(cycle);
+  for (const Family& f : kFamilies)
+    if (canonical_rotation(parse_cycle(f.cycle)) == mine) return std::string(f.name);
+  return std::nullopt;
+}
+
+std::string_view to_string(ThreadRelation relation) {
+  switch (relation) {
+    case ThreadRelation::SameWorkGroup: return "same-wg";
+    case ThreadRelation::DifferentWorkGroup: return "diff-wg";
+    case ThreadRelation::DifferentAgent: return "diff-agent";
+  }
+  return "?";
+}
+
+std::optional<ThreadRelation> thread_relation_from_string(std::string_view text) {
+  for (ThreadRelation r :
+       {ThreadRelation::SameWorkGroup, ThreadRelation::DifferentWorkGroup, ThreadRelation::DifferentAgent})
+    if (to_string(r) == text) return r;
+  return std::nullopt;
+}
+
+std::string_view to_string(Dependency dependency) {
+  switch (dependency) {
+    case Dependency::Address: return "addr";
+    case Dependency::Data: return "data";
+    case Dependency::Control: return "ctrl";
+  }
+  return "?";
+}
+
+std::optional<Dependency> dependency_from_string(std::string_view text) {
+  for (Dependency d : {Dependency::Address, Dependency::Data, Dependency::Control})
+    if (to_string(d) == text) return d;
+  return std::nullopt;
+}
+
+void validate(const GenerateOptions& o) {
+  if (o.cycles.empty()) {
+    if (o.max_threads < 1 || o.max_threads > 6)
+      throw std::invalid_argument(fmt::format("threads must be 1 to 6, not {}", o.max_threads));
+    if (o.max_accesses < 1 || o.max_accesses > 6)
+      throw std::invalid_argument(fmt::format("accesses must be 1 to 6, not {}", o.max_accesses));
+  }
+  for (const Cycle& c : o.cycles) {
+    if (auto why = cycle_error(c)) throw std::invalid_argument(fmt::format("cycle '{}': {}", print_cycle(c), *why));
+    if (count_if_edges(c, is_external) > 6)
+      throw std::invalid_argument(fmt::format("cycle '{}': more than 6 threads", print_cycle(c)));
+  }
+  if (!o.orders.ordinary && o.orders.atomic.empty()) throw std::invalid_argument("no access order to generate");
+  if (o.scopes.empty() && !o.orders.atomic.empty()) throw std::invalid_argument("no scope to generate");
+  for (Scope s : o.scopes)
+    if (s == Scope::WorkItem) throw std::invalid_argument("an atomic's scope is wave, wg, agent or system, not wi");
+  for (MemoryOrder f : o.fences)
+    if (f == MemoryOrder::Relaxed)
+      throw std::invalid_argument("a fence is scacq, screl or scar (HSA has no rlx fence)");
+  if (o.segments.empty()) throw std::invalid_argument("no segment to generate");
+  if (o.placements.empty()) throw std::invalid_argument("no placement to generate");
+  if (o.max_tests == 0) throw std::invalid_argument("the test limit must be positive");
+}
+
+std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
+  std::vector<Cycle> out;
+  if (!options.cycles.empty()) {
+    std::set<Cycle> seen;
+    for (const Cycle& c : options.cycles) {
+      Cycle r = canonical_rotation(c);
+      if (seen.insert(r).second) out.push_back(std::move(r));
+    }
+    return out;
+  }
+  const int max_threads = options.max_threads, max_accesses = options.max_accesses;
+  Cycle seq;
+  // Depth-first over edge sequences in EdgeKind order; a sequence is kept when it closes
+  // into a valid cycle and is its own canonical rotation. Multi-thread cycles end with an
+  // external edge (they start at a thread's first event). Internal communication edges are
+  // only generated in single-thread cycles (CoWW, CoRW1): elsewhere they mean what the Pos
+  // edge of the same kinds means, and would only give duplicates.
+  struct State {
+    int external = 0, pod = 0, internal_com = 0;
+    int thread_events = 1, thread_rmws = 0;
+  };
+  std::function<void(State)> rec = [&](State st) {
+    const char at = info(seq.back()).to;
+    const char start = info(seq.front()).from;
+    const bool closes = at == start;
+    if (closes) {
+      const bool multi = is_external(seq.back()) && st.external >= 2;
+      const bool single = st.external == 0 && max_threads >= 1;
+      if ((multi || single) && !cycle_error(seq) && !(st.internal_com > 0 && (st.pod > 0 || st.external > 0)) &&
+          canonical_rotation(seq) == seq)
+        out.push_back(seq);
+    }
+    if (st.external > 0 && is_external(seq.back()) && st.external == max_threads) return;
+    for (int k = 0; k < kEdgeKindCount; ++k) {
+      const EdgeKind e = static_cast<EdgeKind>(k);
+      if (info(e).from != at) continue;
+      State next = st;
+      if (is_external(e)) {
+        ++next.external;
+        next.thread_events = 1;
+        next.thread_rmws = 0;
+        if (next.external > max_threads) continue;
+      } else {
+        // A single-thread cycle closes onto its first event, which counts already.
+        ++next.thread_events;
+        if (e == EdgeKind::Rmw) ++next.thread_rmws;
+        // A single-thread cycle's last edge leads back to its first event, counted already.
+        const bool may_close = next.external == 0 && info(e).to == start;
+        if (next.thread_events - next.thread_rmws > max_accesses + (may_close ? 1 : 0)) continue;
+        if (is_pod(e)) ++next.pod;
+        if (info(e).cls == EdgeClass::ComInternal) ++next.internal_com;
+      }
+      if (next.internal_com > 0 && (next.pod > 0 || next.external > 0)) continue;
+      seq.push_back(e);
+      rec(next);
+      seq.pop_back();
+    }
+  };
+  for (int k = 0; k < kEdgeKindCount; ++k) {
+    const EdgeKind e = static_cast<EdgeKind>(k);
+    State st;
+    if (is_external(e)) {
+      st.external = 1;
+    } else {
+      st.thread_events = 2;
+      st.thread_rmws = e == EdgeKind::Rmw ? 1 : 0;
+      if (st.thread_events - st.thread_rmws > max_accesses) continue;
+      st.pod = is_pod(e) ? 1 : 0;
+      st.internal_com = info(e).cls == EdgeClass::ComInternal ? 1 : 0;
+    }
+    seq.push_back(e);
+    rec(st);
+    seq.pop_back();
+  }
+  return out;
+}
+
+std::size_t generate(const GenerateOptions& options, const std::function<void(GeneratedTest&&)>& visit) {
+  return run_generation(options, true, visit);
+}
+
+std::vector<GeneratedTest> generate_tests(const GenerateOptions& options) {
+  std::vector<GeneratedTest> out;
+  generate(options, [&](GeneratedTest&& t) { out.push_back(std::move(t)); });
+  return out;
+}
+
+std::size_t count_tests(const GenerateOptions& options) { return run_generation(options, false, {}); }
+
+OrderChoice parse_orders(std::span<const std::string> words) {
+  OrderChoice c;
+  c.ordinary = false;
+  c.atomic.clear();
+  for (const std::string& w : words) {
+    if (w == "na" || w == "ordinary") {
+      c.ordinary = true;
+      continue;
+    }
+    const std::map<std::string, MemoryOrder> orders = {{"rlx", MemoryOrder::Relaxed},
+                                                       {"scacq", MemoryOrder::Acquire},
+                                                       {"screl", MemoryOrder::Release},
+                                                       {"scar", MemoryOrder::AcquireRelease}};
+    auto it = orders.find(w);
+    if (it == orders.end())
+      throw std::invalid_argument(fmt::format("unknown order '{}' (na, rlx, scacq, screl, scar)", w));
+    if (std::find(c.atomic.begin(), c.atomic.end(), it->second) == c.atomic.end()) c.atomic.push_back(it->second);
+  }
+  return c;
+}
+
+std::vector<Scope> parse_scopes(std::span<const std::string> words) {
+  std::vector<Scope> out;
+  for (const std::string& w : words) {
+    auto s = scope_from_string(w);
+    if (!s || *s == Scope::WorkItem)
+      throw std::invalid_argument(fmt::format("unknown scope '{}' (wave, wg, agent, system)", w));
+    if (std::find(out.begin(), out.end(), *s) == out.end()) out.push_back(*s);
+  }
+  return out;
+}
+
+std::vector<Segment> parse_segments(std::span<const std::string> words) {
+  std::vector<Segment> out;
+  for (const std::string& w : words) {
+    Segment s;
+    if (w == "global")
+      s = Segment::Global;
+    else if (w == "group")
+      s = Segment::Group;
+    else
+      throw std::invalid_argument(fmt::format("unknown segment '{}' (global, group)", w));
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<ThreadRelation> parse_placements(std::span<const std::string> words) {
+  std::vector<ThreadRelation> out;
+  for (const std::string& w : words) {
+    auto r = thread_relation_from_string(w);
+    if (!r) throw std::invalid_argument(fmt::format("unknown placement '{}' (same-wg, diff-wg, diff-agent)", w));
+    if (std::find(out.begin(), out.end(), *r) == out.end()) out.push_back(*r);
+  }
+  return out;
+}
+
+std::vector<MemoryOrder> parse_fence_orders(std::span<const std::string> words) {
+  std::vector<MemoryOrder> out;
+  for (const std::string& w : words) {
+    const std::map<std::string, MemoryOrder> orders = {
+        {"scacq", MemoryOrder::Acquire}, {"screl", MemoryOrder::Release}, {"scar", MemoryOrder::AcquireRelease}};
+    auto it = orders.find(w);
+    if (it == orders.end())
+      throw std::invalid_argument(fmt::format("unknown fence order '{}' (scacq, screl, scar)", w));
+    if (std::find(out.begin(), out.end(), it->second) == out.end()) out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<Dependency> parse_dependencies(std::span<const std::string> words) {
+  std::vector<Dependency> out;
+  for (const std::string& w : words) {
+    auto d = dependency_from_string(w);
+    if (!d) throw std::invalid_argument(fmt::format("unknown dependency '{}' (addr, data, ctrl)", w));
+    if (std::find(out.begin(), out.end(), *d) == out.end()) out.push_back(*d);
+  }
+  return out;
+}
+
+GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
+  auto number = [](const std::string& key, const std::string& value) {
+    try {
+      std::size_t used = 0;
+      int v = std::stoi(value, &used);
+      if (used != value.size()) throw std::invalid_argument("");
+      return v;
+    } catch (const std::exception&) {
+      throw std::invalid_argument(fmt::format("--generate: {}={}: expected a number", key, value));
+    }
+  };
+  for (const std::string& item : split_words(spec, ",")) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::invalid_argument(fmt::format("--generate: '{}' is not KEY=VALUE", item));
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    const std::vector<std::string> list = split_words(value, "+/");
+    try {
+      if (key == "threads")
+        o.max_threads = number(key, value);
+      else if (key == "accesses")
+        o.max_accesses = number(key, value);
+      else if (key == "orders")
+        o.orders = parse_orders(list);
+      else if (key == "scopes")
+        o.scopes = parse_scopes(list);
+      else if (key == "segments")
+        o.segments = parse_segments(list);
+      else if (key == "placements")
+        o.placements = parse_placements(list);
+      else if (key == "fences")
+        o.fences = value == "none" ? std::vector<MemoryOrder>{} : parse_fence_orders(list);
+      else if (key == "deps")
+        o.dependencies = value == "none" ? std::vector<Dependency>{} : parse_dependencies(list);
+      else if (key == "family") {
+        for (const std::string& name : split_words(value, "/")) {
+          auto c = family_cycle(name);
+          if (!c) {
+            std::vector<std::string_view> names;
+            for (const Family& f : kFamilies) names.push_back(f.name);
+            throw std::invalid_argument(fmt::format("unknown family '{}' ({})", name, fmt::join(names, ", ")));
+          }
+          o.cycles.push_back(*c);
+        }
+      } else if (key == "cycle")
+        o.cycles.push_back(parse_cycle(value));
+      else if (key == "max")
+        o.max_tests = static_cast<std::size_t>(number(key, value));
+      else
+        throw std::invalid_argument(fmt::format(
+            "unknown key '{}' (threads, accesses, orders, scopes, segments, placements, fences, deps, family, cycle, "
+            "max)",
+            key));
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what();
+      if (what.rfind("--generate", 0) == 0) throw;
+      throw std::invalid_argument("--generate: " + what);
+    }
+  }
+  return o;
+}
+
+}  // namespace hsalit::litmus

@@ -1,0 +1,40 @@
+// The reports of a campaign, each a pure function of the results (so `hsalit report DIR`
+// regenerates them byte for byte from results.json): Markdown, a self-contained HTML page,
+// JUnit XML (one test case per litmus test), and a herd7/litmus7-style text log.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hsalit/results/campaign.hpp"
+
+namespace hsalit::results {
+
+inline constexpr std::string_view kMarkdownReport = "report.md";
+inline constexpr std::string_view kHtmlReport = "report.html";
+inline constexpr std::string_view kJunitReport = "junit.xml";
+inline constexpr std::string_view kLogReport = "campaign.log";
+
+// Turns Graphviz DOT into an SVG drawing; nullopt when it cannot (no `dot` installed).
+using DotRenderer = std::function<std::optional<std::string>(std::string_view dot)>;
+// Runs `dot -Tsvg` when it is installed.
+std::optional<std::string> render_dot_with_graphviz(std::string_view dot);
+
+std::string render_markdown(const CampaignResults& results);
+std::string render_html(const CampaignResults& results, const DotRenderer& dot = render_dot_with_graphviz);
+std::string render_junit(const CampaignResults& results);
+std::string render_log(const CampaignResults& results);
+
+// Text escaped for HTML and XML text and attribute values (`& < > " '`); characters XML
+// forbids (controls other than tab, newline, return) become U+FFFD.
+std::string escape_xml(std::string_view text);
+
+// Writes results.json and the four reports into `dir`, each atomically.
+void write_all(const std::filesystem::path& dir, const CampaignResults& results);
+// Regenerates the four reports from `dir`/results.json.
+CampaignResults regenerate_reports(const std::filesystem::path& dir);
+
+}  // namespace hsalit::results

@@ -1,0 +1,407 @@
+#include "hsalit/results/execute.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/model/program.hpp"
+#include "hsalit/model/report.hpp"
+#include "hsalit/results/journal.hpp"
+#include "hsalit/results/report.hpp"
+
+namespace hsalit::results {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    lines.emplace_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+std::string first_line(std::string_view text) {
+  std::size_t end = text.find('\n');
+  return std::string(text.substr(0, end));
+}
+
+void collect_refs(const litmus::Prop& prop, std::set<std::string>& out) {
+  if (prop.kind == litmus::Prop::Kind::Equals) out.insert(prop.lhs.to_string());
+  for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
+}
+
+// The model's stage: the allowed outcomes projected on the observed references (filter-only
+// references are dropped), whether the program is racy, and a witness graph.
+void run_model(const litmus::Test& test, const TestContext& context, double time_limit, TestRecord& rec) {
+  auto start = Clock::now();
+  model::CheckOptions options = context.model_options;
+  options.timeout_seconds = std::min(options.timeout_seconds, time_limit);
+  options.want_graph = true;
+  try {
+    model::CheckResult r = model::check(test, options);
+    if (r.unknown()) {
+      rec.model.status = StageStatus::Unknown;
+      rec.model.reason = *r.unknown_reason;
+    } else {
+      model::Program program(test);
+      rec.model.status = StageStatus::Ok;
+      rec.model.result = std::string(model::to_string(r.verdict));
+      rec.model.racy = r.racy;
+      if (r.race) rec.model.race = fmt::format("{} and {}", r.race->first, r.race->second);
+      std::map<Outcome, bool> allowed;
+      for (const model::Outcome& o : r.outcomes) {
+        Outcome projected;
+        for (std::size_t i = 0; i < r.observed.size(); ++i)
+          projected.values.push_back(program.describe_value(o.values[i]));
+        bool satisfies = model::holds(test.condition.prop, r.evaluated, o, program);
+        allowed[projected] = allowed[projected] || satisfies;
+      }
+      for (const auto& [outcome, satisfies] : allowed) rec.model.allowed.push_back({outcome, satisfies, 0});
+      if (r.graph)
+        rec.model.witness_dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
+    }
+  } catch (const std::exception& e) {
+    rec.model.status = StageStatus::Unknown;
+    rec.model.reason = e.what();
+  }
+  rec.model.seconds = seconds_since(start);
+}
+
+std::optional<codegen::CompiledTest> run_compile(const litmus::Test& test, const TestContext& context,
+                                                 TestRecord& rec) {
+  auto start = Clock::now();
+  std::optional<codegen::CompiledTest> compiled;
+  try {
+    compiled = codegen::compile(test, context.target, codegen::TargetCatalog::builtin(), context.table,
+                                context.compile_options);
+    rec.compile.status = StageStatus::Ok;
+    for (const codegen::CompiledThread& t : compiled->threads)
+      rec.compile.threads.push_back({t.thread, split_lines(codegen::print(t.code, true))});
+  } catch (const std::exception& e) {
+    rec.compile.status = StageStatus::Unknown;
+    rec.compile.reason = e.what();
+    compiled.reset();
+  }
+  rec.compile.seconds = seconds_since(start);
+  return compiled;
+}
+
+void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled, const TestContext& context,
+                 double seconds_left, TestRecord& rec) {
+  auto start = Clock::now();
+  if (seconds_left <= 0) {
+    rec.run.status = StageStatus::Unknown;
+    rec.run.reason = fmt::format("time limit of {} s reached before the run", context.time_limit_seconds);
+    return;
+  }
+  runner::BackendRequest request = context.request;
+  request.timeout_seconds = seconds_left;
+  // Each test gets its own stream of random choices, the same in every shard and resume.
+  request.seed = context.request.seed ^ std::stoull(content_hash(test.name), nullptr, 16);
+  runner::BackendResult r;
+  try {
+    r = context.backend.run(test, compiled, request);
+  } catch (const std::exception& e) {
+    rec.run.status = StageStatus::Unknown;
+    rec.run.reason = e.what();
+    rec.run.seconds = seconds_since(start);
+    return;
+  }
+  // Columns of the backend's outcomes, by reference name.
+  std::map<std::string, std::size_t> column;
+  for (std::size_t i = 0; i < r.observed.size(); ++i) column[r.observed[i].to_string()] = i;
+  std::set<std::string> filter_refs;
+  if (test.filter) collect_refs(*test.filter, filter_refs);
+  bool filter_usable =
+      std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) { return column.contains(ref); });
+  std::map<Outcome, ObservedOutcome> merged;
+  for (const auto& [sim_outcome, count] : r.histogram) {
+    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+      auto it = column.find(ref.to_string());
+      return it == column.end() ? 0 : sim_outcome.values[it->second];
+    };
+    auto address = [](const std::string&) { return std::int64_t{-1}; };
+    // A filter discards runs, as herd7 and litmus7 do (when the backend reports what it reads).
+    if (test.filter && filter_usable && !litmus::evaluate(*test.filter, value, address)) continue;
+    Outcome o;
+    for (const std::string& ref : rec.observed_refs) {
+      auto it = column.find(ref);
+      o.values.push_back(it == column.end() ? "?" : std::to_string(sim_outcome.values[it->second]));
+    }
+    ObservedOutcome& entry = merged[o];
+    entry.outcome = o;
+    entry.count += count;
+    entry.satisfies = litmus::evaluate(test.condition.prop, value, address);
+  }
+  for (auto& [o, entry] : merged) rec.run.histogram.push_back(std::move(entry));
+  rec.run.states = r.states;
+  rec.run.iterations = r.iterations;
+  rec.run.status = r.unknown ? StageStatus::Unknown : StageStatus::Ok;
+  if (r.unknown) rec.run.reason = *r.unknown;
+  if (test.filter && !filter_usable && rec.run.reason.empty())
+    rec.run.reason = "the filter reads references the backend does not report";
+  rec.run.seconds = seconds_since(start);
+}
+
+// Judges each observed outcome against the allowed set and counts coverage.
+void judge(TestRecord& rec, bool filter_usable) {
+  bool judged = rec.model.status == StageStatus::Ok && !rec.model.racy;
+  std::map<Outcome, AllowedOutcome*> allowed;
+  for (AllowedOutcome& a : rec.model.allowed) allowed[a.outcome] = &a;
+  for (ObservedOutcome& o : rec.run.histogram) {
+    auto it = allowed.find(o.outcome);
+    if (it != allowed.end()) it->second->observed += o.count;
+    if (!judged)
+      o.judgement = Judgement::NotJudged;
+    else if (it != allowed.end())
+      o.judgement = Judgement::Allowed;
+    else
+      o.judgement = filter_usable ? Judgement::Forbidden : Judgement::NotJudged;
+  }
+}
+
+std::string read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: error: cannot read the file", file.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+TestRecord run_test(const fs::path& file, const TestContext& context) {
+  auto start = Clock::now();
+  TestRecord rec;
+  rec.file = file.generic_string();
+  rec.name = file.stem().string();
+  try {
+    std::string bytes = read_bytes(file);
+    rec.content_hash = content_hash(bytes);
+    litmus::ParseResult parsed = litmus::parse_litmus(bytes);
+    if (!parsed.ok()) {
+      rec.parse_error = first_line(parsed.diagnostics.render(file.string()));
+      if (rec.parse_error.empty()) rec.parse_error = fmt::format("{}: error: cannot parse", file.string());
+    } else {
+      const litmus::Test& test = *parsed.test;
+      rec.name = test.name;
+      rec.description = test.description;
+      rec.condition =
+          fmt::format("{} ({})", litmus::to_string(test.condition.quantifier), litmus::print_prop(test.condition.prop));
+      for (const litmus::ObservedRef& ref : test.observed()) rec.observed_refs.push_back(ref.to_string());
+      model::Deadline deadline(context.time_limit_seconds);
+      run_model(test, context, context.time_limit_seconds, rec);
+      std::optional<codegen::CompiledTest> compiled = run_compile(test, context, rec);
+      if (compiled) run_backend(test, *compiled, context, deadline.seconds_left(), rec);
+      std::set<std::string> filter_refs;
+      if (test.filter) collect_refs(*test.filter, filter_refs);
+      bool filter_usable = std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) {
+        return std::find(rec.observed_refs.begin(), rec.observed_refs.end(), ref) != rec.observed_refs.end();
+      });
+      judge(rec, filter_usable);
+    }
+  } catch (const std::exception& e) {
+    if (rec.parse_error.empty() && rec.model.status != StageStatus::Ok) {
+      rec.parse_error = e.what();
+    } else {
+      rec.run.status = StageStatus::Unknown;
+      rec.run.reason = fmt::format("internal error: {}", e.what());
+    }
+  }
+  classify(rec);
+  rec.seconds = seconds_since(start);
+  return rec;
+}
+
+void classify(TestRecord& rec) {
+  auto violations = rec.violations();
+  std::size_t not_judged = std::count_if(rec.run.histogram.begin(), rec.run.histogram.end(),
+                                         [](const ObservedOutcome& o) { return o.judgement == Judgement::NotJudged; });
+  if (!rec.parse_error.empty()) {
+    rec.verdict = VerdictClass::Unknown;
+    rec.reason = fmt::format("parse: {}", rec.parse_error);
+  } else if (rec.model.status == StageStatus::Ok && rec.model.racy) {
+    rec.verdict = VerdictClass::Undefined;
+    rec.reason = fmt::format("racy under the model (HSA SysArch 3.12): {}", rec.model.race);
+  } else if (!violations.empty()) {
+    rec.verdict = VerdictClass::Violation;
+    std::vector<std::string> named;
+    for (const ObservedOutcome* o : violations)
+      named.push_back(fmt::format("{} ({} time{})", format_outcome(rec.observed_refs, o->outcome), o->count,
+                                  o->count == 1 ? "" : "s"));
+    rec.reason =
+        fmt::format("forbidden outcome{} observed: {}", violations.size() == 1 ? "" : "s", fmt::join(named, ", "));
+  } else if (rec.model.status != StageStatus::Ok) {
+    rec.verdict = VerdictClass::Unknown;
+    rec.reason = fmt::format("model: {}", rec.model.reason);
+  } else if (rec.compile.status != StageStatus::Ok) {
+    rec.verdict = VerdictClass::Unknown;
+    rec.reason = fmt::format("compile: {}", rec.compile.reason);
+  } else if (rec.run.status != StageStatus::Ok) {
+    rec.verdict = VerdictClass::Unknown;
+    rec.reason = fmt::format("run: {}", rec.run.reason);
+  } else if (not_judged > 0) {
+    rec.verdict = VerdictClass::Unknown;
+    rec.reason = fmt::format("{} observed outcome{} not judged: {}", not_judged, not_judged == 1 ? "" : "s",
+                             rec.run.reason.empty() ? "not in the allowed set" : rec.run.reason);
+  } else {
+    std::size_t covered = std::count_if(rec.model.allowed.begin(), rec.model.allowed.end(),
+                                        [](const AllowedOutcome& a) { return a.observed > 0; });
+    rec.verdict = VerdictClass::Consistent;
+    rec.reason = fmt::format("every observed outcome is allowed; {} of {} allowed outcomes observed", covered,
+                             rec.model.allowed.size());
+  }
+}
+
+std::optional<Shard> parse_shard(std::string_view text) {
+  std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  unsigned index = 0, count = 0;
+  std::string_view a = text.substr(0, slash), b = text.substr(slash + 1);
+  auto ra = std::from_chars(a.data(), a.data() + a.size(), index);
+  auto rb = std::from_chars(b.data(), b.data() + b.size(), count);
+  if (a.empty() || b.empty() || ra.ec != std::errc() || ra.ptr != a.data() + a.size() || rb.ec != std::errc() ||
+      rb.ptr != b.data() + b.size() || count == 0 || index >= count)
+    return std::nullopt;
+  return Shard{index, count};
+}
+
+std::vector<fs::path> shard_files(std::span<const fs::path> files, Shard shard) {
+  std::vector<fs::path> sorted(files.begin(), files.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<fs::path> out;
+  for (std::size_t i = shard.index; i < sorted.size(); i += shard.count) out.push_back(sorted[i]);
+  return out;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+CampaignResults run_campaign(const CampaignRun& run, const TestContext& context) {
+  auto start = Clock::now();
+  std::error_code ec;
+  fs::create_directories(run.out_dir, ec);
+  if (ec)
+    throw ResultsError(fmt::format("{}: error: cannot create the folder: {}", run.out_dir.string(), ec.message()));
+  const fs::path journal_file = run.out_dir / kJournalFile;
+
+  CampaignInfo info = run.info;
+  // Finished tests by file; a later line for the same file (the file changed) wins.
+  std::map<std::string, TestRecord> finished;
+  std::optional<Journal> journal;
+  if (run.resume && fs::exists(journal_file)) {
+    JournalContents previous = read_journal(journal_file);
+    CampaignInfo before = previous.info;
+    if (before.configuration_key() != info.configuration_key() || before.inputs != info.inputs ||
+        before.shard != info.shard)
+      throw ResultsError(fmt::format(
+          "{}: error: the journal is of another campaign (configuration, inputs or shard differ): {} against {}",
+          journal_file.string(), before.configuration_key().dump(), info.configuration_key().dump()));
+    info.started = before.started;
+    for (TestRecord& r : previous.records) finished[r.file] = std::move(r);
+    journal.emplace(Journal::reopen(journal_file, previous.valid_bytes));
+  } else {
+    if (!run.resume && fs::exists(journal_file))
+      throw ResultsError(
+          fmt::format("{}: error: the folder holds a campaign already: pass --resume to continue it, "
+                      "or choose another --out",
+                      run.out_dir.string()));
+    info.started = utc_now();
+    journal.emplace(Journal::create(journal_file, info));
+  }
+
+  // What is left: tests without a record, or whose file changed since.
+  std::vector<fs::path> pending;
+  std::vector<TestRecord> done;
+  for (const fs::path& file : run.files) {
+    auto it = finished.find(file.generic_string());
+    std::string hash;
+    if (it != finished.end()) {
+      try {
+        hash = content_hash(read_bytes(file));
+      } catch (const std::exception&) {
+      }
+    }
+    if (it != finished.end() && it->second.content_hash == hash)
+      done.push_back(it->second);
+    else
+      pending.push_back(file);
+  }
+
+  Progress progress;
+  progress.total = run.files.size();
+  progress.done = progress.resumed = done.size();
+  std::mutex mutex;
+  if (run.on_progress) run.on_progress(progress);
+  std::atomic<std::size_t> next{0};
+  // A failure to journal (disk full, folder removed) stops the campaign: what is journalled
+  // so far stays resumable.
+  std::exception_ptr failure;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < pending.size();) {
+      try {
+        TestRecord rec = run_test(pending[i], context);
+        journal->append(rec);
+        std::lock_guard lock(mutex);
+        done.push_back(std::move(rec));
+        ++progress.done;
+        progress.elapsed_seconds = seconds_since(start);
+        progress.last = &done.back();
+        if (run.on_progress) run.on_progress(progress);
+        progress.last = nullptr;
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = pending.size();
+      }
+    }
+  };
+  unsigned jobs = run.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : run.jobs;
+  std::vector<std::jthread> pool;
+  for (unsigned j = 1; j < std::min<std::size_t>(jobs, pending.size()); ++j) pool.emplace_back(worker);
+  worker();
+  pool.clear();
+  if (failure) std::rethrow_exception(failure);
+
+  CampaignResults results;
+  info.finished = utc_now();
+  info.wall_seconds = seconds_since(start);
+  results.info = info;
+  results.tests = std::move(done);
+  std::sort(results.tests.begin(), results.tests.end(),
+            [](const TestRecord& a, const TestRecord& b) { return a.file < b.file; });
+  write_all(run.out_dir, results);
+  return results;
+}
+
+}  // namespace hsalit::results

@@ -1,0 +1,274 @@
+#include "hsalit/results/report.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hsalit/codegen/process.hpp"
+#include "hsalit/results/atomic_file.hpp"
+
+namespace hsalit::results {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shard_text(const CampaignInfo& info) {
+  return info.shard ? fmt::format("{}/{}", info.shard->index, info.shard->count) : "all";
+}
+
+std::string mode_text(const CampaignInfo& info) {
+  return info.exhaustive ? std::string("exhaustive")
+                         : fmt::format("random, {} iterations, seed {}", info.iterations, info.seed);
+}
+
+// Markdown table cells: pipes and newlines would break the row; HTML is not interpreted.
+std::string md_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '`')
+      out += "'";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string coverage_text(const TestRecord& t) {
+  if (t.model.status != StageStatus::Ok) return "-";
+  std::size_t covered = 0;
+  for (const AllowedOutcome& a : t.model.allowed) covered += a.observed > 0;
+  return fmt::format("{}/{}", covered, t.model.allowed.size());
+}
+
+}  // namespace
+
+std::string escape_xml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += "\xEF\xBF\xBD";
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> render_dot_with_graphviz(std::string_view dot) {
+  if (dot.empty() || !codegen::find_program("dot")) return std::nullopt;
+  try {
+    codegen::TempDir dir("hsalit-dot");
+    fs::path input = dir.path() / "graph.dot";
+    {
+      std::ofstream out(input, std::ios::binary);
+      out << dot;
+    }
+    codegen::ProcessResult r = codegen::run_process({"dot", "-Tsvg", input.string()});
+    if (!r.ok()) return std::nullopt;
+    // Inline SVG: drop the XML declaration, the doctype and comments before <svg.
+    std::size_t svg = r.out.find("<svg");
+    if (svg == std::string::npos) return std::nullopt;
+    return r.out.substr(svg);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string render_markdown(const CampaignResults& results) {
+  const CampaignInfo& info = results.info;
+  Summary s = results.summary();
+  std::string out = "# hsalit campaign: allowed versus observed\n\n";
+  out += "| | |\n| --- | --- |\n";
+  out += fmt::format("| target | {} |\n", md_cell(info.target));
+  out +=
+      fmt::format("| mapping | {}{} (hash {}) |\n", md_cell(info.mapping),
+                  info.mapping_file.empty() ? " (shipped)" : " from " + md_cell(info.mapping_file), info.mapping_hash);
+  out += fmt::format("| backend | {} ({}) |\n", md_cell(info.backend), mode_text(info));
+  out += fmt::format("| model | {} (engine {}) |\n", md_cell(info.model), md_cell(info.engine));
+  out += fmt::format("| time limit per test | {} s |\n", info.time_limit_seconds);
+  out += fmt::format("| shard | {} |\n", shard_text(info));
+  out += fmt::format("| hsalit | {} |\n", md_cell(info.hsalit_version));
+  out += fmt::format("| started / finished | {} / {} ({:.1f} s) |\n\n", info.started, info.finished, info.wall_seconds);
+  out += "| tests | consistent | violation | undefined | unknown | allowed outcomes observed |\n";
+  out += "| ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  out += fmt::format("| {} | {} | {} | {} | {} | {}/{} |\n\n", s.tests, s.consistent, s.violation, s.undefined,
+                     s.unknown, s.covered_outcomes, s.allowed_outcomes);
+
+  out += "## Tests\n\n| test | verdict | model | allowed | observed | coverage | time (s) | reason |\n";
+  out += "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const TestRecord& t : results.tests)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f} | {} |\n", md_cell(t.name), to_string(t.verdict),
+                       t.model.status == StageStatus::Ok ? t.model.result + (t.model.racy ? ", racy" : "")
+                                                         : std::string(to_string(t.model.status)),
+                       t.model.status == StageStatus::Ok ? std::to_string(t.model.allowed.size()) : "-",
+                       t.run.histogram.size(), coverage_text(t), t.seconds, md_cell(t.reason));
+
+  bool any_violation = false;
+  for (const TestRecord& t : results.tests) {
+    if (t.verdict != VerdictClass::Violation) continue;
+    if (!any_violation) out += "\n## Violations\n";
+    any_violation = true;
+    out += fmt::format("\n### {}\n\n{}\n\nFile `{}`, condition `{}`.\n\n", md_cell(t.name), md_cell(t.reason),
+                       md_cell(t.file), md_cell(t.condition));
+    for (const ObservedOutcome* o : t.violations())
+      out += fmt::format("- forbidden `{}` observed {} time{}\n", md_cell(format_outcome(t.observed_refs, o->outcome)),
+                         o->count, o->count == 1 ? "" : "s");
+    for (const ThreadCode& c : t.compile.threads) {
+      out += fmt::format("\nP{}:\n\n```\n", c.thread);
+      for (const std::string& line : c.lines) out += line.find("```") == std::string::npos ? line + "\n" : "\n";
+      out += "```\n";
+    }
+  }
+  return out;
+}
+
+std::string render_junit(const CampaignResults& results) {
+  const CampaignInfo& info = results.info;
+  Summary s = results.summary();
+  double total = 0;
+  for (const TestRecord& t : results.tests) total += t.seconds;
+  std::string suite = fmt::format("hsalit.{}.{}.{}", info.target, info.mapping, info.backend);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format(
+      "<testsuites name=\"hsalit campaign\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+      "time=\"{:.3f}\">\n",
+      s.tests, s.violation, s.unknown + s.undefined, total);
+  out += fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\" "
+      "timestamp=\"{}\">\n",
+      escape_xml(suite), s.tests, s.violation, s.unknown + s.undefined, total,
+      escape_xml(info.started.empty() ? "" : info.started.substr(0, 19)));
+  out += "    <properties>\n";
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"target", info.target},
+                                   {"mapping", info.mapping},
+                                   {"mapping_hash", info.mapping_hash},
+                                   {"backend", info.backend},
+                                   {"mode", mode_text(info)},
+                                   {"model", info.model},
+                                   {"hsalit_version", info.hsalit_version}})
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", key, escape_xml(value));
+  out += "    </properties>\n";
+  for (const TestRecord& t : results.tests) {
+    fs::path file(t.file);
+    std::string folder = file.parent_path().filename().string();
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{:.3f}\">\n",
+                       escape_xml(suite + (folder.empty() ? "" : "." + folder)), escape_xml(t.name), escape_xml(t.file),
+                       t.seconds);
+    switch (t.verdict) {
+      case VerdictClass::Consistent: break;
+      case VerdictClass::Violation: {
+        std::string body;
+        for (const ObservedOutcome* o : t.violations())
+          body +=
+              fmt::format("forbidden {} observed {} times\n", format_outcome(t.observed_refs, o->outcome), o->count);
+        for (const ThreadCode& c : t.compile.threads) {
+          body += fmt::format("P{}:\n", c.thread);
+          for (const std::string& line : c.lines) body += "  " + line + "\n";
+        }
+        out += fmt::format("      <failure type=\"violation\" message=\"{}\">{}</failure>\n", escape_xml(t.reason),
+                           escape_xml(body));
+        break;
+      }
+      case VerdictClass::Undefined:
+      case VerdictClass::Unknown:
+        out += fmt::format("      <skipped message=\"{}: {}\"/>\n", to_string(t.verdict), escape_xml(t.reason));
+        break;
+    }
+    std::string histogram;
+    for (const ObservedOutcome& o : t.run.histogram)
+      histogram += fmt::format("{:<8}{}>{} ({})\n", o.count, o.satisfies ? '*' : ':',
+                               format_outcome(t.observed_refs, o.outcome), to_string(o.judgement));
+    if (!histogram.empty()) out += fmt::format("      <system-out>{}</system-out>\n", escape_xml(histogram));
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string render_log(const CampaignResults& results) {
+  const CampaignInfo& info = results.info;
+  std::string out =
+      fmt::format("# hsalit {} campaign: target {}, mapping {}, backend {} ({}), model {}\n\n", info.hsalit_version,
+                  info.target, info.mapping, info.backend, mode_text(info), info.model);
+  for (const TestRecord& t : results.tests) {
+    bool forall = t.condition.rfind("forall", 0) == 0;
+    out += fmt::format("Test {} {}\n", t.name, forall ? "Required" : "Allowed");
+    if (!t.parse_error.empty()) {
+      out += fmt::format("Unknown {}\n", t.parse_error);
+    } else {
+      std::uint64_t positive = 0, negative = 0;
+      out += fmt::format("Histogram ({} states)\n", t.run.histogram.size());
+      for (const ObservedOutcome& o : t.run.histogram) {
+        (o.satisfies ? positive : negative) += o.count;
+        out +=
+            fmt::format("{:<8}{}>{}{}\n", o.count, o.satisfies ? '*' : ':', format_outcome(t.observed_refs, o.outcome),
+                        o.judgement == Judgement::Forbidden ? "  # forbidden by the model" : "");
+      }
+      bool exists = t.condition.rfind("exists", 0) == 0;
+      bool validated = forall ? negative == 0 : exists ? positive > 0 : positive == 0;
+      if (t.run.status != StageStatus::Ok)
+        out += fmt::format("Unknown {}\n", t.run.reason.empty() ? "not run" : t.run.reason);
+      else
+        out += validated ? "Ok\n" : "No\n";
+      out += fmt::format("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
+      out += fmt::format("Condition {} is {}validated\n", t.condition, validated ? "" : "NOT ");
+      out += fmt::format("Observation {} {} {} {}\n", t.name,
+                         positive == 0   ? "Never"
+                         : negative == 0 ? "Always"
+                                         : "Sometimes",
+                         positive, negative);
+      if (t.model.status == StageStatus::Ok)
+        out += fmt::format("Model {} {}{}, {} allowed states\n", t.name, t.model.result,
+                           t.model.racy ? " (Flag undefined)" : "", t.model.allowed.size());
+      else
+        out += fmt::format("Model {} unknown: {}\n", t.name, t.model.reason);
+    }
+    out += fmt::format("Verdict {} {}: {}\n", t.name, to_string(t.verdict), t.reason);
+    out += fmt::format("Time {} {:.3f}\n\n", t.name, t.seconds);
+  }
+  Summary s = results.summary();
+  out += fmt::format(
+      "Summary {} tests: {} consistent, {} violation, {} undefined, {} unknown; {}/{} allowed outcomes "
+      "observed\n",
+      s.tests, s.consistent, s.violation, s.undefined, s.unknown, s.covered_outcomes, s.allowed_outcomes);
+  return out;
+}
+
+void write_all(const fs::path& dir, const CampaignResults& results) {
+  write_results(dir / kResultsFile, results);
+  write_file_atomically(dir / kMarkdownReport, render_markdown(results));
+  write_file_atomically(dir / kHtmlReport, render_html(results));
+  write_file_atomically(dir / kJunitReport, render_junit(results));
+  write_file_atomically(dir / kLogReport, render_log(results));
+}
+
+CampaignResults regenerate_reports(const fs::path& dir) {
+  CampaignResults results = read_results(dir / kResultsFile);
+  write_file_atomically(dir / kMarkdownReport, render_markdown(results));
+  write_file_atomically(dir / kHtmlReport, render_html(results));
+  write_file_atomically(dir / kJunitReport, render_junit(results));
+  write_file_atomically(dir / kLogReport, render_log(results));
+  return results;
+}
+
+}  // namespace hsalit::results

@@ -1,0 +1,47 @@
+// What a campaign asks of a backend: run one compiled test and return a histogram of final
+// states, or say why it could not ("unknown: why"). The simulator is one backend; the
+// hardware backends (HIP on AMD GPUs, CUDA) implement the same interface. Header only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/ast.hpp"
+#include "hsalit/runner/sim.hpp"
+
+namespace hsalit::runner {
+
+struct BackendRequest {
+  bool exhaustive = true;        // every reachable outcome (the simulator only)
+  std::uint64_t iterations = 0;  // otherwise: runs
+  std::uint64_t seed = 1;
+  double timeout_seconds = 60;  // past it, the result is unknown (with what was seen so far)
+};
+
+struct BackendResult {
+  std::vector<litmus::ObservedRef> observed;      // the columns of every outcome
+  std::map<SimOutcome, std::uint64_t> histogram;  // outcome -> count
+  std::uint64_t states = 0;                       // exhaustive simulation
+  std::uint64_t iterations = 0;
+  double seconds = 0;
+  // Set when the histogram is not the answer asked for: partial (bound, time limit) or empty
+  // (no device, no runtime). Never a made-up histogram.
+  std::optional<std::string> unknown;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Why this backend cannot run anything on this machine, checked once per campaign.
+  virtual std::optional<std::string> unavailable() const = 0;
+  virtual BackendResult run(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                            const BackendRequest& request) const = 0;
+};
+
+}  // namespace hsalit::runner

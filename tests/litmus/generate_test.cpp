@@ -1,0 +1,150 @@
+#include "hsalit/litmus/generate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::litmus {
+namespace {
+
+GenerateOptions spec(std::string_view text) { return parse_generate_spec(text); }
+
+TEST(Generate, ClassicFamiliesHaveTheirCriticalOutcome) {
+  const std::map<std::string, std::string> expected = {
+      {"MP", "exists (1:r0=1 /\\ 1:r1=0)"},
+      {"SB", "exists (0:r0=0 /\\ 1:r0=0)"},
+      {"LB", "exists (0:r0=1 /\\ 1:r0=1)"},
+      {"S", "exists (1:r0=1 /\\ x=2)"},
+      {"R", "exists (1:r0=0 /\\ y=2)"},
+      {"2+2W", "exists (x=2 /\\ y=2)"},
+      {"CoRR", "exists (0:r0=1 /\\ 0:r1=0)"},
+      {"CoRW1", "exists (0:r0=1)"},
+      {"CoWW", "exists (x=2)"},
+      {"ISA2", "exists (1:r0=1 /\\ 2:r0=1 /\\ 2:r1=0)"},
+      {"IRIW", "exists (0:r0=1 /\\ 0:r1=0 /\\ 2:r0=1 /\\ 2:r1=0)"},
+  };
+  for (const auto& [family, condition] : expected) {
+    std::vector<GeneratedTest> tests =
+        generate_tests(spec("family=" + family + ",orders=rlx,scopes=agent,placements=diff-agent,segments=global"));
+    ASSERT_EQ(tests.size(), 1u) << family;
+    const std::string text = print_litmus(tests[0].test);
+    EXPECT_NE(text.find("\n" + condition + "\n"), std::string::npos) << text;
+    EXPECT_EQ(tests[0].test.name.rfind(family + "+rlx-agent", 0), 0u) << tests[0].test.name;
+  }
+}
+
+TEST(Generate, NamesFollowTheLibraryConvention) {
+  std::vector<GeneratedTest> tests =
+      generate_tests(spec("family=MP,orders=na+screl+scacq,scopes=agent,placements=diff-wg,segments=global"));
+  std::set<std::string> names;
+  for (const auto& t : tests) names.insert(t.test.name);
+  EXPECT_TRUE(names.count("MP+na.screl-agent+scacq-agent.na_diff-wg"));
+  EXPECT_TRUE(names.count("MP+na_diff-wg"));
+  tests = generate_tests(spec("family=MP,orders=rlx,scopes=wg,placements=same-wg,segments=group"));
+  ASSERT_EQ(tests.size(), 1u);
+  EXPECT_EQ(tests[0].test.name, "MP+rlx-wg_same-wg+group-x-y");
+}
+
+// Counts for small bounds; each number is checked by hand in docs/generation.md.
+TEST(Generate, CountsForSmallBounds) {
+  // MP: 4 accesses, each of 2 orders, no symmetry.
+  EXPECT_EQ(count_tests(spec("family=MP,orders=rlx+scacq+screl,scopes=agent,placements=diff-wg,segments=global")), 16u);
+  // SB: 4 orders per thread, threads interchangeable: 4 * 5 / 2.
+  EXPECT_EQ(count_tests(spec("family=SB,orders=rlx+scacq+screl,scopes=agent,placements=diff-wg,segments=global")), 10u);
+  EXPECT_EQ(count_tests(spec("family=SB,orders=na+rlx+scacq+screl,scopes=agent,placements=diff-wg,segments=global")),
+            45u);
+  // Two threads: same-wg, diff-wg, diff-agent; group memory only in one work-group.
+  EXPECT_EQ(count_tests(spec("family=MP,orders=rlx,scopes=wg")), 3u + 3u);
+  // Fences on MP's two program-order edges (none or 3 orders at 1 scope): 4 * 4.
+  EXPECT_EQ(count_tests(spec("family=MP,orders=rlx,scopes=agent,placements=diff-wg,segments=global,fences=scacq+"
+                             "screl+scar")),
+            16u);
+  // Dependencies on MP's reading edge: none, addr, ctrl (data needs a store).
+  EXPECT_EQ(count_tests(spec("family=MP,orders=rlx,scopes=agent,placements=diff-wg,segments=global,deps=addr+data+"
+                             "ctrl")),
+            3u);
+  // IRIW's four threads in the 60 placements, up to its one symmetry (swapping x and y,
+  // the readers and the writers), which fixes 20 of them: (60 + 20) / 2.
+  EXPECT_EQ(count_tests(spec("family=IRIW,orders=rlx,scopes=agent,segments=global")), 40u);
+}
+
+TEST(Generate, SymmetricDuplicatesAreRemoved) {
+  GenerateOptions o = spec("orders=rlx+scacq+screl,scopes=agent,placements=diff-wg,segments=global");
+  o.cycles = {parse_cycle("PodWR Fre PodWR Fre")};
+  const std::size_t one = count_tests(o);
+  o.cycles = {parse_cycle("PodWR Fre PodWR Fre"), parse_cycle("Fre PodWR Fre PodWR")};
+  EXPECT_EQ(count_tests(o), one);
+  // SB+rlx+screl and SB+screl+rlx are one test up to thread permutation.
+  std::set<std::string> names;
+  for (const auto& t : generate_tests(o)) names.insert(t.test.name);
+  EXPECT_EQ(names.count("SB+rlx-agent+rlx-agent.scacq-agent_diff-wg") +
+                names.count("SB+rlx-agent.scacq-agent+rlx-agent_diff-wg"),
+            1u);
+  // Location and value renaming: 2+2W from either rotation is the same test.
+  o.cycles = {parse_cycle("PodWW Wse PodWW Wse"), parse_cycle("Wse PodWW Wse PodWW")};
+  EXPECT_EQ(count_tests(o), count_tests(spec("family=2+2W,orders=rlx+scacq+screl,scopes=agent,placements=diff-wg,"
+                                             "segments=global")));
+}
+
+TEST(Generate, NamesAreDeterministicUniqueAndTestsParseBack) {
+  const GenerateOptions o =
+      spec("threads=2,accesses=2,orders=na+rlx+screl+scacq,scopes=agent,placements=diff-wg,segments=global");
+  std::vector<GeneratedTest> first = generate_tests(o);
+  std::vector<GeneratedTest> second = generate_tests(o);
+  ASSERT_EQ(first.size(), second.size());
+  ASSERT_GT(first.size(), 100u);
+  std::set<std::string> names, keys;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].test.name, second[i].test.name);
+    EXPECT_TRUE(names.insert(first[i].test.name).second) << "duplicate name " << first[i].test.name;
+    EXPECT_TRUE(keys.insert(first[i].canonical_key).second);
+    const std::string text = print_litmus(first[i].test);
+    ParseResult parsed = parse_litmus(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render(first[i].test.name) << text;
+    EXPECT_EQ(*parsed.test, first[i].test) << text;
+  }
+}
+
+TEST(Generate, DependenciesFencesAndGroupSegmentsParseBack) {
+  const GenerateOptions o = spec("family=LB/MP/SB,orders=rlx+screl+scacq,scopes=wg,fences=scar,deps=addr+data+ctrl");
+  std::size_t n = generate(o, [](GeneratedTest&& t) {
+    ParseResult parsed = parse_litmus(print_litmus(t.test));
+    ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render(t.test.name);
+    EXPECT_EQ(*parsed.test, t.test);
+  });
+  EXPECT_GT(n, 1000u);
+}
+
+TEST(Generate, BadOptionsAreRefusedWithTheReason) {
+  EXPECT_THROW(validate(parse_generate_spec("threads=0")), std::invalid_argument);
+  EXPECT_THROW(validate(parse_generate_spec("threads=9")), std::invalid_argument);
+  EXPECT_THROW(parse_generate_spec("orders=acquire"), std::invalid_argument);
+  EXPECT_THROW(parse_generate_spec("family=XY"), std::invalid_argument);
+  EXPECT_THROW(parse_generate_spec("bogus=1"), std::invalid_argument);
+  EXPECT_THROW(parse_generate_spec("threads"), std::invalid_argument);
+  EXPECT_THROW(parse_cycle("PodWR PodWR"), std::invalid_argument);  // one location change per Pod
+  EXPECT_THROW(parse_cycle("Rfe PodWR"), std::invalid_argument);    // kinds do not chain
+  EXPECT_THROW(parse_cycle("Rfe Fre"), std::invalid_argument);      // no program order
+  try {
+    parse_generate_spec("orders=rlx+acquire");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'acquire'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(count_tests(spec("threads=2,accesses=2,max=10")), std::length_error);
+}
+
+TEST(Generate, BoundsEnumerateTheClassicShapes) {
+  std::set<std::string> families;
+  for (const Cycle& c : enumerate_cycles(spec("threads=2,accesses=2")))
+    if (auto f = family_of(c)) families.insert(*f);
+  EXPECT_EQ(families,
+            (std::set<std::string>{"MP", "SB", "LB", "S", "R", "2+2W", "CoRR", "CoWR", "CoRW1", "CoRW2", "CoWW"}));
+}
+
+}  // namespace
+}  // namespace hsalit::litmus

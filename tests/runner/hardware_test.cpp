@@ -1,0 +1,334 @@
+// The hardware harness (docs/hardware.md): generated sources, builds with the vendor compilers
+// when present, behaviour without a GPU, the outcome encoding, and the harness logic run on CPU
+// threads (HSALIT_HOST_EMULATION).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/process.hpp"
+#include "hsalit/litmus/parser.hpp"
+#include "hsalit/runner/hardware.hpp"
+
+namespace hsalit::runner {
+namespace {
+
+const std::filesystem::path kLibrary = std::filesystem::path(HSALIT_SOURCE_DIR) / "litmus" / "library";
+
+litmus::Test load(const std::string& relative) {
+  litmus::ParseResult r = litmus::parse_litmus_file(kLibrary / relative);
+  EXPECT_TRUE(r.ok()) << relative;
+  return *r.test;
+}
+
+litmus::Test parse(std::string_view text) {
+  litmus::ParseResult r = litmus::parse_litmus(text);
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render("inline.litmus");
+  return *r.test;
+}
+
+codegen::CompiledTest compile_for(const litmus::Test& test, const std::string& target) {
+  const auto& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target& t = catalog.get(target);
+  return codegen::compile(test, t, catalog, codegen::MappingTable::builtin(t.mapping));
+}
+
+bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
+
+const char* const kMp = "canonical/MP+wg+agent_diff-wg.litmus";
+
+// ---- Generated sources.
+
+TEST(HardwareSource, HipInlineAssemblyCarriesTheTableSequencesForMp) {
+  litmus::Test mp = load(kMp);
+  HarnessOptions o;
+  o.target = "gfx900";
+  codegen::CompiledTest c = compile_for(mp, "gfx900");
+  HarnessProgram p = generate_hip_program(mp, &c, o);
+  EXPECT_EQ(p.file_name, "MP_wg_agent_diff-wg.hip");
+  // P1's acquire load at agent scope (gfx6-9 table): glc load, wait, L1 invalidate.
+  EXPECT_TRUE(contains(p.source, "\"global_load_dword v1, v0, s[2:3] glc\\n\\t\""));
+  EXPECT_TRUE(contains(p.source, "\"buffer_wbinvl1_vol\\n\\t\""));
+  // Bases and the instance offset come in through operands, not kernel-argument loads.
+  EXPECT_TRUE(contains(p.source, "v_mov_b32_e32 v0, %[offset]"));
+  EXPECT_FALSE(contains(p.source, "s_load_dwordx2"));
+  // The data read is guarded by a scalar branch: lanes one at a time, labels unique per asm.
+  EXPECT_TRUE(contains(p.source, "__builtin_amdgcn_readfirstlane"));
+  EXPECT_TRUE(contains(p.source, "s_cbranch_vccnz hsalit_P1_Skip1_%="));
+  EXPECT_TRUE(contains(p.source, "hsalit_P1_Skip1_%=:"));
+
+  codegen::CompiledTest c940 = compile_for(mp, "gfx940");
+  o.target = "gfx940";
+  HarnessProgram p940 = generate_hip_program(mp, &c940, o);
+  EXPECT_TRUE(contains(p940.source, "\"global_load_dword v1, v0, s[2:3] sc1\\n\\t\""));
+  EXPECT_TRUE(contains(p940.source, "\"buffer_inv sc1\\n\\t\""));
+}
+
+TEST(HardwareSource, HipBuiltinsUseOrdersAndScopes) {
+  litmus::Test mp = load(kMp);
+  HarnessOptions o;
+  o.hip_builtins = true;
+  HarnessProgram p = generate_hip_program(mp, nullptr, o);
+  EXPECT_TRUE(contains(p.source,
+                       "__hip_atomic_store(((int*)e.loc[1]), (int)(1LL), __ATOMIC_RELEASE, "
+                       "__HIP_MEMORY_SCOPE_WORKGROUP)"));
+  EXPECT_TRUE(contains(p.source, "__hip_atomic_load(((int*)e.loc[1]), __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT)"));
+  // Ordinary accesses are plain.
+  EXPECT_TRUE(contains(p.source, "*((int*)e.loc[0]) = (int)(1LL);"));
+}
+
+TEST(HardwareSource, CudaUsesPtxWithScopesMapped) {
+  litmus::Test mp = load(kMp);
+  HarnessOptions o;
+  o.backend = HardwareBackend::Cuda;
+  o.target = "sm_90";
+  HarnessProgram p = generate_cuda_program(mp, o);
+  EXPECT_EQ(p.file_name, "MP_wg_agent_diff-wg.cu");
+  EXPECT_TRUE(contains(p.source, "st.release.cta.b32 [%0], %1;"));  // screl wg
+  EXPECT_TRUE(contains(p.source, "ld.acquire.gpu.b32 %0, [%1];"));  // scacq agent
+
+  litmus::Test rmw = parse(R"(LISA RMW
+{ x = 0; y = 0; }
+ P0                                   | P1                                    ;
+ rmw[atomic,scar,system] r0 (add r0 2) x | rmw[cas,atomic,scacq,wave] r1 0 5 y ;
+ f[scar,agent]                        | f[screl,wg]                           ;
+ w[atomic,scar,agent] y 3             | r[double,atomic,scar,agent] r2 x     ;
+scopes: (agent (wg 0 1))
+exists (0:r0=0 /\ 1:r1=0 /\ 1:r2=0)
+)");
+  HarnessProgram q = generate_cuda_program(rmw, o);
+  EXPECT_TRUE(contains(q.source, "fence.sc.sys; atom.acq_rel.sys.add.u32 %0, [%1], %2;"));
+  EXPECT_TRUE(contains(q.source, "atom.acquire.cta.cas.b32 %0, [%1], %2, %3;"));  // wave -> cta
+  EXPECT_TRUE(contains(q.source, "fence.sc.gpu;"));
+  EXPECT_TRUE(contains(q.source, "fence.acq_rel.cta;"));
+  EXPECT_TRUE(contains(q.source, "fence.sc.gpu; st.relaxed.gpu.b32 [%0], %1;"));
+  EXPECT_TRUE(contains(q.source, "fence.sc.gpu; ld.acquire.gpu.b64 %0, [%1];"));
+}
+
+TEST(HardwareSource, UnsupportedTestsSayWhy) {
+  HarnessOptions o;
+  o.hip_builtins = true;
+  litmus::Test two_agents = load("classic/MP+system_diff-agent.litmus");
+  auto why = hardware_unsupported_reason(two_agents, o);
+  ASSERT_TRUE(why);
+  EXPECT_TRUE(contains(*why, "different agents")) << *why;
+  EXPECT_THROW(generate_hip_program(two_agents, nullptr, o), HardwareUnsupported);
+  SimResult r = run_hardware(two_agents, nullptr, o);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_TRUE(contains(*r.unknown, "unsupported")) << *r.unknown;
+  EXPECT_TRUE(r.histogram.empty());
+
+  litmus::Test barrier = load("canonical/MP+barrier_same-wg.litmus");
+  why = hardware_unsupported_reason(barrier, o);
+  ASSERT_TRUE(why);
+  EXPECT_TRUE(contains(*why, "barrier")) << *why;
+}
+
+// ---- Outcome encoding.
+
+TEST(HardwareEncoding, RoundTrips) {
+  litmus::Test mp = load(kMp);
+  OutcomeEncoding enc = outcome_encoding(mp);
+  ASSERT_EQ(enc.observed.size(), 2u);  // 1:r0, 1:r1
+  EXPECT_EQ(enc.domains[0], (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(enc.domains[1], (std::vector<std::int64_t>{-1, 0, 1}));
+  EXPECT_EQ(enc.outcome_count(), 3u * 4u);
+  int decoded = 0;
+  for (std::uint64_t i = 0; i < enc.outcome_count(); ++i) {
+    auto values = enc.decode(i);
+    if (!values) continue;
+    ++decoded;
+    EXPECT_EQ(enc.encode(*values), i);
+  }
+  EXPECT_EQ(decoded, 2 * 3);
+  // A value outside a domain encodes to that digit's "other" and does not decode.
+  std::uint64_t other = enc.encode({1, 42});
+  EXPECT_FALSE(enc.decode(other));
+
+  // The harness's JSON, read back: indices decoded, "other" outcomes taken raw.
+  std::string json = fmt::format(
+      R"({{"schema": "hsalit-harness/1", "iterations": 2, "instances": 3, "histogram": [[{}, 4], [{}, 1]], )"
+      R"("other": [[1, 42]], "other_lost": 0}})",
+      enc.encode({1, 1}), enc.encode({0, -1}));
+  SimResult r = parse_harness_output("noise\n" + json + "\n", enc);
+  EXPECT_FALSE(r.unknown);
+  EXPECT_EQ(r.iterations, 6u);
+  EXPECT_EQ(r.histogram.at(SimOutcome{{1, 1}}), 4u);
+  EXPECT_EQ(r.histogram.at(SimOutcome{{0, -1}}), 1u);
+  EXPECT_EQ(r.histogram.at(SimOutcome{{1, 42}}), 1u);
+
+  SimResult none = parse_harness_output(
+      R"({"schema": "hsalit-harness/1", "error": "no-device", "message": "no ROCm-capable device is detected"})", enc);
+  ASSERT_TRUE(none.unknown);
+  EXPECT_TRUE(contains(*none.unknown, "no GPU")) << *none.unknown;
+}
+
+TEST(HardwareEncoding, IncantationsParse) {
+  std::string error;
+  auto inc = parse_incantations("stress,spacing", error);
+  ASSERT_TRUE(inc);
+  EXPECT_TRUE(inc->stress && inc->spacing && !inc->shuffle && !inc->prestress);
+  EXPECT_EQ(parse_incantations("all", error), (Incantations{true, true, true, true}));
+  EXPECT_FALSE(parse_incantations("stress,warp-drive", error));
+  EXPECT_TRUE(contains(error, "warp-drive"));
+}
+
+TEST(HardwareEncoding, LayoutFollowsTheScopeTree) {
+  InstanceLayout diff_wg = instance_layout(load(kMp));
+  ASSERT_EQ(diff_wg.workgroups.size(), 2u);
+  InstanceLayout same_wg = instance_layout(load("canonical/SB+wg_same-wg.litmus"));
+  ASSERT_EQ(same_wg.workgroups.size(), 1u);
+  EXPECT_EQ(same_wg.workgroups[0].size(), 2u);  // one work-group, two waves
+  InstanceLayout same_wave = instance_layout(load("classic/SB+sc-wave_same-wave.litmus"));
+  ASSERT_EQ(same_wave.workgroups.size(), 1u);
+  ASSERT_EQ(same_wave.workgroups[0].size(), 1u);
+  EXPECT_EQ(same_wave.workgroups[0][0], (std::vector<int>{0, 1}));
+}
+
+// ---- Host emulation: the harness logic on CPU threads.
+
+struct EmulationCase {
+  std::string file;
+  Incantations incantations;
+};
+
+class HardwareEmulation : public ::testing::TestWithParam<EmulationCase> {};
+
+TEST_P(HardwareEmulation, CountsEveryInstanceWithOutcomesTheTestCanProduce) {
+  if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
+  litmus::Test test = load(GetParam().file);
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.hip_builtins = true;
+  o.instances = 6;
+  o.iterations = 40;
+  o.workgroup_size = 8;
+  o.stress_workgroups = 1;
+  o.incantations = GetParam().incantations;
+  SimResult r = run_hardware(test, nullptr, o);
+  ASSERT_FALSE(r.unknown) << *r.unknown;
+  EXPECT_EQ(r.iterations, 40u * 6u);
+  std::uint64_t total = 0;
+  OutcomeEncoding enc = outcome_encoding(test);
+  for (const auto& [outcome, count] : r.histogram) {
+    total += count;
+    // Every value is one the test can produce (no "other" digit, so no mixed-up instances).
+    EXPECT_TRUE(enc.decode(enc.encode(outcome.values))) << format_outcome(test, r, outcome);
+  }
+  EXPECT_EQ(total, r.iterations);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Library, HardwareEmulation,
+    ::testing::Values(EmulationCase{kMp, {}}, EmulationCase{kMp, {true, true, true, true}},
+                      EmulationCase{"canonical/SB+wg_same-wg.litmus", {false, true, false, true}},
+                      EmulationCase{"canonical/MP+wave+wave_diff-wave.litmus", {false, true, false, false}},
+                      EmulationCase{"classic/MP+agent_same-wg+group-data.litmus", {true, true, false, false}},
+                      EmulationCase{"classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", {false, false, true, false}},
+                      EmulationCase{"canonical/FetchAdd2+agent_diff-wg.litmus", {}},
+                      EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {false, true, false, false}}),
+    [](const ::testing::TestParamInfo<EmulationCase>& info) { return "case" + std::to_string(info.index); });
+
+TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
+  if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
+  // C++ release/acquire on the host forbids MP's weak outcome: a harness that mixed instances
+  // up or read results before the threads finished would show it.
+  litmus::Test mp = load("classic/MP+fence-rel+scacq-agent_diff-wg.litmus");
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.hip_builtins = true;
+  o.instances = 8;
+  o.iterations = 60;
+  o.workgroup_size = 8;
+  o.incantations = {false, true, false, true};
+  SimResult r = run_hardware(mp, nullptr, o);
+  ASSERT_FALSE(r.unknown) << *r.unknown;
+  for (const auto& [outcome, count] : r.histogram) {
+    std::string text = format_outcome(mp, r, outcome);
+    EXPECT_FALSE(contains(text, "1:r0=1;") && contains(text, "1:r1=0;")) << text;
+  }
+}
+
+// ---- Vendor compilers (compile only; skipped when absent).
+
+void expect_builds(const HarnessProgram& p, const HarnessOptions& o, const std::string& what) {
+  codegen::TempDir dir("hsalit-hw-test");
+  BuildResult b = build_program(p, o, dir.path(), /*compile_only=*/true);
+  if (!b.ok && contains(b.log, "invalid target ID"))
+    GTEST_SKIP() << what << ": this hipcc does not know " << o.target << " (Debian's ROCm 5.2 clang-15 knows gfx940 "
+                 << "but not gfx941/gfx942)";
+  EXPECT_TRUE(b.ok) << what << "\n" << b.log;
+}
+
+class HipBuild : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HipBuild, MpCompilesInBothModes) {
+  if (!find_hipcc()) GTEST_SKIP() << "hipcc not found (Debian packages hipcc, libamdhip64-dev, rocm-device-libs)";
+  litmus::Test mp = load(kMp);
+  HarnessOptions o;
+  o.target = GetParam();
+  codegen::CompiledTest c = compile_for(mp, o.target);
+  expect_builds(generate_hip_program(mp, &c, o), o, "inline assembly");
+  o.hip_builtins = true;
+  expect_builds(generate_hip_program(mp, nullptr, o), o, "builtins");
+}
+
+TEST_P(HipBuild, RmwAndGroupTestsCompile) {
+  if (!find_hipcc()) GTEST_SKIP() << "hipcc not found";
+  HarnessOptions o;
+  o.target = GetParam();
+  for (const char* file : {"classic/MP+agent_same-wg+group-data.litmus",
+                           "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", "classic/SB+sc-wave_same-wave.litmus"}) {
+    litmus::Test t = load(file);
+    codegen::CompiledTest c = compile_for(t, o.target);
+    expect_builds(generate_hip_program(t, &c, o), o, file);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, HipBuild, ::testing::Values("gfx900", "gfx90a", "gfx940"));
+
+TEST(CudaBuild, MpCompilesForSm90) {
+  if (!find_nvcc()) GTEST_SKIP() << "nvcc not found (HSALIT_NVCC, PATH, /usr/local/cuda/bin/nvcc)";
+  HarnessOptions o;
+  o.backend = HardwareBackend::Cuda;
+  o.target = "sm_90";
+  expect_builds(generate_cuda_program(load(kMp), o), o, "cuda");
+}
+
+// ---- No GPU: unknown with a clear reason, no crash.
+
+TEST(HardwareNoGpu, HipSaysSo) {
+  if (std::filesystem::exists("/dev/kfd")) GTEST_SKIP() << "an AMD GPU driver is present";
+  HarnessOptions o;
+  o.hip_builtins = true;
+  o.instances = 4;
+  o.iterations = 1;
+  SimResult r = run_hardware(load(kMp), nullptr, o);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_TRUE(r.histogram.empty());
+  if (find_hipcc())
+    EXPECT_TRUE(contains(*r.unknown, "no AMD GPU: /dev/kfd is missing")) << *r.unknown;
+  else
+    EXPECT_TRUE(contains(*r.unknown, "hipcc not found")) << *r.unknown;
+}
+
+TEST(HardwareNoGpu, CudaSaysSo) {
+  if (std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "an NVIDIA GPU is present";
+  HarnessOptions o;
+  o.backend = HardwareBackend::Cuda;
+  o.target = "sm_90";
+  o.instances = 4;
+  o.iterations = 1;
+  SimResult r = run_hardware(load(kMp), nullptr, o);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_TRUE(r.histogram.empty());
+  if (find_nvcc())
+    EXPECT_TRUE(contains(*r.unknown, "no GPU")) << *r.unknown;
+  else
+    EXPECT_TRUE(contains(*r.unknown, "nvcc not found")) << *r.unknown;
+}
+
+}  // namespace
+}  // namespace hsalit::runner

@@ -1,0 +1,58 @@
+// Mutation score of a test set against a mapping table (docs/verification.md): each
+// mutant removes one instruction of one row's sequence, or clears one cache-policy bit
+// (glc, slc, sc0, sc1, nt, dlc) of one element; a test set kills a mutant when verifying
+// the mutated table finds a counterexample. A surviving mutant is either redundant (the
+// mutated table is still sound) or a sign of a missing test; verifying it on a larger
+// bound tells the two apart, up to that bound.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hsalit/codegen/mapping.hpp"
+#include "hsalit/verify/verify.hpp"
+
+namespace hsalit::verify {
+
+// The table as a `hsalit-mapping/1` document (rows with `same_as` written out), such that
+// MappingTable::from_json gives back an equivalent table.
+nlohmann::json table_to_json(const codegen::MappingTable& table);
+
+struct Mutant {
+  std::string row;       // the row id
+  std::string change;    // `remove element 2 (s_waitcnt vmcnt(0))`, `clear glc of the access`
+  nlohmann::json table;  // the mutated table document
+};
+
+// Every mutant of the given rows, in table order, element order, bit order.
+std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const std::string> rows);
+
+struct MutantResult {
+  std::string row, change;
+  bool killed = false;
+  std::string killed_by;  // the test and the forbidden outcome
+  // For a survivor checked on a larger bound: whether a counterexample appeared there.
+  std::optional<bool> killed_at_larger_bound;
+  std::string larger_killed_by;
+};
+
+struct MutationReport {
+  std::vector<MutantResult> mutants;
+  std::string bound, larger_bound;  // descriptions, for the text
+  std::size_t killed() const;
+};
+
+// Verifies every mutant on `tests` (and each survivor on `larger`, when not empty).
+// Tests are judged once by the model (the cache); only compilation and simulation repeat.
+MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
+                            const codegen::MappingTable& table, std::span<const std::string> rows,
+                            const VerifyOptions& options, ModelCache& cache);
+
+std::string render_text(const MutationReport& report);
+nlohmann::json to_json(const MutationReport& report);
+
+}  // namespace hsalit::verify

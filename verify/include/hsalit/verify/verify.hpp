@@ -1,0 +1,118 @@
+// Proving a mapping table correct up to a bound (docs/verification.md): for every litmus
+// test the model calls race-free, every final state the simulator reaches with the test
+// compiled by the table must be one the model allows (HSA SysArch 3.12: a race-free
+// program's behaviours are those of its valid candidate executions). A final state the
+// model forbids is a counterexample; it is minimised and reported with the table rows that
+// produced its code and the simulator's trace.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/ast.hpp"
+#include "hsalit/model/checker.hpp"
+#include "hsalit/runner/sim.hpp"
+
+namespace hsalit::verify {
+
+struct VerifyOptions {
+  std::string target = "gfx900";
+  codegen::CompileOptions compile;
+  runner::SimOptions sim;
+  model::CheckOptions model;
+  bool minimise = true;  // shrink each counterexample
+};
+
+enum class TestStatus : std::uint8_t {
+  Sound,           // every reachable final state is allowed
+  Counterexample,  // the simulator reaches a final state the model forbids
+  Racy,            // the model says the program is racy (undefined): nothing to check
+  Unsupported,     // the table or target cannot compile it, or it has a filter
+  Unknown,         // the model or the simulator gave up (bound, time)
+};
+std::string_view to_string(TestStatus status);
+
+// Which table row produced the code of one litmus instruction.
+struct RowUse {
+  int thread = 0;
+  int instruction = 0;  // index in the litmus thread's code
+  std::string litmus;   // the litmus instruction, `w[atomic,screl,agent] y 1`
+  std::string row;      // the row id
+  std::string source;   // where the row comes from: document, table, row
+};
+
+struct Counterexample {
+  std::string found_in;  // the generated or given test it was found on
+  litmus::Test test;     // minimised when asked; its condition is the forbidden outcome
+  bool minimised = false;
+  std::string outcome;       // `1:r0=1; 1:r1=0;`
+  std::vector<RowUse> rows;  // the rows used by the test's code
+  std::string assembly;      // the compiled test, rows annotated
+  std::string placement;     // where the simulator placed the threads
+  std::vector<std::string> trace;
+};
+
+struct TestVerification {
+  std::string name;
+  TestStatus status = TestStatus::Unknown;
+  std::string reason;  // one line: why this status
+  litmus::Test test;   // observing every register and location
+  std::optional<model::CheckResult> model;
+  std::optional<codegen::CompiledTest> compiled;
+  std::optional<runner::SimResult> sim;
+  std::vector<runner::SimOutcome> forbidden;  // reached and not allowed
+  std::optional<Counterexample> counterexample;
+  double seconds = 0;
+};
+
+// The model's answers do not depend on the mapping: computed once per test and shared by
+// every verification of it (the mutants of --mutate included).
+class ModelCache {
+ public:
+  const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
+
+ private:
+  std::map<std::string, model::CheckResult> results_;
+};
+
+// The test with a `locations` line naming every register a load or rmw writes and every
+// location, so that outcomes are whole final states, not only what the condition names.
+litmus::Test observe_everything(const litmus::Test& test);
+
+// Verifies one test. Never throws for a test the table or target cannot express (that is
+// Unsupported, with the reason).
+TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
+                             ModelCache& cache);
+
+// Shrinks a counterexample: drops threads and instructions while the test stays a
+// race-free counterexample; the result's condition is `exists` the forbidden outcome.
+// nullopt when `test` is not a counterexample.
+std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::MappingTable& table,
+                                       const VerifyOptions& options, ModelCache& cache);
+
+struct VerifyReport {
+  std::vector<TestVerification> tests;
+  std::size_t count(TestStatus status) const;
+  bool sound() const { return count(TestStatus::Counterexample) == 0; }
+};
+
+// Verifies each test in order; `progress` (optional) is called after each.
+VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::MappingTable& table,
+                          const VerifyOptions& options, ModelCache& cache,
+                          const std::function<void(const TestVerification&)>& progress = {});
+
+// The rows the compiled tests use, by id (for the mutation of --mutate).
+std::vector<std::string> rows_used(const VerifyReport& report);
+
+// Text for people: `sound up to the bound` or the counterexamples.
+std::string render_text(const VerifyReport& report, std::string_view table, std::string_view target,
+                        std::string_view bound);
+
+}  // namespace hsalit::verify

@@ -1,0 +1,231 @@
+#include "hsalit/verify/verify_llc.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+
+#include "hsalit/codegen/llc_program.hpp"
+#include "hsalit/litmus/check.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::verify {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The test whose condition is `exists` the given final state.
+litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,
+                          const std::vector<std::int64_t>& values) {
+  litmus::Test out = test;
+  out.locations.clear();
+  out.condition.quantifier = litmus::Quantifier::Exists;
+  litmus::Prop p;
+  p.kind = litmus::Prop::Kind::True;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    litmus::Prop term =
+        litmus::Prop::equals(litmus::ObservedRef{refs[i].thread, refs[i].name, {}}, litmus::Expr::constant(values[i]));
+    p = i == 0 ? std::move(term) : litmus::Prop::conjunction(std::move(p), std::move(term));
+  }
+  out.condition.prop = std::move(p);
+  litmus::DiagnosticList diags;
+  return litmus::check_test(out, diags) ? out : test;
+}
+
+Counterexample make_counterexample(const TestVerification& v) {
+  Counterexample c;
+  c.found_in = v.name;
+  const runner::SimOutcome& o = v.forbidden.front();
+  c.outcome = runner::format_outcome(v.test, *v.sim, o);
+  c.test = with_outcome(v.test, v.sim->observed, o.values);
+  if (auto it = v.sim->traces.find(o); it != v.sim->traces.end()) c.trace = it->second;
+  if (auto it = v.sim->trace_placement.find(o); it != v.sim->trace_placement.end()) c.placement = it->second;
+  // Which instruction of llc's code implements each litmus access (the ties of llc.hpp).
+  std::set<std::pair<int, int>> seen;
+  for (const codegen::CompiledThread& t : v.compiled->threads)
+    for (const codegen::Instruction& ins : t.code) {
+      const codegen::Origin& origin = ins.origin;
+      if (origin.role != "access" || origin.instruction < 0 || !seen.insert({origin.thread, origin.instruction}).second)
+        continue;
+      RowUse use;
+      use.thread = origin.thread;
+      use.instruction = origin.instruction;
+      use.litmus = litmus::print_instruction(
+          v.test.threads[static_cast<std::size_t>(origin.thread)].code[static_cast<std::size_t>(origin.instruction)]);
+      use.row = codegen::print(ins);
+      use.source = fmt::format("{} for {}", v.compiled->table, v.compiled->target);
+      c.rows.push_back(std::move(use));
+    }
+  c.assembly = codegen::emit_assembly(*v.compiled, v.test);
+  return c;
+}
+
+}  // namespace
+
+TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache) {
+  const auto start = std::chrono::steady_clock::now();
+  TestVerification v;
+  v.name = test.name;
+  v.test = test;
+  v.compiled = compiled;
+  auto finish = [&](TestStatus status, std::string reason) {
+    v.status = status;
+    v.reason = std::move(reason);
+    v.seconds = seconds_since(start);
+    return v;
+  };
+  const model::CheckResult& m = cache.check(v.test, model);
+  v.model = m;
+  if (m.unknown()) return finish(TestStatus::Unknown, "model: " + *m.unknown_reason);
+  if (m.racy)
+    return finish(TestStatus::Racy,
+                  m.race ? fmt::format("racy (HSA SysArch 3.12): {} and {}", m.race->first, m.race->second)
+                         : "racy (HSA SysArch 3.12)");
+  try {
+    v.sim = runner::run_exhaustive(v.test, compiled, sim);
+  } catch (const std::exception& e) {
+    // The decoder names the instruction it cannot execute (runner/src/sim_program.cpp).
+    return finish(TestStatus::Unknown, fmt::format("unsupported instruction: {}", e.what()));
+  }
+  if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
+
+  // Containment, in the model's column order.
+  std::vector<std::size_t> column;
+  for (const litmus::ObservedRef& ref : v.sim->observed) {
+    auto it = std::find_if(m.evaluated.begin(), m.evaluated.end(),
+                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
+    if (it == m.evaluated.end())
+      return finish(TestStatus::Unknown, fmt::format("the model does not report {}", ref.to_string()));
+    column.push_back(static_cast<std::size_t>(it - m.evaluated.begin()));
+  }
+  if (column.size() != m.evaluated.size())
+    return finish(TestStatus::Unknown, "the model and the simulator observe different things");
+  std::set<std::vector<std::int64_t>> allowed;
+  for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
+  for (const auto& [outcome, count] : v.sim->histogram) {
+    std::vector<std::int64_t> values(m.evaluated.size());
+    for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
+    if (!allowed.count(values)) v.forbidden.push_back(outcome);
+  }
+  if (v.forbidden.empty())
+    return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
+  v.counterexample = make_counterexample(v);
+  return finish(TestStatus::Counterexample, fmt::format("reaches {}, which the model forbids",
+                                                        runner::format_outcome(v.test, *v.sim, v.forbidden.front())));
+}
+
+TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
+                                ModelCache& cache) {
+  const auto start = std::chrono::steady_clock::now();
+  TestVerification v;
+  v.name = test.name;
+  auto finish = [&](TestStatus status, std::string reason) {
+    v.status = status;
+    v.reason = std::move(reason);
+    v.seconds = seconds_since(start);
+    return v;
+  };
+  if (test.filter) return finish(TestStatus::Unsupported, "the test has a filter, which the simulator does not apply");
+  try {
+    v.test = observe_everything(test);
+  } catch (const std::exception& e) {
+    return finish(TestStatus::Unsupported, e.what());
+  }
+  // Racy and undecided tests are not compiled.
+  const model::CheckResult& m = cache.check(v.test, options.model);
+  if (m.unknown() || m.racy) {
+    codegen::CompiledTest none;
+    TestVerification judged = verify_compiled(v.test, none, options.sim, options.model, cache);
+    judged.compiled.reset();
+    judged.seconds = seconds_since(start);
+    return judged;
+  }
+  const codegen::Target* target = codegen::TargetCatalog::builtin().find(options.target);
+  if (!target) return finish(TestStatus::Unsupported, fmt::format("unknown target '{}'", options.target));
+  codegen::LlcResult compiled;
+  try {
+    compiled = codegen::compile_via_llc(v.test, *target, llc, options.ir);
+  } catch (const codegen::CompileError& e) {
+    return finish(TestStatus::Unsupported, fmt::format("LLVM IR: {}", e.what()));
+  } catch (const std::exception& e) {
+    return finish(TestStatus::Unknown, fmt::format("llc: {}", e.what()));
+  }
+  codegen::CompiledTest program;
+  try {
+    program = codegen::to_compiled_test(compiled, v.test);
+  } catch (const std::exception& e) {
+    return finish(TestStatus::Unknown, fmt::format("llc's code: {}", e.what()));
+  }
+  TestVerification judged = verify_compiled(v.test, program, options.sim, options.model, cache);
+  // What llc removed, merged or reordered (not an error: the program is judged as compiled).
+  std::size_t problems = 0;
+  for (const codegen::LlcThread& t : compiled.threads) problems += t.problems.size();
+  if (problems > 0 && judged.status == TestStatus::Sound)
+    judged.reason +=
+        fmt::format(" (llc removed, merged or reordered accesses in {} thread{})", problems, problems == 1 ? "" : "s");
+  judged.seconds = seconds_since(start);
+  return judged;
+}
+
+VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
+                            const LlcVerifyOptions& options, ModelCache& cache,
+                            const std::function<void(const TestVerification&)>& progress) {
+  VerifyReport report;
+  for (const litmus::Test& t : tests) {
+    report.tests.push_back(verify_via_llc(t, llc, options, cache));
+    if (progress) progress(report.tests.back());
+  }
+  return report;
+}
+
+std::string render_llc_text(const VerifyReport& report, std::string_view llc, std::string_view target) {
+  std::string out;
+  for (const TestVerification& v : report.tests)
+    out += fmt::format("{:<16} {}: {}\n", to_string(v.status), v.name, v.reason);
+  for (const TestVerification& v : report.tests) {
+    if (!v.counterexample) continue;
+    const Counterexample& c = *v.counterexample;
+    out += fmt::format("\nCounterexample in {}: {} reaches {}, which the model forbids\n", v.name, llc, c.outcome);
+    for (const RowUse& r : c.rows)
+      out += fmt::format("  P{}:{} {}  ->  {}\n", r.thread, r.instruction, r.litmus, r.row);
+    out += "\n" + c.assembly;
+    out += fmt::format("\nTrace ({}):\n", c.placement);
+    for (const std::string& step : c.trace) out += "  " + step + "\n";
+  }
+  out += fmt::format("\n{} on {}: {} tests: {} sound, {} counterexample, {} racy, {} unsupported, {} unknown\n", llc,
+                     target, report.tests.size(), report.count(TestStatus::Sound),
+                     report.count(TestStatus::Counterexample), report.count(TestStatus::Racy),
+                     report.count(TestStatus::Unsupported), report.count(TestStatus::Unknown));
+  return out;
+}
+
+nlohmann::json to_json(const TestVerification& v) {
+  nlohmann::json j = {{"test", v.name}, {"status", to_string(v.status)}, {"reason", v.reason}, {"seconds", v.seconds}};
+  if (v.sim) j["states"] = v.sim->states;
+  if (v.counterexample) {
+    j["outcome"] = v.counterexample->outcome;
+    j["assembly"] = v.counterexample->assembly;
+    j["placement"] = v.counterexample->placement;
+    j["trace"] = v.counterexample->trace;
+  }
+  return j;
+}
+
+nlohmann::json summary_json(const VerifyReport& report, std::string_view llc, std::string_view target) {
+  return {{"llc", llc},
+          {"target", target},
+          {"tests", report.tests.size()},
+          {"sound", report.count(TestStatus::Sound)},
+          {"counterexample", report.count(TestStatus::Counterexample)},
+          {"racy", report.count(TestStatus::Racy)},
+          {"unsupported", report.count(TestStatus::Unsupported)},
+          {"unknown", report.count(TestStatus::Unknown)}};
+}
+
+}  // namespace hsalit::verify
