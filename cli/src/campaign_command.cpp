@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 
 struct CampaignCommandOptions {
   std::vector<std::string> inputs;
-  std::string target = "gfx900";
+  std::string target;        // gfx900, or sm_90 with --backend cuda
+  std::string incantations;  // hardware backends: stress,shuffle,prestress,spacing
+  int instances = 1024;      // hardware backends: test instances per launch
   std::string backend = "sim";
   std::string out;
   std::string mapping_file;
@@ -99,9 +101,24 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
     return kExitBadInput;
   };
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::Target* target = catalog.find(opt.target);
+  // CUDA runs the litmus test through its own PTX mapping: its target is an NVIDIA
+  // architecture (sm_NN, default sm_90), and no GCN target is involved.
+  const bool cuda = opt.backend == "cuda";
+  std::string target_name = opt.target.empty() ? (cuda ? "sm_90" : "gfx900") : opt.target;
+  if (cuda && !target_name.starts_with("sm_"))
+    return fail(fmt::format("--backend cuda needs an NVIDIA architecture as --target (sm_NN), not '{}'", target_name));
+  const codegen::Target* target = catalog.find(cuda ? "gfx900" : target_name);  // gfx900: unused by cuda
   if (!target)
-    return fail(fmt::format("unknown target '{}' (known: {})", opt.target, fmt::join(catalog.names(), ", ")));
+    return fail(fmt::format("unknown target '{}' (known: {})", target_name, fmt::join(catalog.names(), ", ")));
+  runner::HarnessOptions harness;
+  if (!opt.incantations.empty()) {
+    std::string error;
+    auto inc = runner::parse_incantations(opt.incantations, error);
+    if (!inc) return fail(error);
+    harness.incantations = *inc;
+  }
+  if (opt.instances < 1) return fail("--instances must be at least 1");
+  harness.instances = opt.instances;
   auto variant = model::model_variant_from_string(opt.model);
   if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
   auto engine = model::engine_from_string(opt.engine);
@@ -133,7 +150,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
       return fail(
           fmt::format("unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)", a));
   }
-  std::unique_ptr<runner::Backend> backend = results::make_backend(opt.backend, opt.target, sim_options);
+  std::unique_ptr<runner::Backend> backend = results::make_backend(opt.backend, target_name, sim_options, harness);
   if (!backend)
     return fail(
         fmt::format("unknown backend '{}' (known: {})", opt.backend, fmt::join(results::backend_names(), ", ")));
@@ -148,6 +165,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
       mapping_hash = results::content_hash(read_text(opt.mapping_file).value_or(""));
     } else {
       std::string name = opt.table.empty() ? target->mapping : opt.table;
+      if (cuda && opt.table.empty()) name = "gfx6-9";  // not used to run: reports name the PTX mapping
       table = codegen::MappingTable::builtin(name);
       mapping_hash = results::content_hash(fmt::format("shipped {} of hsalit {}", name, HSALIT_VERSION));
     }
@@ -166,12 +184,15 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   results::CampaignInfo info;
   info.hsalit_version = HSALIT_VERSION;
-  info.target = target->name;
-  info.mapping = table->name();
+  info.target = cuda ? target_name : target->name;
+  info.mapping = cuda ? "PTX (docs/hardware.md)" : table->name();
   info.mapping_file = opt.mapping_file;
   info.mapping_hash = mapping_hash;
   info.flavour = opt.flavour;
   info.backend = opt.backend;
+  if (opt.backend != "sim")
+    info.harness = fmt::format("instances={} incantations={}", opt.instances,
+                               opt.incantations.empty() ? "none" : opt.incantations);
   info.model = opt.model;
   info.engine = opt.engine;
   info.exhaustive = opt.exhaustive || (!opt.iterations && opt.backend == "sim");
@@ -228,7 +249,10 @@ Command add_campaign_command(CLI::App& app) {
       "Check, compile, run and compare every test: allowed versus observed, with reports (docs/campaigns.md)");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
-  cmd->add_option("--target", opt->target, "processor (default gfx900)");
+  cmd->add_option("--target", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
+  cmd->add_option("--incantations", opt->incantations,
+                  "hardware backends: comma-separated stress, shuffle, prestress, spacing (docs/hardware.md)");
+  cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)");
   cmd->add_option("--backend", opt->backend, "sim (default), hip or cuda");
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");

@@ -159,15 +159,17 @@ int run_run(const RunCommandOptions& opt) {
       so.hw.lds_queues = true;
     else if (a == "one-channel")
       so.hw.channel_per_location = false;
+    else if (a == "l2-per-agent")
+      so.hw.l2_per_agent = true;
     else if (a == "no-l1-fill")
       so.hw.l1_spontaneous_fill = false;
     else if (a == "l1-store-at-l2")
       so.hw.l1_store_visible_early = false;
     else {
-      fmt::print(
-          stderr,
-          "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)\n",
-          a);
+      fmt::print(stderr,
+                 "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, "
+                 "l1-store-at-l2, l2-per-agent)\n",
+                 a);
       return kExitBadInput;
     }
   }
@@ -206,7 +208,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", opt->trace,
                   "print the transitions that reach OUTCOME, e.g. '1:r0=1; 1:r1=0' (exhaustive)");
   cmd->add_option("--assume", opt->assume,
-                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent");
   cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)");
   cmd->add_option("-j,--jobs", opt->jobs,
                   "random mode: threads sharing the iterations, 0 = one per core (default 1); the histogram is the "

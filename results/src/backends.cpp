@@ -31,31 +31,26 @@ class SimBackend final : public runner::Backend {
   runner::SimOptions options_;
 };
 
-// A hardware backend whose runtime is not part of this build: every test is unknown, with
-// the reason, never a made-up histogram.
-class UnavailableBackend final : public runner::Backend {
- public:
-  UnavailableBackend(std::string_view name, std::string reason) : name_(name), reason_(std::move(reason)) {}
-  std::string_view name() const override { return name_; }
-  std::optional<std::string> unavailable() const override { return reason_; }
-  runner::BackendResult run(const litmus::Test& test, const codegen::CompiledTest&,
-                            const runner::BackendRequest&) const override {
-    runner::BackendResult r;
-    r.observed = test.observed();
-    r.unknown = reason_;
-    return r;
-  }
-
- private:
-  std::string_view name_;
-  std::string reason_;
-};
+// The harness options of one hardware run: the campaign's incantations and instances, the
+// request's time limit and seed, and as many launches as the requested iterations need.
+runner::HarnessOptions harness_for(runner::HarnessOptions options, runner::HardwareBackend backend,
+                                   const std::string& target, const runner::BackendRequest& request) {
+  options.backend = backend;
+  options.target = target;
+  options.time_limit_seconds = request.timeout_seconds;
+  options.seed = request.seed;
+  // `iterations` counts test instances; each launch runs `instances` of them.
+  std::uint64_t instances = static_cast<std::uint64_t>(std::max(1, options.instances));
+  options.iterations = std::max<std::uint64_t>(1, (request.iterations + instances - 1) / instances);
+  return options;
+}
 
 // AMD GPUs through HIP: the hardware runner builds a harness around each thread's GCN code
 // (docs/hardware.md). Without hipcc or a GPU every test is unknown, with the reason.
 class HipBackend final : public runner::Backend {
  public:
-  explicit HipBackend(std::string target) : target_(std::move(target)) {}
+  HipBackend(std::string target, runner::HarnessOptions harness)
+      : target_(std::move(target)), harness_(std::move(harness)) {}
   std::string_view name() const override { return "hip"; }
   std::optional<std::string> unavailable() const override {
     if (!runner::find_hipcc()) return "no ROCm toolchain on this machine (hipcc not in PATH or HSALIT_HIPCC)";
@@ -70,38 +65,61 @@ class HipBackend final : public runner::Backend {
       out.unknown = *why;
       return out;
     }
-    runner::HarnessOptions options;
-    options.backend = runner::HardwareBackend::Hip;
-    options.target = target_;
-    options.time_limit_seconds = request.timeout_seconds;
-    options.seed = request.seed;
-    // `iterations` counts test instances; each launch runs `instances` of them.
-    std::uint64_t instances = static_cast<std::uint64_t>(std::max(1, options.instances));
-    options.iterations = std::max<std::uint64_t>(1, (request.iterations + instances - 1) / instances);
-    runner::SimResult r = runner::run_hardware(test, &compiled, options);
+    runner::SimResult r =
+        runner::run_hardware(test, &compiled, harness_for(harness_, runner::HardwareBackend::Hip, target_, request));
     return {std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown)};
   }
 
  private:
   std::string target_;
+  runner::HarnessOptions harness_;
 };
 
-std::string cuda_reason() {
-  return fmt::format(
-      "campaigns compile GCN code for AMD targets, and the CUDA harness (hsalit run --backend cuda) runs its own PTX "
-      "mapping, not that code{}",
-      std::filesystem::exists("/dev/nvidiactl") ? "" : "; this machine has no NVIDIA GPU/CUDA runtime either");
-}
+// NVIDIA GPUs through CUDA: the harness runs the litmus test through the scoped PTX mapping
+// of docs/hardware.md (not GCN code); reports show that PTX as the test's code.
+class CudaBackend final : public runner::Backend {
+ public:
+  CudaBackend(std::string arch, runner::HarnessOptions harness)
+      : arch_(std::move(arch)), harness_(std::move(harness)) {}
+  std::string_view name() const override { return "cuda"; }
+  std::optional<std::string> unavailable() const override {
+    if (!runner::find_nvcc())
+      return "no CUDA toolchain on this machine (nvcc not in HSALIT_NVCC, PATH or /usr/local/cuda)";
+    if (!std::filesystem::exists("/dev/nvidiactl"))
+      return "no NVIDIA GPU/CUDA runtime on this machine (no /dev/nvidiactl)";
+    return std::nullopt;
+  }
+  std::optional<std::vector<std::string>> own_code(const litmus::Test& test) const override {
+    return runner::cuda_thread_code(test);
+  }
+  runner::BackendResult run(const litmus::Test& test, const codegen::CompiledTest&,
+                            const runner::BackendRequest& request) const override {
+    runner::BackendResult out;
+    out.observed = test.observed();
+    if (auto why = unavailable()) {
+      out.unknown = *why;
+      return out;
+    }
+    runner::SimResult r =
+        runner::run_hardware(test, nullptr, harness_for(harness_, runner::HardwareBackend::Cuda, arch_, request));
+    return {std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown)};
+  }
+
+ private:
+  std::string arch_;
+  runner::HarnessOptions harness_;
+};
 
 }  // namespace
 
 std::vector<std::string_view> backend_names() { return {"sim", "hip", "cuda"}; }
 
 std::unique_ptr<runner::Backend> make_backend(std::string_view name, std::string_view target,
-                                              const runner::SimOptions& sim_options) {
+                                              const runner::SimOptions& sim_options,
+                                              const runner::HarnessOptions& harness) {
   if (name == "sim") return std::make_unique<SimBackend>(sim_options);
-  if (name == "hip") return std::make_unique<HipBackend>(std::string(target));
-  if (name == "cuda") return std::make_unique<UnavailableBackend>("cuda", cuda_reason());
+  if (name == "hip") return std::make_unique<HipBackend>(std::string(target), harness);
+  if (name == "cuda") return std::make_unique<CudaBackend>(std::string(target), harness);
   return nullptr;
 }
 

@@ -314,6 +314,7 @@ json to_json(const CampaignInfo& info) {
             {"mapping_hash", info.mapping_hash},
             {"flavour", info.flavour},
             {"backend", info.backend},
+            {"harness", info.harness},
             {"model", info.model},
             {"engine", info.engine},
             {"mode", info.exhaustive ? "exhaustive" : "random"},
@@ -339,6 +340,7 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
   info.mapping_hash = r.str("mapping_hash");
   info.flavour = r.str("flavour");
   info.backend = r.str("backend");
+  info.harness = r.str_or("harness", "");
   info.model = r.str("model");
   info.engine = r.str("engine");
   std::string mode = r.str("mode");

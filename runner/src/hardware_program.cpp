@@ -1045,6 +1045,17 @@ HarnessProgram generate_hip_program(const litmus::Test& test, const codegen::Com
                   fmt::format("hipcc --offload-arch={} -O2 -std=c++17 FILE.hip -o program", opt.target), g);
 }
 
+std::vector<std::string> cuda_thread_code(const litmus::Test& test) {
+  HarnessOptions opt;
+  opt.backend = HardwareBackend::Cuda;
+  if (auto why = hardware_unsupported_reason(test, opt)) throw HardwareUnsupported(*why);
+  const detail::TestFacts facts = detail::test_facts(test);
+  OutcomeEncoding enc = outcome_encoding(test);
+  std::vector<std::string> out;
+  for (const litmus::Thread& t : test.threads) out.push_back(cpp_thread_body(test, facts, enc, t.id, Dialect::Cuda));
+  return out;
+}
+
 HarnessProgram generate_cuda_program(const litmus::Test& test, const HarnessOptions& options) {
   HarnessOptions opt = options;
   opt.backend = HardwareBackend::Cuda;

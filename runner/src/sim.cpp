@@ -150,12 +150,12 @@ Word entry_instruction(Word meta) { return meta & 0xffff; }
 Word entry_location(Word meta) { return (meta >> 16) & 0xff; }
 Word entry_lane(Word meta) { return (meta >> 24) & 0xf; }
 
-enum class Step : std::uint8_t { Issue, Drain, LdsPerform, Evict, Fill };
+enum class Step : std::uint8_t { Issue, Drain, LdsPerform, Evict, Fill, L2Writeback, L2Fill, L2Evict };
 
 struct Transition {
   Step step = Step::Issue;
   // Issue: wave, and for a load through a lazy L1 line 0 = miss or i = hit the i-th value;
-  // LdsPerform: wave; Drain: cu, channel; Evict, Fill: cu, location.
+  // LdsPerform: wave; Drain: cu, channel; Evict, Fill: cu, location; L2*: agent, location.
   std::uint8_t a = 0, b = 0;
   Word pack() const { return static_cast<Word>(step) | static_cast<Word>(a) << 8 | static_cast<Word>(b) << 16; }
   static Transition unpack(Word w) {
@@ -194,7 +194,7 @@ struct Code {
   AddressForm form = AddressForm::Global;
   bool scalar_move = false;  // s_mov_b32 writes an SGPR
   bool has_source = false;   // Move: a source operand the lowering understood
-  bool bypass_l1 = false, flat = false;
+  bool bypass_l1 = false, flat = false, invalidate_l2 = false, system_scope = false;
   std::uint8_t width = 1;
   int atomic_kind = 0;
   std::int32_t dst = -1;  // word of the destination register
@@ -361,6 +361,23 @@ class Machine {
     fillable_ = std::move(fillable);
     memory_ = next;
     next += 2 * static_cast<int>(locations);
+    // Per-agent L2 (docs/simulator.md, rule 12): per agent and location (state, lo, hi), state
+    // 0 invalid, 1 clean, 2 dirty; lines of locations no thread of the agent names are left out.
+    l2_agents_ = opt_.hw.l2_per_agent && p_.l2_maintenance;
+    if (l2_agents_) {
+      for (int a : placement.agent_of_cu) agents_ = std::max(agents_, a + 1);
+      agent_line_.assign(static_cast<std::size_t>(agents_), std::vector<int>(locations, -1));
+      for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+        int cu = placement.cu_of_workgroup[static_cast<std::size_t>(
+            placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
+        auto a = static_cast<std::size_t>(placement.agent_of_cu[static_cast<std::size_t>(cu)]);
+        for (int loc : p_.threads[t].non_glc_loads)
+          if (agent_line_[a][static_cast<std::size_t>(loc)] < 0) {
+            agent_line_[a][static_cast<std::size_t>(loc)] = next;
+            next += 3;
+          }
+      }
+    }
     lds_ = next;
     next += 2 * workgroups_ * std::max(group_count_, 1);
     words_ = static_cast<std::size_t>(next);
@@ -387,6 +404,8 @@ class Machine {
         c.has_source = ins.a.file != RegFile::None;
         c.bypass_l1 = ins.bypass_l1;
         c.flat = ins.flat;
+        c.invalidate_l2 = ins.invalidate_l2;
+        c.system_scope = ins.system_scope;
         c.width = static_cast<std::uint8_t>(ins.width);
         c.atomic_kind = ins.atomic_kind;
         bool scalar_dst = ins.op == SimOp::ScalarLoad || c.scalar_move;
@@ -447,6 +466,8 @@ class Machine {
       queues += C.queue.size();
       for (int l : C.line) lines += l >= 0;
     }
+    for (const std::vector<int>& a : agent_line_)
+      for (int l : a) lines += l >= 0;
     return waves_.size() * (2 + static_cast<std::size_t>(candidates_cap_)) + queues + lines;
   }
   const std::vector<Word>& initial() const { return initial_; }
@@ -469,6 +490,10 @@ class Machine {
   bool final(const Word* s) const {
     for (const WaveLayout& L : waves_)
       if ((s[L.header] & 0xff) < L.threads.size() || s[L.header + 2] != 0) return false;
+    // The outcome is read from memory: dirty L2 lines are written back at the end of the kernel.
+    for (const std::vector<int>& a : agent_line_)
+      for (int l : a)
+        if (l >= 0 && s[l] == 2) return false;
     return true;
   }
 
@@ -524,6 +549,13 @@ class Machine {
           out.push_back({Step::Fill, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(l)});
       }
     }
+    for (std::size_t a = 0; a < agent_line_.size(); ++a)
+      for (std::size_t l = 0; l < agent_line_[a].size(); ++l) {
+        int line = agent_line_[a][l];
+        if (line < 0) continue;
+        Step st = s[line] == 2 ? Step::L2Writeback : s[line] == 1 ? Step::L2Evict : Step::L2Fill;
+        out.push_back({st, static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(l)});
+      }
     return invisible_step;
   }
 
@@ -531,7 +563,8 @@ class Machine {
   // run (a barrier some member of the work-group never reaches).
   static bool progress_possible(const Transitions& next) {
     return std::any_of(next.begin(), next.end(), [](const Transition& t) {
-      return t.step == Step::Issue || t.step == Step::Drain || t.step == Step::LdsPerform;
+      return t.step == Step::Issue || t.step == Step::Drain || t.step == Step::LdsPerform ||
+             t.step == Step::L2Writeback;
     });
   }
 
@@ -555,11 +588,22 @@ class Machine {
       case Step::Evict: std::fill_n(s + cus_[t.a].line[t.b], 3, 0); break;
       case Step::Fill: {
         Word* line = s + cus_[t.a].line[t.b];
+        Value64 v = l2(s, t.a, t.b);
         line[0] = 1;
-        line[1] = s[memory_ + 2 * t.b];
-        line[2] = s[memory_ + 2 * t.b + 1];
+        line[1] = v.lo;
+        line[2] = v.hi;
         break;
       }
+      case Step::L2Writeback: writeback_l2(s, t.a, t.b); break;
+      case Step::L2Fill: {
+        int line = agent_line_[t.a][t.b];
+        s[line] = 1, s[line + 1] = s[memory_ + 2 * t.b], s[line + 2] = s[memory_ + 2 * t.b + 1];
+        break;  // the value a CU of the agent sees does not change
+      }
+      case Step::L2Evict:
+        std::fill_n(s + agent_line_[t.a][t.b], 3, 0);
+        l2_changed(s, t.b);
+        break;
     }
   }
 
@@ -606,7 +650,14 @@ class Machine {
       case Step::Evict: return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[t.b]);
       case Step::Fill:
         return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a, p_.locations[t.b],
+                           static_cast<std::int32_t>(l2(s, t.a, t.b).lo));
+      case Step::L2Writeback:
+        return fmt::format("agent {} L2 writes back the line of {} (value {})", t.a, p_.locations[t.b],
+                           static_cast<std::int32_t>(s[agent_line_[t.a][t.b] + 1]));
+      case Step::L2Fill:
+        return fmt::format("agent {} L2 fills the line of {} from memory (value {})", t.a, p_.locations[t.b],
                            static_cast<std::int32_t>(s[memory_ + 2 * t.b]));
+      case Step::L2Evict: return fmt::format("agent {} L2 evicts the clean line of {}", t.a, p_.locations[t.b]);
     }
     return "?";
   }
@@ -663,7 +714,7 @@ class Machine {
     const CuLayout& C = cus_[static_cast<std::size_t>(cu)];
     int line = C.line[static_cast<std::size_t>(loc)];
     set_candidates(s, line, value);
-    if (!store_in_flight(s, C, loc)) add_candidate_checked(s, line, l2(s, loc));
+    if (!store_in_flight(s, C, loc)) add_candidate_checked(s, line, l2(s, cu, loc));
   }
   void add_candidate_checked(Word* s, int line, Value64 v) const {
     if (static_cast<int>(s[line]) >= candidates_cap_) {
@@ -673,7 +724,51 @@ class Machine {
     }
     add_candidate(s, line, v);
   }
-  Value64 l2(const Word* s, int loc) const { return {s[memory_ + 2 * loc], s[memory_ + 2 * loc + 1]}; }
+  // The value a request of CU `cu` finds: its agent's L2 line if valid, else memory (with one
+  // L2 for all agents, the L2's value).
+  Value64 l2(const Word* s, int cu, int loc) const {
+    int cell = l2_cell(s, cu, loc);
+    return {s[cell], s[cell + 1]};
+  }
+  int l2_cell(const Word* s, int cu, int loc) const {
+    if (l2_agents_) {
+      int line = agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(cu)])]
+                            [static_cast<std::size_t>(loc)];
+      if (line >= 0 && s[line] != 0) return line + 1;
+    }
+    return memory_ + 2 * loc;
+  }
+  // The value some CU sees may have changed: every lazy L1 line that may be filled now may take it.
+  void l2_changed(Word* s, int loc) const {
+    if (!lazy_lines_) return;
+    for (std::size_t c = 0; c < cus_.size(); ++c) {
+      const CuLayout& C = cus_[c];
+      if (C.line[static_cast<std::size_t>(loc)] >= 0 && !store_in_flight(s, C, loc))
+        add_candidate_checked(s, C.line[static_cast<std::size_t>(loc)], l2(s, static_cast<int>(c), loc));
+    }
+  }
+  void writeback_l2(Word* s, int agent, int loc) const {
+    int line = agent_line_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(loc)];
+    if (line < 0 || s[line] != 2) return;
+    s[line] = 1;
+    s[memory_ + 2 * loc] = s[line + 1], s[memory_ + 2 * loc + 1] = s[line + 2];
+    l2_changed(s, loc);
+  }
+  // buffer_wbl2 (write back dirty lines) or buffer_invl2 (invalidate clean lines) of an agent.
+  void maintain_l2(Word* s, int cu, bool writeback) const {
+    if (!l2_agents_) return;
+    int agent = placement_.agent_of_cu[static_cast<std::size_t>(cu)];
+    for (std::size_t loc = 0; loc < p_.locations.size(); ++loc) {
+      int line = agent_line_[static_cast<std::size_t>(agent)][loc];
+      if (line < 0) continue;
+      if (writeback) {
+        writeback_l2(s, agent, static_cast<int>(loc));
+      } else if (s[line] == 1) {
+        std::fill_n(s + line, 3, 0);
+        l2_changed(s, static_cast<int>(loc));
+      }
+    }
+  }
 
   int lds_cell(int workgroup, int loc) const {
     return lds_ + 2 * (workgroup * group_count_ + p_.lds_slot[static_cast<std::size_t>(loc)]);
@@ -718,6 +813,13 @@ class Machine {
       if (c.vmcnt >= 0 && vm > c.vmcnt) return false;
       if (c.lgkmcnt >= 0 && lgkm > c.lgkmcnt) return false;
     }
+    if (c.op == SimOp::WritebackL2 && l2_agents_) {
+      // buffer_wbl2 travels behind the CU's earlier requests in every channel queue, so it
+      // writes back their data too: modelled as issuing once those queues are empty.
+      const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
+      for (int ch = 0; ch < channels_; ++ch)
+        if (s[C.queue[static_cast<std::size_t>(ch)]] != 0) return false;
+    }
     if (c.op == SimOp::Barrier && (header >> 8 & 0xff)) {
       // Leave only when every wave of the work-group has arrived at this barrier.
       for (const WaveLayout& o : waves_)
@@ -751,6 +853,8 @@ class Machine {
       case SimOp::CompareEq:
       case SimOp::CompareNe:
       case SimOp::Select: return !touches_pending_result(s, L, c);
+      case SimOp::WritebackL2:
+      case SimOp::InvalidateL2: return !l2_agents_;
       default: return false;
     }
   }
@@ -912,7 +1016,10 @@ class Machine {
           header &= ~Word{0xff00};
         }
         break;
+      case SimOp::WritebackL2: maintain_l2(s, L.cu, true); break;
+      case SimOp::InvalidateL2: maintain_l2(s, L.cu, false); break;
       case SimOp::InvalidateL1: {
+        if (c.invalidate_l2) maintain_l2(s, L.cu, false);
         const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
         for (std::size_t loc = 0; loc < C.line.size(); ++loc) {
           if (C.line[loc] < 0) continue;
@@ -1007,13 +1114,25 @@ class Machine {
     Word* e = s + L.vm + static_cast<int>(r >> 8) * kEntryWords;
     const Code& code = code_of_entry(L, e[0]);
     int loc = static_cast<int>(entry_location(e[0]));
-    perform(e, code, s + memory_ + 2 * loc);
-    if (lazy_lines_ && code.op != SimOp::VectorLoad) {
-      // The L2 holds a new value: every line that may be filled now may take it.
-      for (const CuLayout& C : cus_)
-        if (C.line[static_cast<std::size_t>(loc)] >= 0 && !store_in_flight(s, C, loc))
-          add_candidate_checked(s, C.line[static_cast<std::size_t>(loc)], l2(s, loc));
+    int cell = memory_ + 2 * loc;
+    if (l2_agents_ && agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(c)])]
+                                 [static_cast<std::size_t>(loc)] >= 0) {
+      // Per-agent L2: the request is performed in the agent's line (filled from memory on a
+      // miss; a store or atomic makes it dirty), a system-scope atomic at memory (after the
+      // line is written back; the line is then invalid).
+      int line = agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(c)])]
+                            [static_cast<std::size_t>(loc)];
+      if (code.op == SimOp::VectorAtomic && code.system_scope) {
+        writeback_l2(s, placement_.agent_of_cu[static_cast<std::size_t>(c)], loc);
+        std::fill_n(s + line, 3, 0);
+      } else {
+        if (s[line] == 0) s[line] = 1, s[line + 1] = s[cell], s[line + 2] = s[cell + 1];
+        if (code.op != SimOp::VectorLoad) s[line] = 2;
+        cell = line + 1;
+      }
     }
+    perform(e, code, s + cell);
+    if (code.op != SimOp::VectorLoad) l2_changed(s, loc);  // every line that may be filled now may take it
     retire(s, static_cast<int>(r & 0xff));
   }
 
@@ -1061,8 +1180,11 @@ class Machine {
   std::vector<CuLayout> cus_;
   std::vector<int> lane_of_thread_;
   std::vector<std::vector<std::uint8_t>> fillable_;  // per CU and location, before the reduction
-  bool lazy_lines_ = false;                          // L1 lines as sets of values (no fill or evict steps)
-  int candidates_cap_ = 1;                           // room for values per lazy line
+  bool l2_agents_ = false;                           // per-agent L2 (l2-per-agent, GFX90A/GFX94x)
+  int agents_ = 0;
+  std::vector<std::vector<int>> agent_line_;  // per agent and location: first word of the L2 line, or -1
+  bool lazy_lines_ = false;                   // L1 lines as sets of values (no fill or evict steps)
+  int candidates_cap_ = 1;                    // room for values per lazy line
   std::vector<std::vector<Code>> code_;
   std::vector<int> observed_words_;
   int memory_ = 0, lds_ = 0;
@@ -1345,7 +1467,10 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
               case Step::Drain: return w_drain;
               case Step::LdsPerform: return w_lds;
               case Step::Evict:
-              case Step::Fill: return w_cache;
+              case Step::Fill:
+              case Step::L2Fill:
+              case Step::L2Evict: return w_cache;
+              case Step::L2Writeback: return w_drain;
             }
             return w_issue;
           };

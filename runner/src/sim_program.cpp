@@ -65,6 +65,7 @@ SimInstruction lower_memory(const Instruction& ins) {
     if (ops.size() != n) unsupported(ins, fmt::format("expected {} operands", n));
   };
   bool atomic = k == InstrClass::VectorAtomic || k == InstrClass::LdsAtomic;
+  s.system_scope = ins.policy.sc1;
   if (atomic) {
     s.atomic_kind = atomic_kind_of(m);
     if (s.atomic_kind < 0) unsupported(ins, "unknown atomic operation");
@@ -188,10 +189,12 @@ SimInstruction lower_one(const Instruction& ins) {
       return s;
     case InstrClass::CacheInvalidate:
       // Vector L1 (GFX6-GFX9 buffer_wbinvl1*, GFX940 buffer_inv, GFX10+ GL0, GFX12 global_inv).
-      s.op = (m == "buffer_invl2" || m == "buffer_gl1_inv") ? SimOp::Nop : SimOp::InvalidateL1;
+      // buffer_invl2 and GFX94x buffer_inv sc1 invalidate the agent's L2 (docs/simulator.md, rule 12).
+      s.op = m == "buffer_invl2" ? SimOp::InvalidateL2 : m == "buffer_gl1_inv" ? SimOp::Nop : SimOp::InvalidateL1;
+      s.invalidate_l2 = m == "buffer_inv" && ins.policy.sc1;
       return s;
     case InstrClass::CacheWriteback:
-      s.op = SimOp::Nop;  // the L2 is the point of coherence in this model (docs/simulator.md)
+      s.op = m == "buffer_wbl2" ? SimOp::WritebackL2 : SimOp::Nop;  // docs/simulator.md, rule 12
       return s;
     case InstrClass::ScalarLoad:
       if (v.size() != 3) unsupported(ins, "expected s_load DST, s[0:1], OFFSET");
@@ -467,6 +470,7 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
   SimProgram p;
   p.locations = test.location_names();
+  p.l2_maintenance = starts(compiled.target, "gfx90a") || starts(compiled.target, "gfx94");
   int group_index = 0;
   for (const std::string& name : p.locations) {
     bool group = test.segment_of(name) == litmus::Segment::Group;

@@ -29,6 +29,8 @@ enum class SimOp : std::uint8_t {
   Wait,
   Barrier,
   InvalidateL1,
+  WritebackL2,   // buffer_wbl2: the agent's dirty L2 lines to memory (l2-per-agent)
+  InvalidateL2,  // buffer_invl2: the agent's clean L2 lines (l2-per-agent)
   VectorLoad,
   VectorStore,
   VectorAtomic,
@@ -60,14 +62,16 @@ struct SimInstruction {
   Src base;    // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
   Src offset;  // VGPR offset (global) or none
   std::int64_t imm_offset = 0;
-  int width = 1;           // dwords
-  int data = -1;           // first VGPR of the stored value / atomic operand
-  int compare = -1;        // first VGPR of the cas compare value
-  int atomic_kind = 0;     // codegen::AtomicOp
-  bool bypass_l1 = false;  // glc (and the equivalents of later generations) on a load
-  bool flat = false;       // FLAT instruction: counted by both vmcnt and lgkmcnt
-  std::string text;        // the assembly, for traces
-  std::string row;         // the mapping table row, for traces
+  int width = 1;               // dwords
+  int data = -1;               // first VGPR of the stored value / atomic operand
+  int compare = -1;            // first VGPR of the cas compare value
+  int atomic_kind = 0;         // codegen::AtomicOp
+  bool bypass_l1 = false;      // glc (and the equivalents of later generations) on a load
+  bool flat = false;           // FLAT instruction: counted by both vmcnt and lgkmcnt
+  bool invalidate_l2 = false;  // InvalidateL1 that also invalidates the L2 (GFX94x buffer_inv sc1)
+  bool system_scope = false;   // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
+  std::string text;            // the assembly, for traces
+  std::string row;             // the mapping table row, for traces
   int litmus_instruction = -1;
 };
 
@@ -89,6 +93,7 @@ struct SimProgram {
   std::vector<std::int64_t> initial;   // per location
   std::vector<int> lds_slot;           // per location: byte offset / 8, or -1
   std::vector<SimThread> threads;
+  bool l2_maintenance = false;  // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
 };
 
 // Throws std::runtime_error naming the instruction it cannot simulate.

@@ -302,6 +302,33 @@ TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {
   }
 }
 
+// The CUDA backend runs the litmus test through its PTX mapping: the campaign's target is an
+// NVIDIA architecture, the report shows the PTX per thread, and the harness configuration is
+// recorded. Without an NVIDIA GPU every run is unknown with the reason; with one, it runs.
+TEST_F(Campaign, CudaCampaignShowsThePtxItRuns) {
+  fs::path out = dir_ / "cuda";
+  CliRun r = hsalit({"campaign", (dir_ / "tests").string(), "--out", out.string(), "--backend", "cuda", "--iterations",
+                     "2048", "--incantations", "stress,shuffle", "-q"});
+  ASSERT_EQ(r.status == 0 || r.status == 1, true) << r.err;
+  json j = results(out);
+  EXPECT_EQ(j["campaign"]["target"], "sm_90");
+  EXPECT_EQ(j["campaign"]["harness"], "instances=1024 incantations=stress,shuffle");
+  bool some_ptx = false;
+  for (const json& t : j["tests"]) {
+    for (const json& thread : t["compile"]["threads"])
+      for (const json& line : thread["code"]) some_ptx |= line.get<std::string>().find(".gpu.b32") != std::string::npos;
+    if (t["run"]["status"] == "unknown") {
+      EXPECT_TRUE(t["run"]["histogram"].empty()) << t["name"];
+      EXPECT_FALSE(t["run"]["reason"].get<std::string>().empty()) << t["name"];
+    }
+  }
+  EXPECT_TRUE(some_ptx);
+  EXPECT_EQ(hsalit({"campaign", (dir_ / "tests").string(), "--out", (dir_ / "bad").string(), "--backend", "cuda",
+                    "--target", "gfx900", "-q"})
+                .status,
+            2);
+}
+
 TEST_F(Campaign, ResumeAfterSigkillEqualsAnUninterruptedRun) {
   fs::path reference = dir_ / "reference";
   auto t0 = std::chrono::steady_clock::now();

@@ -95,6 +95,54 @@ TEST(Simulator, AcquireWithoutL1InvalidateReadsStaleData) {
   EXPECT_FALSE(reaches_condition(mp, broken, no_fill));
 }
 
+// A shipped GFX90A/GFX94x table, changed by `edit`.
+codegen::MappingTable table_of(const std::string& file, const std::function<void(json&)>& edit = {}) {
+  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/" + file);
+  json doc = json::parse(in);
+  if (edit) edit(doc);
+  return codegen::MappingTable::from_json(doc, file + " (edited)");
+}
+
+// Drops every literal instruction of a row's sequence whose text starts with `op`.
+void drop(json& doc, const std::string& id, const std::string& op) {
+  json& seq = row(doc, id)["sequence"];
+  for (auto it = seq.begin(); it != seq.end();)
+    if (it->is_string() && it->get<std::string>().rfind(op, 0) == 0)
+      it = seq.erase(it);
+    else
+      ++it;
+}
+
+const char* kMpSystem = R"(LISA MP-system
+{ x = 0; y = 0; 1:r1 = -1; }
+ P0                         | P1                           ;
+ w[] x 1                    | r[atomic,scacq,system] r0 y  ;
+ w[atomic,screl,system] y 1 | mov r2 (neq r0 1)            ;
+                            | b[] r2 Skip                  ;
+                            | r[] r1 x                     ;
+                            | Skip:                        ;
+scopes: (system (agent (wg 0)) (agent (wg 1)))
+exists (1:r0=1 /\ 1:r1=0)
+)";
+
+// Rule 12 under l2-per-agent (GFX90A): the system-scope release writes the agent's L2 back
+// (buffer_wbl2) and the acquire invalidates the other agent's L2 (buffer_invl2); without
+// either the consumer reads x = 0. With one L2 for all agents both broken tables pass.
+TEST(Simulator, Gfx90aSystemMessagePassingNeedsL2WritebackAndInvalidate) {
+  SimOptions per_agent;
+  per_agent.hw.l2_per_agent = true;
+  litmus::Test mp = parse(kMpSystem);
+  EXPECT_FALSE(reaches_condition(mp, table_of("gfx90a.json"), per_agent, "gfx90a"));
+  codegen::MappingTable no_wb =
+      table_of("gfx90a.json", [](json& d) { drop(d, "store.release.system.global", "buffer_wbl2"); });
+  codegen::MappingTable no_inv =
+      table_of("gfx90a.json", [](json& d) { drop(d, "load.acquire.system.global", "buffer_invl2"); });
+  EXPECT_TRUE(reaches_condition(mp, no_wb, per_agent, "gfx90a"));
+  EXPECT_TRUE(reaches_condition(mp, no_inv, per_agent, "gfx90a"));
+  EXPECT_FALSE(reaches_condition(mp, no_wb, {}, "gfx90a"));
+  EXPECT_FALSE(reaches_condition(mp, no_inv, {}, "gfx90a"));
+}
+
 // Rule 9: a release without s_waitcnt vmcnt(0) lets the flag overtake the data in another
 // L2 channel; with one channel for everything it could not.
 TEST(Simulator, ReleaseWithoutVmcntWaitLetsTheFlagOvertakeTheData) {

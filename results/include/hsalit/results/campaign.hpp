@@ -142,6 +142,7 @@ struct CampaignInfo {
   std::string mapping_hash;  // FNV-1a 64 of the table's text (shipped or file)
   std::string flavour = "hsa";
   std::string backend = "sim";
+  std::string harness;  // hardware backends: `instances=1024 incantations=stress,shuffle`; empty for sim
   std::string model = "hsa";
   std::string engine = "z3";
   bool exhaustive = true;

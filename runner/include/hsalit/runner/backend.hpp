@@ -42,6 +42,11 @@ class Backend {
   virtual std::optional<std::string> unavailable() const = 0;
   virtual BackendResult run(const litmus::Test& test, const codegen::CompiledTest& compiled,
                             const BackendRequest& request) const = 0;
+  // For a backend that runs its own translation of the litmus test rather than the compiled
+  // GCN code (CUDA: inline PTX), that code per thread, shown in reports in place of the GCN
+  // code; it throws std::runtime_error with the reason for a test it cannot express.
+  // std::nullopt: the backend runs the compiled code.
+  virtual std::optional<std::vector<std::string>> own_code(const litmus::Test&) const { return std::nullopt; }
 };
 
 }  // namespace hsalit::runner

@@ -112,6 +112,9 @@ HarnessProgram generate_hip_program(const litmus::Test& test, const codegen::Com
                                     const HarnessOptions& options);
 // A CUDA program: inline PTX per memory operation (docs/hardware.md, "CUDA mapping").
 HarnessProgram generate_cuda_program(const litmus::Test& test, const HarnessOptions& options);
+// Each thread's device code in the CUDA program (inline PTX per memory operation), as it
+// appears in the generated source. Throws HardwareUnsupported for a test the harness cannot run.
+std::vector<std::string> cuda_thread_code(const litmus::Test& test);
 
 // The compilers: HIP: `hipcc` (HSALIT_HIPCC, else PATH); CUDA: HSALIT_NVCC, else `nvcc` in
 // PATH, else /usr/local/cuda/bin/nvcc; host emulation: HSALIT_CXX, else c++, g++, clang++.

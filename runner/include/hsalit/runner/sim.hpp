@@ -35,6 +35,13 @@ struct HardwareAssumptions {
   // The vector L1 may hold a line from before the test and may fill or evict a line at any
   // time (a hardware prefetch, another wave's miss, a replacement).
   bool l1_spontaneous_fill = true;
+  // GFX90A and GFX94x (targets with buffer_wbl2): each agent has its own L2 over a shared
+  // memory that is not coherent across agents (coarse-grained memory). A store makes its
+  // agent's line dirty; buffer_wbl2 writes the agent's dirty lines back, buffer_invl2 (GFX94x:
+  // buffer_inv sc1) invalidates its clean ones; lines may also be written back, filled and
+  // evicted at any time. Off: one L2 for all agents, the point of coherence
+  // (docs/simulator.md, rule 12). Other targets ignore it.
+  bool l2_per_agent = false;
 };
 
 struct SimOptions {
