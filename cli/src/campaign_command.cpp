@@ -135,21 +135,9 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   runner::SimOptions sim_options;
   sim_options.keep_traces = false;
-  for (const std::string& a : opt.assume) {
-    if (a == "lds-sc")
-      sim_options.hw.lds_queues = false;
-    else if (a == "lds-queues")
-      sim_options.hw.lds_queues = true;
-    else if (a == "one-channel")
-      sim_options.hw.channel_per_location = false;
-    else if (a == "no-l1-fill")
-      sim_options.hw.l1_spontaneous_fill = false;
-    else if (a == "l1-store-at-l2")
-      sim_options.hw.l1_store_visible_early = false;
-    else
-      return fail(
-          fmt::format("unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)", a));
-  }
+  for (const std::string& a : opt.assume)
+    if (!runner::apply_assumption(a, sim_options.hw))
+      return fail(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
   std::unique_ptr<runner::Backend> backend = results::make_backend(opt.backend, target_name, sim_options, harness);
   if (!backend)
     return fail(
@@ -267,8 +255,8 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)");
   cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");
   cmd->add_option("--shard", opt->shard, "run share I of N (0 <= I < N) of the sorted tests");
-  cmd->add_option("--assume", opt->assume,
-                  "simulator assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+  cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
+      ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
   return {cmd, [opt] { return run_campaign_command(*opt); }};
 }

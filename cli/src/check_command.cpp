@@ -8,12 +8,12 @@
 #include <mutex>
 #include <thread>
 
-#include "hsalit/results/atomic_file.hpp"
 #include "commands.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/report.hpp"
+#include "hsalit/results/atomic_file.hpp"
 
 namespace hsalit::cli {
 

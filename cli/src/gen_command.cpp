@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hsalit/results/atomic_file.hpp"
 #include "commands.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/results/atomic_file.hpp"
 
 namespace hsalit::cli {
 

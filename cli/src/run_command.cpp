@@ -152,27 +152,11 @@ int run_run(const RunCommandOptions& opt) {
   so.timeout_seconds = opt.timeout;
   so.keep_traces = opt.exhaustive;
   so.jobs = opt.jobs > 0 ? opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (const std::string& a : opt.assume) {
-    if (a == "lds-sc")
-      so.hw.lds_queues = false;
-    else if (a == "lds-queues")
-      so.hw.lds_queues = true;
-    else if (a == "one-channel")
-      so.hw.channel_per_location = false;
-    else if (a == "l2-per-agent")
-      so.hw.l2_per_agent = true;
-    else if (a == "no-l1-fill")
-      so.hw.l1_spontaneous_fill = false;
-    else if (a == "l1-store-at-l2")
-      so.hw.l1_store_visible_early = false;
-    else {
-      fmt::print(stderr,
-                 "hsalit run: error: unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, "
-                 "l1-store-at-l2, l2-per-agent)\n",
-                 a);
+  for (const std::string& a : opt.assume)
+    if (!runner::apply_assumption(a, so.hw)) {
+      fmt::print(stderr, "hsalit run: error: unknown assumption '{}' ({})\n", a, runner::kAssumptionNames);
       return kExitBadInput;
     }
-  }
   std::optional<codegen::MappingTable> table;
   try {
     table = opt.mapping_file.empty() ? codegen::MappingTable::builtin(opt.table.empty() ? target->mapping : opt.table)
@@ -207,8 +191,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--json", opt->json, "one JSON object per test");
   cmd->add_option("--trace", opt->trace,
                   "print the transitions that reach OUTCOME, e.g. '1:r0=1; 1:r1=0' (exhaustive)");
-  cmd->add_option("--assume", opt->assume,
-                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent");
+  cmd->add_option("--assume", opt->assume, fmt::format("hardware assumption: {}", runner::kAssumptionNames))
+      ->allow_extra_args(false);
   cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)");
   cmd->add_option("-j,--jobs", opt->jobs,
                   "random mode: threads sharing the iterations, 0 = one per core (default 1); the histogram is the "

@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hsalit/results/atomic_file.hpp"
 #include "commands.hpp"
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/campaign.hpp"
 #include "hsalit/results/report.hpp"
 #include "hsalit/verify/mutation.hpp"
@@ -161,21 +161,9 @@ int run_verify(const VerifyCommandOptions& opt) {
   options.compile.sc_acquire_release = opt.sc_orders;
   options.minimise = !opt.no_minimise;
   options.sim.timeout_seconds = opt.timeout;
-  for (const std::string& a : opt.assume) {
-    if (a == "lds-sc")
-      options.sim.hw.lds_queues = false;
-    else if (a == "lds-queues")
-      options.sim.hw.lds_queues = true;
-    else if (a == "one-channel")
-      options.sim.hw.channel_per_location = false;
-    else if (a == "no-l1-fill")
-      options.sim.hw.l1_spontaneous_fill = false;
-    else if (a == "l1-store-at-l2")
-      options.sim.hw.l1_store_visible_early = false;
-    else
-      return bad(
-          fmt::format("unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)", a));
-  }
+  for (const std::string& a : opt.assume)
+    if (!runner::apply_assumption(a, options.sim.hw))
+      return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
 
   std::optional<codegen::MappingTable> table;
   try {
@@ -267,7 +255,7 @@ int run_verify(const VerifyCommandOptions& opt) {
         if (v.counterexample) {
           std::filesystem::create_directories(dir / "counterexamples");
           results::write_file_atomically(dir / "counterexamples" / (v.counterexample->test.name + ".litmus"),
-                                litmus::print_litmus(v.counterexample->test));
+                                         litmus::print_litmus(v.counterexample->test));
         }
       if (mutation) {
         results::write_file_atomically(dir / "mutation.txt", verify::render_text(*mutation));
@@ -298,8 +286,8 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--sc-orders", opt->sc_orders,
                 "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
-  cmd->add_option("--assume", opt->assume,
-                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2");
+  cmd->add_option("--assume", opt->assume, fmt::format("hardware assumption: {}", runner::kAssumptionNames))
+      ->allow_extra_args(false);
   cmd->add_option("--timeout", opt->timeout, "simulator seconds per test (default 60)");
   cmd->add_flag("--no-minimise", opt->no_minimise, "report counterexamples as found, without shrinking them");
   cmd->add_flag("--mutate", opt->mutate,

@@ -46,21 +46,9 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   options.ir.volatile_ordinary = opt.volatile_ordinary;
   options.ir.sc_orders = opt.sc_orders;
   options.sim.timeout_seconds = opt.timeout;
-  for (const std::string& a : opt.assume) {
-    if (a == "lds-sc")
-      options.sim.hw.lds_queues = false;
-    else if (a == "lds-queues")
-      options.sim.hw.lds_queues = true;
-    else if (a == "one-channel")
-      options.sim.hw.channel_per_location = false;
-    else if (a == "no-l1-fill")
-      options.sim.hw.l1_spontaneous_fill = false;
-    else if (a == "l1-store-at-l2")
-      options.sim.hw.l1_store_visible_early = false;
-    else
-      return bad(
-          fmt::format("unknown assumption '{}' (lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2)", a));
-  }
+  for (const std::string& a : opt.assume)
+    if (!runner::apply_assumption(a, options.sim.hw))
+      return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
 
   codegen::LlcTool llc;
   try {
@@ -119,7 +107,7 @@ Command add_verify_llc_command(CLI::App& app) {
   cmd->add_flag("--volatile", opt->volatile_ordinary, "ordinary accesses become volatile in the IR");
   cmd->add_flag("--sc-orders", opt->sc_orders, "scacq and screl become seq_cst in the IR");
   cmd->add_option("--assume", opt->assume,
-                  "hardware assumption: lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2 (one per --assume)")
+                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
       ->allow_extra_args(false);
   cmd->add_option("--timeout", opt->timeout, "simulator seconds per test (default 60)");
   cmd->add_flag("--json", opt->json, "one JSON object per test, then a summary object");

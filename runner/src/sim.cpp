@@ -25,6 +25,24 @@ using detail::SimOp;
 using detail::SimProgram;
 using detail::Src;
 
+bool apply_assumption(std::string_view name, HardwareAssumptions& hw) {
+  if (name == "lds-sc")
+    hw.lds_queues = false;
+  else if (name == "lds-queues")
+    hw.lds_queues = true;
+  else if (name == "one-channel")
+    hw.channel_per_location = false;
+  else if (name == "no-l1-fill")
+    hw.l1_spontaneous_fill = false;
+  else if (name == "l1-store-at-l2")
+    hw.l1_store_visible_early = false;
+  else if (name == "l2-per-agent")
+    hw.l2_per_agent = true;
+  else
+    return false;
+  return true;
+}
+
 std::string Placement::describe() const {
   std::string out;
   for (std::size_t t = 0; t < wave_of_thread.size(); ++t) {

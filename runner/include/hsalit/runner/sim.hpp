@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
@@ -43,6 +44,12 @@ struct HardwareAssumptions {
   // (docs/simulator.md, rule 12). Other targets ignore it.
   bool l2_per_agent = false;
 };
+
+// The assumptions by the names `--assume` takes; apply_assumption sets one (false for a name
+// that is not one of them).
+inline constexpr std::string_view kAssumptionNames =
+    "lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent";
+bool apply_assumption(std::string_view name, HardwareAssumptions& hw);
 
 struct SimOptions {
   HardwareAssumptions hw;
