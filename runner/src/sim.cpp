@@ -832,11 +832,18 @@ class Machine {
       if (c.lgkmcnt >= 0 && lgkm > c.lgkmcnt) return false;
     }
     if (c.op == SimOp::WritebackL2 && l2_agents_) {
-      // buffer_wbl2 travels behind the CU's earlier requests in every channel queue, so it
-      // writes back their data too: modelled as issuing once those queues are empty.
+      // The write-back must include the data of the wave's own earlier stores (the seed's
+      // release is "buffer_wbl2; s_waitcnt vmcnt(0)" for stores before it): modelled as
+      // issuing once none of the wave's requests waits in a channel queue. Requests of other
+      // waves of the CU are not waited for (nothing documents that buffer_wbl2 is ordered
+      // behind them), so the write-back gives no cumulativity of its own.
+      const auto wave = static_cast<Word>(&L - waves_.data());
       const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
-      for (int ch = 0; ch < channels_; ++ch)
-        if (s[C.queue[static_cast<std::size_t>(ch)]] != 0) return false;
+      for (int ch = 0; ch < channels_; ++ch) {
+        const Word* q = s + C.queue[static_cast<std::size_t>(ch)];
+        for (Word i = 0; i < q[0]; ++i)
+          if ((q[1 + i] & 0xff) == wave) return false;
+      }
     }
     if (c.op == SimOp::Barrier && (header >> 8 & 0xff)) {
       // Leave only when every wave of the work-group has arrived at this barrier.
