@@ -13,19 +13,11 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/hardware.hpp"
+#include "run_output.hpp"
 
 namespace hsalit::cli {
 
 namespace {
-
-bool satisfies(const litmus::Test& test, const runner::SimResult& r, const runner::SimOutcome& o) {
-  auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
-    for (std::size_t i = 0; i < r.observed.size(); ++i)
-      if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
-    return 0;
-  };
-  return litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; });
-}
 
 int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, const runner::HarnessOptions& base,
             const codegen::MappingTable* table) {
@@ -48,26 +40,17 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
   }
   if (!r.unknown) r = runner::run_hardware(test, compiled ? &*compiled : nullptr, options);
 
-  std::uint64_t positive = 0, negative = 0;
-  for (const auto& [o, n] : r.histogram) (satisfies(test, r, o) ? positive : negative) += n;
-  bool ok = test.condition.quantifier == litmus::Quantifier::Exists      ? positive > 0
-            : test.condition.quantifier == litmus::Quantifier::NotExists ? positive == 0
-                                                                         : negative == 0;
+  const ConditionCount c = count_condition(test, r);
   std::string mode = options.backend == runner::HardwareBackend::Cuda ? "ptx"
                      : options.hip_builtins                           ? "builtins"
                                                                       : "asm";
   if (req.json) {
-    nlohmann::json hist = nlohmann::json::array();
-    for (const auto& [o, n] : r.histogram) {
-      nlohmann::json values = nlohmann::json::object();
-      for (std::size_t i = 0; i < r.observed.size(); ++i) values[r.observed[i].to_string()] = o.values[i];
-      hist.push_back({{"outcome", values}, {"count", n}, {"satisfies", satisfies(test, r, o)}});
-    }
+    nlohmann::json hist = histogram_json(test, r);
     nlohmann::json j = {{"schema", "hsalit-run/1"},   {"name", test.name},
                         {"file", file.string()},      {"backend", req.backend},
                         {"target", options.target},   {"mode", mode},
-                        {"histogram", hist},          {"positive", positive},
-                        {"negative", negative},       {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
+                        {"histogram", hist},          {"positive", c.positive},
+                        {"negative", c.negative},     {"result", r.unknown ? "unknown" : c.validated ? "Ok" : "No"},
                         {"iterations", r.iterations}, {"seconds", r.seconds}};
     if (compiled) {
       j["table"] = compiled->table;
@@ -76,23 +59,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("Test {} {}\n", test.name,
-               test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
-    fmt::print("Histogram ({} states)\n", r.histogram.size());
-    for (const auto& [o, n] : r.histogram)
-      fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));
-    if (r.unknown)
-      fmt::print("Unknown {}\n", *r.unknown);
-    else
-      fmt::print("{}\n", ok ? "Ok" : "No");
-    fmt::print("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
-    fmt::print("Condition {} ({}) is {}validated\n", litmus::to_string(test.condition.quantifier),
-               litmus::print_prop(test.condition.prop), ok ? "" : "NOT ");
-    fmt::print("Observation {} {} {} {}\n", test.name,
-               positive == 0   ? "Never"
-               : negative == 0 ? "Always"
-                               : "Sometimes",
-               positive, negative);
+    print_histogram(test, r, c);
     fmt::print("Backend {} {} ({}), {} instances per launch\n", req.backend, options.target, mode, options.instances);
     fmt::print("Runs {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
     fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);

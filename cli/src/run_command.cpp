@@ -14,6 +14,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/sim.hpp"
+#include "run_output.hpp"
 
 namespace hsalit::cli {
 
@@ -45,15 +46,6 @@ std::string normalise(std::string s) {
   return out;
 }
 
-bool satisfies(const litmus::Test& test, const runner::SimResult& r, const runner::SimOutcome& o) {
-  auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
-    for (std::size_t i = 0; i < r.observed.size(); ++i)
-      if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
-    return 0;
-  };
-  return litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; });
-}
-
 int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, const codegen::Target& target,
              const codegen::MappingTable& table, const runner::SimOptions& so) {
   litmus::ParseResult parsed = litmus::parse_litmus_file(file);
@@ -71,46 +63,21 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
     fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
     return kExitBadInput;
   }
-  std::uint64_t positive = 0, negative = 0;
-  for (const auto& [o, n] : r.histogram) (satisfies(test, r, o) ? positive : negative) += n;
-  bool ok = test.condition.quantifier == litmus::Quantifier::Exists      ? positive > 0
-            : test.condition.quantifier == litmus::Quantifier::NotExists ? positive == 0
-                                                                         : negative == 0;
+  const ConditionCount c = count_condition(test, r);
   if (opt.json) {
-    nlohmann::json hist = nlohmann::json::array();
-    for (const auto& [o, n] : r.histogram) {
-      nlohmann::json values = nlohmann::json::object();
-      for (std::size_t i = 0; i < r.observed.size(); ++i) values[r.observed[i].to_string()] = o.values[i];
-      hist.push_back({{"outcome", values}, {"count", n}, {"satisfies", satisfies(test, r, o)}});
-    }
+    nlohmann::json hist = histogram_json(test, r);
     nlohmann::json j = {{"schema", "hsalit-run/1"}, {"name", test.name},
                         {"file", file.string()},    {"backend", opt.backend},
                         {"target", target.name},    {"table", table.name()},
                         {"flavour", opt.flavour},   {"mode", opt.exhaustive ? "exhaustive" : "random"},
-                        {"histogram", hist},        {"positive", positive},
-                        {"negative", negative},     {"result", r.unknown ? "unknown" : ok ? "Ok" : "No"},
+                        {"histogram", hist},        {"positive", c.positive},
+                        {"negative", c.negative},   {"result", r.unknown ? "unknown" : c.validated ? "Ok" : "No"},
                         {"states", r.states},       {"iterations", r.iterations},
                         {"seconds", r.seconds}};
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("Test {} {}\n", test.name,
-               test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
-    fmt::print("Histogram ({} states)\n", r.histogram.size());
-    for (const auto& [o, n] : r.histogram)
-      fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));
-    if (r.unknown)
-      fmt::print("Unknown {}\n", *r.unknown);
-    else
-      fmt::print("{}\n", ok ? "Ok" : "No");
-    fmt::print("Witnesses\nPositive: {}, Negative: {}\n", positive, negative);
-    fmt::print("Condition {} ({}) is {}validated\n", litmus::to_string(test.condition.quantifier),
-               litmus::print_prop(test.condition.prop), ok ? "" : "NOT ");
-    fmt::print("Observation {} {} {} {}\n", test.name,
-               positive == 0   ? "Never"
-               : negative == 0 ? "Always"
-                               : "Sometimes",
-               positive, negative);
+    print_histogram(test, r, c);
     if (opt.exhaustive)
       fmt::print("States {} explored over every placement ({:.0f} per second)\n", r.states,
                  r.seconds > 0 ? r.states / r.seconds : 0.0);

@@ -20,6 +20,7 @@
 #include "hsalit/results/report.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -191,18 +192,9 @@ int run_verify(const VerifyCommandOptions& opt) {
             opt.larger.empty() ? fmt::format("{} threads x {} accesses", l.max_threads, l.max_accesses) : opt.larger;
       }
     } else {
-      std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
-      bool failed = false;
-      for (const auto& file : litmus::collect_litmus_files(inputs)) {
-        litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-        if (!parsed.ok()) {
-          fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-          failed = true;
-          continue;
-        }
-        tests.push_back(std::move(*parsed.test));
-      }
-      if (failed) return kExitBadInput;
+      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.inputs);
+      if (!read) return kExitBadInput;
+      tests = std::move(*read);
       bound = fmt::format("{} given tests", tests.size());
       if (opt.mutate && !opt.larger.empty()) {
         for (auto& t : litmus::generate_tests(litmus::parse_generate_spec(opt.larger)))

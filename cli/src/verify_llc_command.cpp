@@ -13,6 +13,7 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/verify/verify_llc.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -63,18 +64,9 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
       for (auto& t : litmus::generate_tests(litmus::parse_generate_spec(opt.generate)))
         tests.push_back(std::move(t.test));
     } else {
-      std::vector<std::filesystem::path> inputs(opt.inputs.begin(), opt.inputs.end());
-      bool failed = false;
-      for (const auto& file : litmus::collect_litmus_files(inputs)) {
-        litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-        if (!parsed.ok()) {
-          fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-          failed = true;
-          continue;
-        }
-        tests.push_back(std::move(*parsed.test));
-      }
-      if (failed) return kExitBadInput;
+      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.inputs);
+      if (!read) return kExitBadInput;
+      tests = std::move(*read);
     }
   } catch (const std::exception& e) {
     return bad(e.what());

@@ -225,25 +225,9 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   }
   if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
 
-  // Containment: each reached final state, read in the model's column order, must be one
-  // of the model's allowed outcomes.
-  std::vector<std::size_t> column;
-  for (const litmus::ObservedRef& ref : v.sim->observed) {
-    auto it = std::find_if(m.evaluated.begin(), m.evaluated.end(),
-                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
-    if (it == m.evaluated.end())
-      return finish(TestStatus::Unsupported, fmt::format("the model does not report {}", ref.to_string()));
-    column.push_back(static_cast<std::size_t>(it - m.evaluated.begin()));
-  }
-  if (column.size() != m.evaluated.size())
-    return finish(TestStatus::Unsupported, "the model and the simulator observe different things");
-  std::set<std::vector<std::int64_t>> allowed;
-  for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
-  for (const auto& [outcome, count] : v.sim->histogram) {
-    std::vector<std::int64_t> values(m.evaluated.size());
-    for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
-    if (!allowed.count(values)) v.forbidden.push_back(outcome);
-  }
+  Containment c = contained(m, *v.sim);
+  if (c.incomparable) return finish(TestStatus::Unsupported, *c.incomparable);
+  v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
   return finish(TestStatus::Counterexample, fmt::format("reaches {}, which the model forbids",
@@ -282,6 +266,33 @@ litmus::Test observe_everything(const litmus::Test& test) {
   for (const std::string& loc : test.location_names()) refs.insert(litmus::ObservedRef{std::nullopt, loc, {}});
   out.locations.assign(refs.begin(), refs.end());
   return out;
+}
+
+Containment contained(const model::CheckResult& m, const runner::SimResult& sim) {
+  Containment c;
+  // Each simulated final state, read in the model's column order.
+  std::vector<std::size_t> column;
+  for (const litmus::ObservedRef& ref : sim.observed) {
+    auto it = std::find_if(m.evaluated.begin(), m.evaluated.end(),
+                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
+    if (it == m.evaluated.end()) {
+      c.incomparable = fmt::format("the model does not report {}", ref.to_string());
+      return c;
+    }
+    column.push_back(static_cast<std::size_t>(it - m.evaluated.begin()));
+  }
+  if (column.size() != m.evaluated.size()) {
+    c.incomparable = "the model and the simulator observe different things";
+    return c;
+  }
+  std::set<std::vector<std::int64_t>> allowed;
+  for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
+  for (const auto& [outcome, count] : sim.histogram) {
+    std::vector<std::int64_t> values(m.evaluated.size());
+    for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
+    if (!allowed.count(values)) c.forbidden.push_back(outcome);
+  }
+  return c;
 }
 
 TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,

@@ -95,24 +95,9 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
   }
   if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
 
-  // Containment, in the model's column order.
-  std::vector<std::size_t> column;
-  for (const litmus::ObservedRef& ref : v.sim->observed) {
-    auto it = std::find_if(m.evaluated.begin(), m.evaluated.end(),
-                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
-    if (it == m.evaluated.end())
-      return finish(TestStatus::Unknown, fmt::format("the model does not report {}", ref.to_string()));
-    column.push_back(static_cast<std::size_t>(it - m.evaluated.begin()));
-  }
-  if (column.size() != m.evaluated.size())
-    return finish(TestStatus::Unknown, "the model and the simulator observe different things");
-  std::set<std::vector<std::int64_t>> allowed;
-  for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
-  for (const auto& [outcome, count] : v.sim->histogram) {
-    std::vector<std::int64_t> values(m.evaluated.size());
-    for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
-    if (!allowed.count(values)) v.forbidden.push_back(outcome);
-  }
+  Containment c = contained(m, *v.sim);
+  if (c.incomparable) return finish(TestStatus::Unknown, *c.incomparable);
+  v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
   v.counterexample = make_counterexample(v);

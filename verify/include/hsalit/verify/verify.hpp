@@ -86,6 +86,15 @@ class ModelCache {
 // location, so that outcomes are whole final states, not only what the condition names.
 litmus::Test observe_everything(const litmus::Test& test);
 
+// The simulator's final states that the model does not allow (HSA SysArch 3.12: a race-free
+// program's behaviours are those of its valid candidate executions), or why the two cannot
+// be compared (they observe different registers and locations).
+struct Containment {
+  std::vector<runner::SimOutcome> forbidden;
+  std::optional<std::string> incomparable;
+};
+Containment contained(const model::CheckResult& allowed, const runner::SimResult& sim);
+
 // Verifies one test. Never throws for a test the table or target cannot express (that is
 // Unsupported, with the reason).
 TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,

@@ -1,0 +1,26 @@
+// What `hsalit run` prints for one test, whichever backend ran it: the condition's witnesses,
+// the histogram as JSON, and the litmus7-style text up to the Observation line.
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "hsalit/litmus/ast.hpp"
+#include "hsalit/runner/sim.hpp"
+
+namespace hsalit::cli {
+
+struct ConditionCount {
+  std::uint64_t positive = 0, negative = 0;  // runs whose final state satisfies the condition, or not
+  bool validated = false;                    // the condition holds over the histogram
+};
+ConditionCount count_condition(const litmus::Test& test, const runner::SimResult& r);
+
+// [{"outcome": {ref: value}, "count": n, "satisfies": bool}, ...]
+nlohmann::json histogram_json(const litmus::Test& test, const runner::SimResult& r);
+
+// `Test`, `Histogram`, `Ok`/`No`/`Unknown`, `Witnesses`, `Condition` and `Observation` lines.
+void print_histogram(const litmus::Test& test, const runner::SimResult& r, const ConditionCount& c);
+
+}  // namespace hsalit::cli
