@@ -19,7 +19,7 @@ namespace {
 struct GenCommandOptions {
   int threads = 2;
   int accesses = 2;
-  std::vector<std::string> orders, scopes, segments, placements, fences, deps, families, cycles;
+  std::vector<std::string> orders, scopes, segments, placements, fences, deps, families, cycles, edges;
   std::string spec;
   std::string out;
   bool count = false;
@@ -38,6 +38,7 @@ litmus::GenerateOptions generate_options(const GenCommandOptions& opt) {
   if (!opt.placements.empty()) o.placements = litmus::parse_placements(opt.placements);
   if (!opt.fences.empty()) o.fences = litmus::parse_fence_orders(opt.fences);
   if (!opt.deps.empty()) o.dependencies = litmus::parse_dependencies(opt.deps);
+  if (!opt.edges.empty()) o.edges = litmus::parse_edges(opt.edges);
   for (const std::string& name : opt.families) {
     auto c = litmus::family_cycle(name);
     if (!c) {
@@ -115,6 +116,10 @@ Command add_gen_command(CLI::App& app) {
   cmd->add_option("--fences", opt->fences, "fences on program-order edges: scacq,screl,scar (default none)")
       ->delimiter(',');
   cmd->add_option("--deps", opt->deps, "dependencies on program-order edges: addr,data,ctrl (default none)")
+      ->delimiter(',');
+  cmd->add_option(
+         "--edges", opt->edges,
+         "the edges cycles may use, like diy7's relaxations: names, Pod, Pos, com; -NAME removes (default all)")
       ->delimiter(',');
   cmd->add_option("--spec", opt->spec, "the same bounds inline: threads=2,accesses=2,orders=rlx+scacq,...");
   cmd->add_option("--max", opt->max_tests, "refuse to generate more tests than this (default 1000000)");

@@ -7,6 +7,8 @@
 #include <memory>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -18,6 +20,7 @@
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/campaign.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/verify/bound.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
 #include "test_files.hpp"
@@ -40,6 +43,9 @@ struct VerifyCommandOptions {
   bool mutate = false;
   std::string larger;
   std::string out;
+  bool every_variation = false;
+  std::string engine = "z3";
+  int jobs = 1;
 };
 
 std::string utc_now() {
@@ -162,6 +168,13 @@ int run_verify(const VerifyCommandOptions& opt) {
   options.compile.sc_acquire_release = opt.sc_orders;
   options.minimise = !opt.no_minimise;
   options.sim.timeout_seconds = opt.timeout;
+  options.jobs = opt.jobs;
+  if (opt.jobs < 1) return bad("--jobs must be at least 1");
+  const std::optional<model::Engine> engine = model::engine_from_string(opt.engine);
+  if (!engine) return bad(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
+  options.model.engine = *engine;
+  // Every counterexample is confirmed by the other engine.
+  options.confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, options.sim.hw))
       return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
@@ -179,17 +192,18 @@ int run_verify(const VerifyCommandOptions& opt) {
   // The tests: files, or generated from the bound.
   std::vector<litmus::Test> tests, larger;
   std::string bound, larger_bound;
+  std::optional<litmus::GenerateOptions> generated, larger_generated;
   try {
     if (!opt.generate.empty()) {
-      litmus::GenerateOptions g = litmus::parse_generate_spec(opt.generate);
-      for (auto& t : litmus::generate_tests(g)) tests.push_back(std::move(t.test));
+      generated = litmus::parse_generate_spec(opt.generate);
+      const litmus::GenerateOptions& g = *generated;
       bound = bound_text(g, opt.generate);
       if (opt.mutate && (opt.larger.empty() ? g.cycles.empty() : true)) {
-        litmus::GenerateOptions l = opt.larger.empty() ? g : litmus::parse_generate_spec(opt.larger);
-        if (opt.larger.empty()) ++l.max_accesses;
-        for (auto& t : litmus::generate_tests(l)) larger.push_back(std::move(t.test));
-        larger_bound =
-            opt.larger.empty() ? fmt::format("{} threads x {} accesses", l.max_threads, l.max_accesses) : opt.larger;
+        larger_generated = opt.larger.empty() ? g : litmus::parse_generate_spec(opt.larger);
+        if (opt.larger.empty()) ++larger_generated->max_accesses;
+        larger_bound = opt.larger.empty() ? fmt::format("{} threads x {} accesses", larger_generated->max_threads,
+                                                        larger_generated->max_accesses)
+                                          : opt.larger;
       }
     } else {
       std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.inputs);
@@ -207,14 +221,50 @@ int run_verify(const VerifyCommandOptions& opt) {
   }
 
   verify::ModelCache cache;
-  verify::VerifyReport report = verify::verify_tests(tests, *table, options, cache);
-  const std::string text = verify::render_text(report, table->name(), opt.target, bound);
+  verify::VerifyReport report;
+  std::string statistics;
+  std::vector<std::string> rows_used;
+  try {
+    if (generated) {
+      // Every variation of the bound, one test per class of variations with the same code
+      // (docs/verification.md), unless --every-variation.
+      verify::BoundOptions bo;
+      bo.every_variation = opt.every_variation;
+      // Progress on a terminal: tests checked so far, once a second.
+      std::size_t done = 0, counterexamples = 0;
+      auto last = std::chrono::steady_clock::now();
+      const bool tty = isatty(fileno(stderr)) != 0;
+      auto progress = [&](const verify::TestVerification& v) {
+        ++done;
+        if (v.status == verify::TestStatus::Counterexample) ++counterexamples;
+        if (!tty || std::chrono::steady_clock::now() - last < std::chrono::seconds(1)) return;
+        last = std::chrono::steady_clock::now();
+        fmt::print(stderr, "\r{} tests checked, {} counterexamples", done, counterexamples);
+      };
+      verify::BoundVerification b = verify::verify_bound(*generated, *table, options, bo, progress);
+      if (tty) fmt::print(stderr, "\r\033[K");
+      report = std::move(b.report);
+      statistics = verify::render_statistics(b.statistics);
+      rows_used = std::move(b.rows_used);
+    } else {
+      report = verify::verify_tests(tests, *table, options, cache);
+      rows_used = verify::rows_used(report);
+    }
+  } catch (const std::exception& e) {
+    return bad(e.what());
+  }
+  // A bound can hold thousands of counterexamples of one cause: the first few in full.
+  const std::string text =
+      verify::render_text(report, table->name(), opt.target, bound, generated ? 5 : SIZE_MAX) + statistics;
   fmt::print("{}", text);
 
   std::optional<verify::MutationReport> mutation;
   if (opt.mutate) {
-    const std::vector<std::string> rows = verify::rows_used(report);
-    mutation = verify::run_mutation(tests, larger, *table, rows, options, cache);
+    if (generated) {
+      mutation = verify::run_mutation(*generated, larger_generated, *table, rows_used, options);
+    } else {
+      mutation = verify::run_mutation(tests, larger, *table, rows_used, options, cache);
+    }
     mutation->bound = bound;
     mutation->larger_bound = larger_bound;
     fmt::print("\n{}", verify::render_text(*mutation));
@@ -287,6 +337,11 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("--larger", opt->larger,
                   "the bound on which surviving mutants are checked (default: --generate with one more access)");
   cmd->add_option("--out", opt->out, "write results.json, the campaign reports, verify.txt and counterexamples here");
+  cmd->add_flag("--every-variation", opt->every_variation,
+                "--generate: check every test of the bound, not one per class of variations with the same code");
+  cmd->add_option("--engine", opt->engine,
+                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
+  cmd->add_option("-j,--jobs", opt->jobs, "tests verified in parallel (default 1)");
   return {cmd, [opt] { return run_verify(*opt); }};
 }
 

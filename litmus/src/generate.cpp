@@ -566,69 +566,49 @@ std::vector<Decoration> decoration_choices(bool po, const Access& from, const Ac
   return out;
 }
 
-// Generates every variant of every cycle; `build` says whether to build the tests.
+Variation to_variation(const Annot& a) {
+  Variation v;
+  v.kind = a.atomic ? Variation::Kind::Atomic : Variation::Kind::Ordinary;
+  v.order = a.order;
+  v.scope = a.scope;
+  return v;
+}
+
+Variation to_variation(const Decoration& d) {
+  Variation v;
+  v.kind = d.kind == Decoration::Kind::Fence ? Variation::Kind::Fence
+           : d.kind == Decoration::Kind::Dep ? Variation::Kind::Dependency
+                                             : Variation::Kind::Nothing;
+  v.order = d.order;
+  v.scope = d.scope;
+  v.dependency = d.dep;
+  return v;
+}
+
+// Generates every distinct test of every space; `build` says whether to build the tests.
 std::size_t run_generation(const GenerateOptions& options, bool build,
                            const std::function<void(GeneratedTest&&)>& visit) {
-  validate(options);
   std::unordered_set<std::string> seen;
   std::size_t count = 0;
-  for (const Cycle& cycle : enumerate_cycles(options)) {
-    const Skeleton s = build_skeleton(cycle);
-    const int n = static_cast<int>(s.threads.size());
-    std::vector<std::vector<Annot>> annot_candidates;
-    std::vector<std::vector<Decoration>> deco_candidates;
-    for (std::size_t t = 0; t < s.threads.size(); ++t) {
-      const auto& code = s.threads[t];
-      for (std::size_t i = 0; i < code.size(); ++i) {
-        annot_candidates.push_back(annotation_choices(code[i].kind, options));
-        if (i > 0) deco_candidates.push_back(decoration_choices(s.po_gap[t][i - 1], code[i - 1], code[i], options));
+  for_each_variation_space(options, [&](const VariationSpace& space) {
+    const auto& slots = space.slots();
+    std::vector<std::size_t> choice(slots.size(), 0);
+    for (;;) {
+      std::string key = space.canonical_key(choice);
+      if (seen.insert(key).second) {
+        if (++count > options.max_tests)
+          throw std::length_error(
+              fmt::format("more than {} tests: narrow the bounds or the filters (--orders, --scopes, --segments, "
+                          "--placements), or raise the limit",
+                          options.max_tests));
+        if (build) visit(GeneratedTest{space.test(choice), space.cycle(), std::move(key)});
       }
+      // Odometer, the last slot fastest.
+      std::size_t k = slots.size();
+      while (k > 0 && ++choice[k - 1] == slots[k - 1].choices.size()) choice[--k] = 0;
+      if (k == 0) return;
     }
-    for (const PlacementSpec& placement : all_placements(n)) {
-      bool fits = true;
-      for (std::size_t a = 0; a < placement.wg.size(); ++a)
-        for (std::size_t b = a + 1; b < placement.wg.size(); ++b)
-          fits = fits && std::find(options.placements.begin(), options.placements.end(), relation(placement, a, b)) !=
-                             options.placements.end();
-      if (!fits) continue;
-      // Group memory only where every thread shares a work-group (HSA SysArch 3.3.3: a
-      // group segment is private to a work-group).
-      std::vector<Segment> segment_choices;
-      for (Segment g : options.segments)
-        if (g == Segment::Global || all_in_one_workgroup(placement)) segment_choices.push_back(g);
-      std::vector<std::vector<Segment>> seg_candidates(static_cast<std::size_t>(s.locations), segment_choices);
-      for_each_choice(seg_candidates, [&](const std::vector<Segment>& segments) {
-        for_each_choice(annot_candidates, [&](const std::vector<Annot>& flat_annots) {
-          auto visit_decos = [&](const std::vector<Decoration>& flat_decos) {
-            Variant v;
-            v.segments = segments;
-            v.placement = &placement;
-            std::size_t ai = 0, di = 0;
-            for (const auto& code : s.threads) {
-              v.annots.emplace_back(flat_annots.begin() + static_cast<std::ptrdiff_t>(ai),
-                                    flat_annots.begin() + static_cast<std::ptrdiff_t>(ai + code.size()));
-              ai += code.size();
-              v.decos.emplace_back(flat_decos.begin() + static_cast<std::ptrdiff_t>(di),
-                                   flat_decos.begin() + static_cast<std::ptrdiff_t>(di + code.size() - 1));
-              di += code.size() - 1;
-            }
-            std::string key = canonical(s, v);
-            if (!seen.insert(key).second) return;
-            if (++count > options.max_tests)
-              throw std::length_error(
-                  fmt::format("more than {} tests: narrow the bounds or the filters (--orders, --scopes, --segments, "
-                              "--placements), or raise the limit",
-                              options.max_tests));
-            if (build) visit(GeneratedTest{build_test(s, v), s.cycle_text, std::move(key)});
-          };
-          if (deco_candidates.empty())
-            visit_decos({});
-          else
-            for_each_choice(deco_candidates, visit_decos);
-        });
-      });
-    }
-  }
+  });
   return count;
 }
 
@@ -803,6 +783,9 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
     return out;
   }
   const int max_threads = options.max_threads, max_accesses = options.max_accesses;
+  auto allowed = [&](EdgeKind e) {
+    return options.edges.empty() || std::find(options.edges.begin(), options.edges.end(), e) != options.edges.end();
+  };
   Cycle seq;
   // Depth-first over edge sequences in EdgeKind order; a sequence is kept when it closes
   // into a valid cycle and is its own canonical rotation. Multi-thread cycles end with an
@@ -827,7 +810,7 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
     if (st.external > 0 && is_external(seq.back()) && st.external == max_threads) return;
     for (int k = 0; k < kEdgeKindCount; ++k) {
       const EdgeKind e = static_cast<EdgeKind>(k);
-      if (info(e).from != at) continue;
+      if (info(e).from != at || !allowed(e)) continue;
       State next = st;
       if (is_external(e)) {
         ++next.external;
@@ -852,6 +835,7 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
   };
   for (int k = 0; k < kEdgeKindCount; ++k) {
     const EdgeKind e = static_cast<EdgeKind>(k);
+    if (!allowed(e)) continue;
     State st;
     if (is_external(e)) {
       st.external = 1;
@@ -867,6 +851,130 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
     seq.pop_back();
   }
   return out;
+}
+
+struct VariationSpace::Data {
+  Skeleton skeleton;
+  PlacementSpec placement;
+  std::vector<Segment> segments;  // per location
+  std::vector<Slot> slots;
+  std::size_t accesses = 0;  // slots [0, accesses) are accesses, the rest gaps
+  std::vector<std::vector<Annot>> annots;
+  std::vector<std::vector<Decoration>> decos;
+  std::string shape_key;
+
+  Variant variant(std::span<const std::size_t> choice) const {
+    if (choice.size() != slots.size())
+      throw std::invalid_argument(
+          fmt::format("a choice for {} slots, given for {} slots", slots.size(), choice.size()));
+    Variant v;
+    v.segments = segments;
+    v.placement = &placement;
+    std::size_t ai = 0, di = accesses;
+    for (const auto& code : skeleton.threads) {
+      auto& annots_of_thread = v.annots.emplace_back();
+      auto& decos_of_thread = v.decos.emplace_back();
+      for (std::size_t i = 0; i < code.size(); ++i) {
+        annots_of_thread.push_back(annots[ai].at(choice[ai]));
+        ++ai;
+        if (i > 0) {
+          decos_of_thread.push_back(decos[di - accesses].at(choice[di]));
+          ++di;
+        }
+      }
+    }
+    return v;
+  }
+};
+
+VariationSpace::VariationSpace(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
+const std::string& VariationSpace::cycle() const { return data_->skeleton.cycle_text; }
+const std::vector<Slot>& VariationSpace::slots() const { return data_->slots; }
+const std::string& VariationSpace::shape_key() const { return data_->shape_key; }
+
+std::size_t VariationSpace::size() const {
+  std::size_t n = 1;
+  for (const Slot& s : data_->slots) n *= s.choices.size();
+  return n;
+}
+
+GeneratedTest VariationSpace::build(std::span<const std::size_t> choice) const {
+  const Variant v = data_->variant(choice);
+  return GeneratedTest{build_test(data_->skeleton, v), data_->skeleton.cycle_text, canonical(data_->skeleton, v)};
+}
+
+Test VariationSpace::test(std::span<const std::size_t> choice) const {
+  return build_test(data_->skeleton, data_->variant(choice));
+}
+
+std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) const {
+  return canonical(data_->skeleton, data_->variant(choice));
+}
+
+std::string to_string(const Variation& v) {
+  switch (v.kind) {
+    case Variation::Kind::Ordinary: return "na";
+    case Variation::Kind::Atomic: return fmt::format("{}-{}", to_string(v.order), to_string(v.scope));
+    case Variation::Kind::Nothing: return "";
+    case Variation::Kind::Fence: return fmt::format("fence-{}-{}", to_string(v.order), to_string(v.scope));
+    case Variation::Kind::Dependency: return std::string(to_string(v.dependency));
+  }
+  return "?";
+}
+
+std::size_t for_each_variation_space(const GenerateOptions& options,
+                                     const std::function<void(const VariationSpace&)>& visit) {
+  validate(options);
+  std::size_t count = 0;
+  for (const Cycle& cycle : enumerate_cycles(options)) {
+    auto base = std::make_shared<VariationSpace::Data>();
+    base->skeleton = build_skeleton(cycle);
+    const Skeleton& s = base->skeleton;
+    const int n = static_cast<int>(s.threads.size());
+    std::vector<Slot> gaps;
+    for (std::size_t t = 0; t < s.threads.size(); ++t) {
+      const auto& code = s.threads[t];
+      for (std::size_t i = 0; i < code.size(); ++i) {
+        Slot access{false, static_cast<int>(t), static_cast<int>(i), code[i].kind, {}};
+        base->annots.push_back(annotation_choices(code[i].kind, options));
+        for (const Annot& a : base->annots.back()) access.choices.push_back(to_variation(a));
+        base->slots.push_back(std::move(access));
+        if (i > 0) {
+          Slot gap{true, static_cast<int>(t), static_cast<int>(i), code[i].kind, {}};
+          base->decos.push_back(decoration_choices(s.po_gap[t][i - 1], code[i - 1], code[i], options));
+          for (const Decoration& d : base->decos.back()) gap.choices.push_back(to_variation(d));
+          gaps.push_back(std::move(gap));
+        }
+      }
+    }
+    base->accesses = base->slots.size();
+    for (Slot& g : gaps) base->slots.push_back(std::move(g));
+    if (std::any_of(base->slots.begin(), base->slots.end(), [](const Slot& x) { return x.choices.empty(); })) continue;
+    for (const PlacementSpec& placement : all_placements(n)) {
+      bool fits = true;
+      for (std::size_t a = 0; a < placement.wg.size(); ++a)
+        for (std::size_t b = a + 1; b < placement.wg.size(); ++b)
+          fits = fits && std::find(options.placements.begin(), options.placements.end(), relation(placement, a, b)) !=
+                             options.placements.end();
+      if (!fits) continue;
+      // Group memory only where every thread shares a work-group (HSA SysArch 3.3.3: a
+      // group segment is private to a work-group).
+      std::vector<Segment> segment_choices;
+      for (Segment g : options.segments)
+        if (g == Segment::Global || all_in_one_workgroup(placement)) segment_choices.push_back(g);
+      std::vector<std::vector<Segment>> seg_candidates(static_cast<std::size_t>(s.locations), segment_choices);
+      for_each_choice(seg_candidates, [&](const std::vector<Segment>& segments) {
+        auto data = std::make_shared<VariationSpace::Data>(*base);
+        data->placement = placement;
+        data->segments = segments;
+        data->shape_key = s.cycle_text + "#";
+        for (Segment g : segments) data->shape_key += std::string(to_string(g)) + ",";
+        ++count;
+        visit(VariationSpace(std::move(data)));
+      });
+    }
+  }
+  return count;
 }
 
 std::size_t generate(const GenerateOptions& options, const std::function<void(GeneratedTest&&)>& visit) {
@@ -961,6 +1069,35 @@ std::vector<Dependency> parse_dependencies(std::span<const std::string> words) {
   return out;
 }
 
+std::vector<EdgeKind> parse_edges(std::span<const std::string> words) {
+  auto group = [](std::string_view name) -> std::vector<EdgeKind> {
+    if (name == "Pod") return {EdgeKind::PodWW, EdgeKind::PodWR, EdgeKind::PodRW, EdgeKind::PodRR};
+    if (name == "Pos") return {EdgeKind::PosWW, EdgeKind::PosWR, EdgeKind::PosRW, EdgeKind::PosRR};
+    if (name == "com")
+      return {EdgeKind::Rfi, EdgeKind::Fri, EdgeKind::Wsi, EdgeKind::Rfe, EdgeKind::Fre, EdgeKind::Wse};
+    if (auto e = edge_from_string(name)) return {*e};
+    throw std::invalid_argument(fmt::format(
+        "unknown edge '{}' (PodWW PodWR PodRW PodRR PosWW PosWR PosRW PosRR Rmw Rfi Fri Wsi Rfe Fre Wse, or Pod, Pos, "
+        "com)",
+        name));
+  };
+  std::vector<EdgeKind> out;
+  bool first = true;
+  for (const std::string& w : words) {
+    if (!w.empty() && w.front() == '-') {
+      if (first)
+        for (int k = 0; k < kEdgeKindCount; ++k) out.push_back(static_cast<EdgeKind>(k));
+      for (EdgeKind e : group(std::string_view(w).substr(1))) std::erase(out, e);
+    } else {
+      for (EdgeKind e : group(w))
+        if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    }
+    first = false;
+  }
+  if (out.empty()) throw std::invalid_argument("no edge left to build cycles from");
+  return out;
+}
+
 GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
   auto number = [](const std::string& key, const std::string& value) {
     try {
@@ -1007,12 +1144,14 @@ GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
         }
       } else if (key == "cycle")
         o.cycles.push_back(parse_cycle(value));
+      else if (key == "edges")
+        o.edges = parse_edges(split_words(value, "+/ "));
       else if (key == "max")
         o.max_tests = static_cast<std::size_t>(number(key, value));
       else
         throw std::invalid_argument(fmt::format(
             "unknown key '{}' (threads, accesses, orders, scopes, segments, placements, fences, deps, family, cycle, "
-            "max)",
+            "edges, max)",
             key));
     } catch (const std::invalid_argument& e) {
       std::string what = e.what();

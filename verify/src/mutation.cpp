@@ -1,5 +1,9 @@
 #include "hsalit/verify/mutation.hpp"
 
+#include <functional>
+
+#include "hsalit/verify/bound.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -161,14 +165,14 @@ std::string first_kill(std::span<const litmus::Test> tests, const std::vector<st
 
 }  // namespace
 
-MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
-                            const codegen::MappingTable& table, std::span<const std::string> rows,
-                            const VerifyOptions& options, ModelCache& cache) {
-  VerifyOptions quick = options;
-  quick.minimise = false;
-  quick.sim.keep_traces = false;
-  const auto uses = rows_per_test(tests, table, options);
-  const auto larger_uses = rows_per_test(larger, table, options);
+namespace {
+
+// The mutant loop: `kill(mutated, row)` and `kill_larger(...)` give the first counterexample
+// of a mutated table on the bound and on the larger bound, as text, or "".
+using KillFunction = std::function<std::string(const codegen::MappingTable&, const std::string&)>;
+
+MutationReport mutate_all(const codegen::MappingTable& table, std::span<const std::string> rows,
+                          const KillFunction& kill, const KillFunction& kill_larger) {
   MutationReport report;
   for (const Mutant& m : mutants(table, rows)) {
     MutantResult r;
@@ -180,16 +184,73 @@ MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const
     } catch (const codegen::MappingError&) {
       continue;  // not a table any more (e.g. a fence row left empty where the format needs one)
     }
-    const codegen::MappingTable& mutated = *parsed;
-    r.killed_by = first_kill(tests, uses, m.row, mutated, quick, cache);
+    r.killed_by = kill(*parsed, m.row);
     r.killed = !r.killed_by.empty();
-    if (!r.killed && !larger.empty()) {
-      r.larger_killed_by = first_kill(larger, larger_uses, m.row, mutated, quick, cache);
+    if (!r.killed && kill_larger) {
+      r.larger_killed_by = kill_larger(*parsed, m.row);
       r.killed_at_larger_bound = !r.larger_killed_by.empty();
     }
     report.mutants.push_back(std::move(r));
   }
   return report;
+}
+
+VerifyOptions quick_options(const VerifyOptions& options) {
+  VerifyOptions quick = options;
+  quick.minimise = false;
+  quick.sim.keep_traces = false;
+  return quick;
+}
+
+// The first counterexample of `mutated` on every variation of `bound`, or "".
+std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& mutated,
+                                const VerifyOptions& options) {
+  BoundOptions b;
+  b.stop_at_counterexample = true;
+  b.batch = 256;
+  BoundVerification v = verify_bound(bound, mutated, options, b);
+  for (const TestVerification& t : v.report.tests)
+    if (t.status == TestStatus::Counterexample && t.counterexample)
+      return fmt::format("{} ({})", t.name, t.counterexample->outcome);
+  return "";
+}
+
+}  // namespace
+
+MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
+                            const codegen::MappingTable& table, std::span<const std::string> rows,
+                            const VerifyOptions& options, ModelCache& cache) {
+  const VerifyOptions quick = quick_options(options);
+  const auto uses = rows_per_test(tests, table, options);
+  const auto larger_uses = rows_per_test(larger, table, options);
+  KillFunction kill_larger;
+  if (!larger.empty())
+    kill_larger = [&](const codegen::MappingTable& mutated, const std::string& row) {
+      return first_kill(larger, larger_uses, row, mutated, quick, cache);
+    };
+  return mutate_all(
+      table, rows,
+      [&](const codegen::MappingTable& mutated, const std::string& row) {
+        return first_kill(tests, uses, row, mutated, quick, cache);
+      },
+      kill_larger);
+}
+
+MutationReport run_mutation(const litmus::GenerateOptions& bound, const std::optional<litmus::GenerateOptions>& larger,
+                            const codegen::MappingTable& table, std::span<const std::string> rows,
+                            const VerifyOptions& options) {
+  const VerifyOptions quick = quick_options(options);
+  KillFunction kill_larger;
+  if (larger)
+    kill_larger = [&](const codegen::MappingTable& mutated, const std::string&) {
+      return first_kill_in_bound(*larger, mutated, quick);
+    };
+  return mutate_all(
+      table, rows,
+      [&](const codegen::MappingTable& mutated, const std::string&) {
+        return first_kill_in_bound(bound, mutated, quick);
+      },
+      kill_larger);
 }
 
 std::string render_text(const MutationReport& report) {

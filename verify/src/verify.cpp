@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
@@ -230,6 +233,20 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
+  if (options.confirm_engine && *options.confirm_engine != options.model.engine) {
+    model::CheckOptions second = options.model;
+    second.engine = *options.confirm_engine;
+    const model::CheckResult& m2 = cache.check(v.test, second);
+    if (m2.unknown())
+      return finish(TestStatus::Unknown,
+                    fmt::format("model ({}): {}", model::to_string(second.engine), *m2.unknown_reason));
+    Containment c2 = contained(m2, *v.sim);
+    if (c2.incomparable || m2.racy || c2.forbidden != v.forbidden)
+      return finish(TestStatus::Unknown,
+                    fmt::format("the model's engines disagree on this test ({} and {}): a bug of the model, please "
+                                "report it",
+                                model::to_string(options.model.engine), model::to_string(second.engine)));
+  }
   return finish(TestStatus::Counterexample, fmt::format("reaches {}, which the model forbids",
                                                         runner::format_outcome(v.test, *v.sim, v.forbidden.front())));
 }
@@ -251,9 +268,13 @@ const model::CheckResult& ModelCache::check(const litmus::Test& test, const mode
   std::string key = fmt::format("{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
                                 options.timeout_seconds) +
                     litmus::print_litmus(test);
-  auto it = results_.find(key);
-  if (it == results_.end()) it = results_.emplace(std::move(key), model::check(test, options)).first;
-  return it->second;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = results_.find(key); it != results_.end()) return it->second;
+  }
+  model::CheckResult result = model::check(test, options);  // outside the lock: other threads go on
+  std::lock_guard lock(mutex_);
+  return results_.try_emplace(std::move(key), std::move(result)).first->second;
 }
 
 litmus::Test observe_everything(const litmus::Test& test) {
@@ -340,18 +361,43 @@ std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::
 }
 
 std::size_t VerifyReport::count(TestStatus status) const {
-  return static_cast<std::size_t>(
-      std::count_if(tests.begin(), tests.end(), [&](const TestVerification& v) { return v.status == status; }));
+  const std::size_t omitted = status == TestStatus::Sound  ? omitted_sound
+                              : status == TestStatus::Racy ? omitted_racy
+                                                           : 0;
+  return omitted + static_cast<std::size_t>(std::count_if(
+                       tests.begin(), tests.end(), [&](const TestVerification& v) { return v.status == status; }));
 }
 
 VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::MappingTable& table,
                           const VerifyOptions& options, ModelCache& cache,
                           const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
-  for (const litmus::Test& test : tests) {
-    report.tests.push_back(verify_test(test, table, options, cache));
-    if (progress) progress(report.tests.back());
-  }
+  report.tests.resize(tests.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (std::size_t i = next++; i < tests.size(); i = next++) {
+      try {
+        report.tests[i] = verify_test(tests[i], table, options, cache);
+      } catch (...) {
+        std::lock_guard lock(progress_mutex);
+        if (!failure) failure = std::current_exception();
+        next = tests.size();
+        return;
+      }
+      if (progress) {
+        std::lock_guard lock(progress_mutex);
+        progress(report.tests[i]);
+      }
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.jobs)), tests.size());
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
   return report;
 }
 
@@ -366,10 +412,10 @@ std::vector<std::string> rows_used(const VerifyReport& report) {
 }
 
 std::string render_text(const VerifyReport& report, std::string_view table, std::string_view target,
-                        std::string_view bound) {
+                        std::string_view bound, std::size_t detailed) {
   std::string out = fmt::format("verify-mapping: table {} on {}, {}\n", table, target, bound);
   out += fmt::format("{} tests: {} sound, {} counterexamples, {} racy (not checked), {} unsupported, {} unknown\n",
-                     report.tests.size(), report.count(TestStatus::Sound), report.count(TestStatus::Counterexample),
+                     report.total(), report.count(TestStatus::Sound), report.count(TestStatus::Counterexample),
                      report.count(TestStatus::Racy), report.count(TestStatus::Unsupported),
                      report.count(TestStatus::Unknown));
   for (const TestVerification& v : report.tests)
@@ -382,9 +428,16 @@ std::string render_text(const VerifyReport& report, std::string_view table, std:
                              report.count(TestStatus::Unknown));
     return out;
   }
+  std::size_t shown = 0, listed = 0;
   for (const TestVerification& v : report.tests) {
     if (!v.counterexample) continue;
     const Counterexample& c = *v.counterexample;
+    if (shown >= detailed) {
+      if (listed++ == 0) out += "\nmore counterexamples (test: forbidden outcome):\n";
+      if (listed <= 200) out += fmt::format("  {}: {}\n", c.found_in, c.outcome);
+      continue;
+    }
+    ++shown;
     out += fmt::format("\nCOUNTEREXAMPLE found in {}{}\n", c.found_in,
                        c.minimised ? fmt::format(", minimised to {}", c.test.name) : std::string());
     out += fmt::format("forbidden outcome: {}\n\n", c.outcome);
@@ -396,6 +449,7 @@ std::string render_text(const VerifyReport& report, std::string_view table, std:
     out += fmt::format("simulator trace ({}):\n", c.placement);
     for (std::size_t i = 0; i < c.trace.size(); ++i) out += fmt::format("  {:>3}. {}\n", i + 1, c.trace[i]);
   }
+  if (listed > 200) out += fmt::format("  ... and {} more\n", listed - 200);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -100,6 +101,10 @@ struct GenerateOptions {
   int max_accesses = 2;
   // When not empty, only these cycles (a family, `--cycle`); the bounds do not apply.
   std::vector<Cycle> cycles;
+  // The edges the cycles of the bounds may use, like diy7's relaxation list; empty: all. For
+  // example every kind but the Pos edges gives the cycles in which each program-order edge
+  // changes location (Shasha and Snir's critical cycles, plus Rmw and internal edges).
+  std::vector<EdgeKind> edges;
 
   OrderChoice orders;
   std::vector<Scope> scopes = {Scope::Wavefront, Scope::WorkGroup, Scope::Agent, Scope::System};
@@ -130,6 +135,61 @@ struct GeneratedTest {
 // repeats), in enumeration order.
 std::vector<Cycle> enumerate_cycles(const GenerateOptions& options);
 
+// One choice for a slot of a generated test: the annotation of an access (ordinary, or
+// atomic with an order and a scope) or what sits on a program-order edge between two
+// accesses (nothing, a fence with an order and a scope, or a dependency).
+struct Variation {
+  enum class Kind : std::uint8_t { Ordinary, Atomic, Nothing, Fence, Dependency };
+  Kind kind = Kind::Nothing;
+  MemoryOrder order = MemoryOrder::Relaxed;  // Atomic, Fence
+  Scope scope = Scope::WorkItem;             // Atomic, Fence
+  Dependency dependency = Dependency::Address;
+  friend bool operator==(const Variation&, const Variation&) = default;
+};
+std::string to_string(const Variation& variation);  // na, rlx-agent, fence-scacq-wg, addr, "" (nothing)
+
+// A place of a test that the variations fill: an access, or the program-order gap before
+// access `index` of `thread`.
+struct Slot {
+  bool gap = false;
+  int thread = 0;
+  int index = 0;
+  char access = 'R';  // R (load), W (store), U (rmw): the access, or the access after a gap
+  std::vector<Variation> choices;
+};
+
+// The tests of one cycle with one placement of its threads and one segment per location:
+// one test per choice of a variation for every slot. Slots are the accesses in thread order,
+// then the gaps in thread order. Cheap to copy (the skeleton is shared).
+class VariationSpace {
+ public:
+  struct Data;
+  explicit VariationSpace(std::shared_ptr<const Data> data);
+
+  const std::string& cycle() const;
+  const std::vector<Slot>& slots() const;
+  // Equal for two spaces that differ only in their placement (the compiled code of a choice
+  // does not depend on where the threads run).
+  const std::string& shape_key() const;
+  // How many tests the space holds (the product of the slots' choice counts).
+  std::size_t size() const;
+
+  // `choice[i]` indexes `slots()[i].choices`; throws std::invalid_argument for a choice of
+  // the wrong length and std::out_of_range for an index past a slot's choices.
+  GeneratedTest build(std::span<const std::size_t> choice) const;
+  Test test(std::span<const std::size_t> choice) const;  // build() without the key
+  // Equal for two choices (of any spaces) iff their tests are equal up to symmetry.
+  std::string canonical_key(std::span<const std::size_t> choice) const;
+
+ private:
+  std::shared_ptr<const Data> data_;
+};
+
+// Calls `visit` for each space of the bound, in the order `generate` enumerates tests;
+// returns how many. Throws std::invalid_argument for bad options.
+std::size_t for_each_variation_space(const GenerateOptions& options,
+                                     const std::function<void(const VariationSpace&)>& visit);
+
 // Calls `visit` for each distinct test, in a deterministic order; returns how many. Tests
 // equal up to thread permutation, location renaming and value renaming are generated once
 // (the first one met). Throws std::invalid_argument for bad options, std::length_error past
@@ -142,7 +202,8 @@ std::size_t count_tests(const GenerateOptions& options);
 // Parses the inline bound syntax of `verify-mapping --generate` and `gen --spec`:
 // comma-separated `key=value` items, keys threads, accesses, orders, scopes, segments,
 // placements, fences, deps (list values separated by `+` or `/`), family (names separated
-// by `/`), cycle (edges separated by blanks or `.`), max (the test limit). E.g.
+// by `/`), cycle (edges separated by blanks or `.`), edges (edge names, or Pod, Pos, com for
+// their groups, separated by `+`), max (the test limit). E.g.
 // `threads=2,accesses=2,orders=rlx+scacq+screl,scopes=agent`. Throws std::invalid_argument naming the item at fault.
 GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions base = {});
 
@@ -154,6 +215,9 @@ std::vector<Segment> parse_segments(std::span<const std::string> words);
 std::vector<ThreadRelation> parse_placements(std::span<const std::string> words);
 std::vector<MemoryOrder> parse_fence_orders(std::span<const std::string> words);
 std::vector<Dependency> parse_dependencies(std::span<const std::string> words);
+// Edge names; `Pod` and `Pos` stand for their four kinds, `com` for the six communication
+// edges; `-Pos` (or any name with a leading `-`) removes it from all or from the list so far.
+std::vector<EdgeKind> parse_edges(std::span<const std::string> words);
 // The cycles of a family name (case-sensitive, as in `classic_families`).
 std::optional<Cycle> family_cycle(std::string_view name);
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hsalit/codegen/mapping.hpp"
+#include "hsalit/litmus/generate.hpp"
 #include "hsalit/verify/verify.hpp"
 
 namespace hsalit::verify {
@@ -51,6 +52,13 @@ struct MutationReport {
 MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
                             const codegen::MappingTable& table, std::span<const std::string> rows,
                             const VerifyOptions& options, ModelCache& cache);
+
+// The same on generated bounds: each mutant is verified on every variation of `bound` (one
+// test per class of the mutated table's code, as verify_bound does), stopping at its first
+// counterexample; a survivor is verified on `larger` when given.
+MutationReport run_mutation(const litmus::GenerateOptions& bound, const std::optional<litmus::GenerateOptions>& larger,
+                            const codegen::MappingTable& table, std::span<const std::string> rows,
+                            const VerifyOptions& options);
 
 std::string render_text(const MutationReport& report);
 nlohmann::json to_json(const MutationReport& report);

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +30,10 @@ struct VerifyOptions {
   runner::SimOptions sim;
   model::CheckOptions model;
   bool minimise = true;  // shrink each counterexample
+  int jobs = 1;          // tests verified in parallel by verify_tests
+  // When set and not the model's engine: every counterexample's forbidden final states are
+  // checked again by this engine, and a disagreement makes the test unknown (naming both).
+  std::optional<model::Engine> confirm_engine;
 };
 
 enum class TestStatus : std::uint8_t {
@@ -73,12 +79,14 @@ struct TestVerification {
 };
 
 // The model's answers do not depend on the mapping: computed once per test and shared by
-// every verification of it (the mutants of --mutate included).
+// every verification of it (the mutants of --mutate included). Safe to share between
+// threads; answers are never removed, so the references stay valid.
 class ModelCache {
  public:
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
 
  private:
+  std::mutex mutex_;
   std::map<std::string, model::CheckResult> results_;
 };
 
@@ -108,11 +116,15 @@ std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::
 
 struct VerifyReport {
   std::vector<TestVerification> tests;
-  std::size_t count(TestStatus status) const;
+  // Sound and racy tests counted but not kept (a generated bound checks millions).
+  std::size_t omitted_sound = 0, omitted_racy = 0;
+  std::size_t count(TestStatus status) const;  // kept and omitted
+  std::size_t total() const { return tests.size() + omitted_sound + omitted_racy; }
   bool sound() const { return count(TestStatus::Counterexample) == 0; }
 };
 
-// Verifies each test in order; `progress` (optional) is called after each.
+// Verifies each test, with `options.jobs` threads; the report keeps the order of `tests`.
+// `progress` (optional) is called after each test, one call at a time.
 VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::MappingTable& table,
                           const VerifyOptions& options, ModelCache& cache,
                           const std::function<void(const TestVerification&)>& progress = {});
@@ -120,8 +132,9 @@ VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::Ma
 // The rows the compiled tests use, by id (for the mutation of --mutate).
 std::vector<std::string> rows_used(const VerifyReport& report);
 
-// Text for people: `sound up to the bound` or the counterexamples.
+// Text for people: `sound up to the bound` or the counterexamples: the first `detailed` in
+// full (test, rows, code, trace), the others a line each (at most 200 lines).
 std::string render_text(const VerifyReport& report, std::string_view table, std::string_view target,
-                        std::string_view bound);
+                        std::string_view bound, std::size_t detailed = SIZE_MAX);
 
 }  // namespace hsalit::verify

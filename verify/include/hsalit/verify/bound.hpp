@@ -1,0 +1,82 @@
+// Verifying every variation of a generated bound (docs/verification.md, "Every variation of
+// a bound"). A bound of `hsalit gen` holds, per cycle, placement and segment assignment, the
+// product of the choices of every access (ordinary, or atomic with an order and a scope) and
+// every program-order gap (nothing, a fence, a dependency): millions of tests at three
+// threads. Two facts make one test per class of them enough:
+//
+//  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
+//     code of each of its slots: choices of a slot that compile to the same instructions
+//     form a code class, and tests whose slots' choices lie in the same classes compile to
+//     the same program and reach the same final states on the simulator.
+//  2. The HSA model is monotone in the annotations: making an access or a fence stronger
+//     (na < rlx < scacq/screl < scar, a wider scope, a fence where there was none) only adds
+//     synchronisation, so a race-free test stays race-free and its allowed final states can
+//     only shrink (HSA SysArch 3.8-3.12: synchronizes-with and happens-before grow, the
+//     orders the model asks for must respect more edges, and heterogeneous races need a
+//     pair the scopes do not both include).
+//
+// So, within a product of code classes, a test whose choices are maximal in their classes
+// (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
+// simulator's final states are within its allowed set, they are within theirs. The
+// verification checks exactly the maximal tests (a class whose strength order has several
+// maxima contributes each). The monotonicity in 2 is a property of the model that tests
+// check (tests/verify/bound_test.cpp) rather than an assumption hidden in the code.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "hsalit/litmus/generate.hpp"
+#include "hsalit/verify/verify.hpp"
+
+namespace hsalit::verify {
+
+// Whether `a` is at least as strong as `b` in the HSA model (both choices of one slot):
+// ordinary < rlx < scacq, screl < scar (rmws; a load is at most scacq and a store at most
+// screl); among atomics and fences a wider scope includes more threads (HSA SysArch 3.3.6,
+// wave < wg < agent < system); no fence < any fence; a dependency compares only with itself.
+bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b);
+
+struct BoundOptions {
+  // Check every test of the bound on its own instead of one per class (for cross-checks
+  // and for measuring what the reduction saves).
+  bool every_variation = false;
+  // Stop at the first counterexample (mutation testing only needs one).
+  bool stop_at_counterexample = false;
+  // Tests verified per batch: each batch runs with VerifyOptions::jobs threads and its
+  // model answers are dropped afterwards, so memory does not grow with the bound.
+  std::size_t batch = 4096;
+};
+
+struct BoundStatistics {
+  std::size_t spaces = 0;      // cycle x placement x segments
+  std::size_t variations = 0;  // tests in the bound, before symmetry reduction
+  std::size_t classes = 0;     // products of code classes
+  std::size_t checked = 0;     // distinct tests verified
+  std::size_t symmetric = 0;   // tests skipped as symmetric to one already checked
+  std::size_t compiles = 0;    // single-slot compilations that found the code classes
+  double seconds_classes = 0;  // finding the classes and the tests to check
+  double seconds_verify = 0;   // model, compiler and simulator on the checked tests (wall)
+};
+
+struct BoundVerification {
+  // The checked tests, in enumeration order. Sound and racy ones are only counted (a bound
+  // holds millions); counterexamples keep their test, outcomes and Counterexample; unknown
+  // and unsupported ones keep everything.
+  VerifyReport report;
+  std::vector<std::string> rows_used;  // the table rows the checked tests' code uses
+  BoundStatistics statistics;
+};
+
+// Verifies the bound. `progress` (optional) is called after each checked test, one call at
+// a time. Throws std::invalid_argument for bad
+// generation options or an unknown target.
+BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& table,
+                               const VerifyOptions& options, const BoundOptions& bound_options,
+                               const std::function<void(const TestVerification&)>& progress = {});
+
+// The statistics as text for the end of `verify-mapping`'s report.
+std::string render_statistics(const BoundStatistics& statistics);
+
+}  // namespace hsalit::verify
