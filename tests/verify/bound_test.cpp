@@ -185,7 +185,6 @@ TEST(BoundReduction, StopsAtTheFirstCounterexampleAndReportsRows) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   BoundOptions b;
   b.stop_at_counterexample = true;
-  b.batch = 8;
   const BoundVerification v =
       verify_bound(spec("family=SB,scopes=system,placements=diff-agent"), table, quick_options(), b);
   ASSERT_FALSE(v.report.sound());

@@ -2,8 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -12,6 +19,7 @@
 #include <vector>
 
 #include "hsalit/codegen/gcn.hpp"
+#include "hsalit/model/checker.hpp"
 
 namespace hsalit::verify {
 
@@ -94,25 +102,13 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<std::string>& c
   return out;
 }
 
-// Calls visit(choice) for every choice made of one maximal member of one class per slot.
-template <typename F>
-void for_each_maximal_choice(const std::vector<SlotClasses>& slots, std::size_t& classes, F&& visit) {
-  const std::size_t n = slots.size();
-  std::vector<std::size_t> cls(n, 0), member(n, 0), choice(n, 0);
-  for (;;) {
-    ++classes;
-    std::fill(member.begin(), member.end(), 0);
-    for (;;) {
-      for (std::size_t i = 0; i < n; ++i) choice[i] = slots[i].maxima[cls[i]][member[i]];
-      visit(choice);
-      std::size_t k = n;
-      while (k > 0 && ++member[k - 1] == slots[k - 1].maxima[cls[k - 1]].size()) member[--k] = 0;
-      if (k == 0) break;
-    }
-    std::size_t k = n;
-    while (k > 0 && ++cls[k - 1] == slots[k - 1].maxima.size()) cls[--k] = 0;
-    if (k == 0) return;
-  }
+// The choice of a slot that is at least as strong as every other, if there is one.
+std::optional<std::size_t> strongest(const litmus::Slot& slot) {
+  for (std::size_t j = 0; j < slot.choices.size(); ++j)
+    if (std::all_of(slot.choices.begin(), slot.choices.end(),
+                    [&](const Variation& c) { return at_least_as_strong(slot.choices[j], c); }))
+      return j;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -140,81 +136,162 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   const codegen::Target* target = catalog.find(options.target);
   if (!target) throw std::invalid_argument(fmt::format("unknown target '{}'", options.target));
 
+  std::vector<litmus::VariationSpace> spaces;
+  litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) { spaces.push_back(space); });
+
   BoundVerification out;
   BoundStatistics& st = out.statistics;
-  std::map<std::string, std::vector<SlotClasses>> classes_of_shape;  // code does not depend on placement
+  st.spaces = spaces.size();
+  for (const litmus::VariationSpace& space : spaces) st.variations += space.size();
+
+  // Shared between the workers, each under `mutex`.
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const std::vector<SlotClasses>>> classes_of_shape;  // not per placement
   // Symmetry classes seen, by two independent 64-bit hashes of the canonical key (the
   // keys themselves would take gigabytes at three threads).
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
   std::set<std::string> rows;
-  std::vector<litmus::Test> batch;
-  double seconds_verify = 0;
-  bool stop = false;
-  auto flush = [&] {
-    const auto verify_start = std::chrono::steady_clock::now();
-    ModelCache cache;  // per batch: the answers of one batch are not asked again
-    VerifyReport r = verify_tests(batch, table, options, cache, progress);
-    seconds_verify += seconds_since(verify_start);
-    batch.clear();
-    for (TestVerification& v : r.tests) {
-      if (v.compiled)
-        for (const codegen::CompiledThread& t : v.compiled->threads)
-          for (const codegen::Instruction& ins : t.code)
-            if (!ins.origin.row.empty()) rows.insert(ins.origin.row);
-      if (v.status == TestStatus::Sound) {
-        ++out.report.omitted_sound;
-        continue;
-      }
-      if (v.status == TestStatus::Racy) {
-        ++out.report.omitted_racy;
-        continue;
-      }
+  std::atomic<std::size_t> next_space{0}, checked{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr failure;
+  double seconds_verify = 0;  // summed over workers
+
+  auto classes_for = [&](const litmus::VariationSpace& space) {
+    {
+      std::lock_guard lock(mutex);
+      if (auto it = classes_of_shape.find(space.shape_key()); it != classes_of_shape.end()) return it->second;
+    }
+    auto classes = std::make_shared<std::vector<SlotClasses>>();
+    std::size_t compiles = 0;
+    for (std::size_t i = 0; i < space.slots().size(); ++i)
+      classes->push_back(classify(space.slots()[i],
+                                  slot_codes(space, i, table, *target, catalog, options.compile, compiles),
+                                  bound_options.every_variation));
+    std::lock_guard lock(mutex);
+    st.compiles += compiles;
+    return classes_of_shape.try_emplace(space.shape_key(), std::move(classes)).first->second;
+  };
+
+  auto record = [&](TestVerification&& v) {
+    std::lock_guard lock(mutex);
+    if (v.compiled)
+      for (const codegen::CompiledThread& t : v.compiled->threads)
+        for (const codegen::Instruction& ins : t.code)
+          if (!ins.origin.row.empty()) rows.insert(ins.origin.row);
+    if (progress) progress(v);
+    if (v.status == TestStatus::Sound) {
+      ++out.report.omitted_sound;
+    } else if (v.status == TestStatus::Racy) {
+      ++out.report.omitted_racy;
+    } else {
       if (v.status == TestStatus::Counterexample) {
         // Its test, forbidden outcomes and Counterexample (trace, code, rows) are enough.
         v.model.reset();
         v.compiled.reset();
         v.sim.reset();
+        if (bound_options.stop_at_counterexample) stop = true;
       }
-      if (v.status == TestStatus::Counterexample && bound_options.stop_at_counterexample) stop = true;
       out.report.tests.push_back(std::move(v));
     }
   };
-  litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
-    if (stop) return;
-    ++st.spaces;
-    st.variations += space.size();
-    auto [it, fresh] = classes_of_shape.try_emplace(space.shape_key());
-    if (fresh)
-      for (std::size_t i = 0; i < space.slots().size(); ++i)
-        it->second.push_back(classify(space.slots()[i],
-                                      slot_codes(space, i, table, *target, catalog, options.compile, st.compiles),
-                                      bound_options.every_variation));
-    for_each_maximal_choice(it->second, st.classes, [&](const std::vector<std::size_t>& choice) {
-      const std::string key = space.canonical_key(choice);
-      if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
-        ++st.symmetric;
+
+  // One space, depth-first over its slots: at each slot, one maximal member of each of its
+  // code classes. Before going deeper, the test with the chosen prefix and every later slot
+  // at its strongest choice is asked for races: if even it is racy, every test below is
+  // (the model is monotone), and the subtree is skipped.
+  auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& classes) {
+    const std::vector<SlotClasses>& cls = *classes_for(space);
+    const auto& slots = space.slots();
+    const std::size_t n = slots.size();
+    std::vector<std::optional<std::size_t>> top(n);
+    std::vector<bool> tops_from(n + 1, true);  // every slot from i on has a strongest choice
+    std::vector<std::size_t> leaves_from(n + 1, 1);
+    for (std::size_t i = n; i-- > 0;) {
+      top[i] = strongest(slots[i]);
+      tops_from[i] = tops_from[i + 1] && top[i].has_value();
+      std::size_t here = 0;
+      for (const auto& m : cls[i].maxima) here += m.size();
+      leaves_from[i] = leaves_from[i + 1] * here;
+    }
+    std::vector<std::size_t> choice(n, 0);
+    std::function<void(std::size_t, bool)> descend = [&](std::size_t i, bool prefix_changed) {
+      if (stop) return;
+      if (i == n) {
+        ++classes;
+        const std::string key = space.canonical_key(choice);
+        {
+          std::lock_guard lock(mutex);
+          if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
+            ++st.symmetric;
+            return;
+          }
+        }
+        if (++checked > bound.max_tests) {
+          stop = true;
+          throw std::length_error(fmt::format(
+              "more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
+        }
+        ModelCache cache;  // one test: nothing to share
+        record(verify_test(space.test(choice), table, options, cache));
         return;
       }
-      if (++st.checked > bound.max_tests)
-        throw std::length_error(
-            fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
-      batch.push_back(space.test(choice));
-    });
-    if (batch.size() >= bound_options.batch) flush();
-  });
-  if (!batch.empty() && !stop) flush();
+      if (prefix_changed && tops_from[i] && !bound_options.every_variation) {
+        std::vector<std::size_t> upper = choice;
+        for (std::size_t j = i; j < n; ++j) upper[j] = *top[j];
+        const model::CheckResult m = model::check(observe_everything(space.test(upper)), options.model);
+        if (!m.unknown() && m.racy) {
+          racy_below += leaves_from[i];
+          return;
+        }
+      }
+      for (const std::vector<std::size_t>& members : cls[i].maxima)
+        for (std::size_t m : members) {
+          choice[i] = m;
+          descend(i + 1, !top[i] || m != *top[i]);
+        }
+    };
+    descend(0, true);
+  };
+
+  auto work = [&] {
+    const auto worker_start = std::chrono::steady_clock::now();
+    std::size_t racy_below = 0, classes = 0;
+    try {
+      for (std::size_t k = next_space++; k < spaces.size() && !stop; k = next_space++)
+        verify_space(spaces[k], racy_below, classes);
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::current_exception();
+      stop = true;
+    }
+    std::lock_guard lock(mutex);
+    st.racy_below_racy += racy_below;
+    st.classes += classes;
+    seconds_verify += seconds_since(worker_start);
+  };
+  const int workers = std::max(1, options.jobs);
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  // A deterministic report whatever the threads' interleaving.
+  std::sort(out.report.tests.begin(), out.report.tests.end(),
+            [](const TestVerification& a, const TestVerification& b) { return a.name < b.name; });
   out.rows_used.assign(rows.begin(), rows.end());
-  st.seconds_verify = seconds_verify;
-  st.seconds_classes = seconds_since(start) - seconds_verify;
+  st.checked = checked;
+  st.seconds_total = seconds_since(start);
+  st.cpu_seconds_workers = seconds_verify;
   return out;
 }
 
 std::string render_statistics(const BoundStatistics& s) {
   return fmt::format(
-      "bound: {} spaces (cycle x placement x segments), {} variations before symmetry; {} code-class products, "
-      "{} tests checked ({} symmetric skipped); classes found in {:.2f} s ({} single-slot compilations), tests "
-      "verified in {:.2f} s\n",
-      s.spaces, s.variations, s.classes, s.checked, s.symmetric, s.seconds_classes, s.compiles, s.seconds_verify);
+      "bound: {} spaces (cycle x placement x segments), {} variations before symmetry; {} tests checked (one per "
+      "product of code classes and maximal choices; {} symmetric skipped); {} more products decided racy through a "
+      "stronger racy test; {} single-slot compilations; {:.2f} s\n",
+      s.spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

@@ -207,7 +207,6 @@ std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const code
                                 const VerifyOptions& options) {
   BoundOptions b;
   b.stop_at_counterexample = true;
-  b.batch = 256;
   BoundVerification v = verify_bound(bound, mutated, options, b);
   for (const TestVerification& t : v.report.tests)
     if (t.status == TestStatus::Counterexample && t.counterexample)

@@ -44,20 +44,18 @@ struct BoundOptions {
   bool every_variation = false;
   // Stop at the first counterexample (mutation testing only needs one).
   bool stop_at_counterexample = false;
-  // Tests verified per batch: each batch runs with VerifyOptions::jobs threads and its
-  // model answers are dropped afterwards, so memory does not grow with the bound.
-  std::size_t batch = 4096;
 };
 
 struct BoundStatistics {
-  std::size_t spaces = 0;      // cycle x placement x segments
-  std::size_t variations = 0;  // tests in the bound, before symmetry reduction
-  std::size_t classes = 0;     // products of code classes
-  std::size_t checked = 0;     // distinct tests verified
-  std::size_t symmetric = 0;   // tests skipped as symmetric to one already checked
-  std::size_t compiles = 0;    // single-slot compilations that found the code classes
-  double seconds_classes = 0;  // finding the classes and the tests to check
-  double seconds_verify = 0;   // model, compiler and simulator on the checked tests (wall)
+  std::size_t spaces = 0;           // cycle x placement x segments
+  std::size_t variations = 0;       // tests in the bound, before symmetry reduction
+  std::size_t classes = 0;          // products of code classes and maximal choices reached
+  std::size_t checked = 0;          // distinct tests verified
+  std::size_t symmetric = 0;        // products skipped as symmetric to a checked test
+  std::size_t racy_below_racy = 0;  // products skipped below a stronger test found racy
+  std::size_t compiles = 0;         // single-slot compilations that found the code classes
+  double seconds_total = 0;         // wall
+  double cpu_seconds_workers = 0;   // summed over the verifying threads
 };
 
 struct BoundVerification {
@@ -69,8 +67,11 @@ struct BoundVerification {
   BoundStatistics statistics;
 };
 
-// Verifies the bound. `progress` (optional) is called after each checked test, one call at
-// a time. Throws std::invalid_argument for bad
+// Verifies the bound with VerifyOptions::jobs threads (one space at a time each). `progress`
+// (optional) is called after each checked test, one call at a time. Races prune: before a
+// slot's choices are enumerated, the test with the choices so far and every later slot at
+// its strongest choice is checked, and if it is racy the tests below it are not (they are
+// racy too, by the monotonicity above). Throws std::invalid_argument for bad
 // generation options or an unknown target.
 BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& table,
                                const VerifyOptions& options, const BoundOptions& bound_options,
