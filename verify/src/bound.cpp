@@ -7,14 +7,14 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -228,8 +228,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         }
         if (++checked > bound.max_tests) {
           stop = true;
-          throw std::length_error(fmt::format(
-              "more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
+          throw std::length_error(
+              fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
         }
         ModelCache cache;  // one test: nothing to share
         record(verify_test(space.test(choice), table, options, cache));
