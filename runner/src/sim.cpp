@@ -1228,8 +1228,11 @@ class StateSet {
     per_block_ = std::bit_floor(std::max<std::size_t>(1, kBlockWords / words));
     if (per_block_ * words_ > kBlockWords) blocks_.clear();  // a state larger than a block
     size_ = 0;
-    if (table_.empty()) table_.resize(1u << 12);
-    std::fill(table_.begin(), table_.end(), 0);
+    // A table grown by a large search is not cleared for every small one after it.
+    if (table_.size() != kInitialTable)
+      table_.assign(kInitialTable, 0);
+    else
+      std::fill(table_.begin(), table_.end(), 0);
     hashes_.clear();
   }
 
@@ -1247,7 +1250,7 @@ class StateSet {
     auto index = static_cast<std::uint32_t>(size_++);
     table_[i] = index + 1;
     if (index / per_block_ >= blocks_.size())
-      blocks_.push_back(std::make_unique<Word[]>(std::max(kBlockWords, per_block_ * words_)));
+      blocks_.push_back(std::make_unique_for_overwrite<Word[]>(std::max(kBlockWords, per_block_ * words_)));
     std::copy(s, s + words_, slot(index));
     hashes_.push_back(h);
     return {index, true};
@@ -1284,6 +1287,7 @@ class StateSet {
   }
 
   static constexpr std::size_t kBlockWords = std::size_t{1} << 18;
+  static constexpr std::size_t kInitialTable = std::size_t{1} << 12;
   std::size_t words_ = 1;
   std::size_t per_block_ = 1;  // states per block of the arena (a power of two)
   std::size_t size_ = 0;
@@ -1364,7 +1368,9 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   if (!options.explore_placements) all.resize(1);
   std::vector<Word> current, child;
   Transitions next;
-  StateSet visited;
+  // Kept per thread: verify-mapping runs hundreds of thousands of small searches, and a
+  // fresh set's first block costs page faults every time.
+  thread_local StateSet visited;
   // Per state, the state it was first reached from and by which step: traces are read back
   // from these, and breadth-first order makes them shortest.
   std::vector<std::uint32_t> parent;
