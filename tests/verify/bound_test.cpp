@@ -15,6 +15,7 @@
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/runner/sim.hpp"
 
 namespace hsalit::verify {
 namespace {
@@ -153,6 +154,120 @@ TEST(BoundReduction, ChoicesOfOneCodeClassCompileToTheSameProgram) {
   EXPECT_GT(compared, 1000u);
 }
 
+// The code of slot `slot`'s thread in the test of `choice`.
+std::vector<codegen::Instruction> thread_code(const litmus::VariationSpace& space,
+                                              const std::vector<std::size_t>& choice, std::size_t slot) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::CompiledTest c =
+      codegen::compile(space.test(choice), *catalog.find("gfx900"), catalog, codegen::MappingTable::builtin("gfx6-9"));
+  return c.threads.at(static_cast<std::size_t>(space.slots()[slot].thread)).code;
+}
+
+TEST(CodeStrength, WaitsInvalidationsAndGlcOnLoadsOnly) {
+  auto parse = [](const std::string& text) { return codegen::parse_assembly(text).instructions; };
+  const auto plain = parse("global_load_dword v1, v0, s[2:3]\ns_endpgm\n");
+  const auto acquire =
+      parse("global_load_dword v1, v0, s[2:3] glc\ns_waitcnt vmcnt(0)\nbuffer_wbinvl1_vol\ns_endpgm\n");
+  const auto wrong = parse("global_load_dword v1, v0, s[2:3] slc\ns_endpgm\n");
+  const auto write_back = parse("buffer_wbl2\nglobal_load_dword v1, v0, s[2:3]\ns_endpgm\n");
+  EXPECT_TRUE(code_at_least(acquire, plain));
+  EXPECT_FALSE(code_at_least(plain, acquire));
+  EXPECT_TRUE(code_at_least(plain, plain));
+  EXPECT_FALSE(code_at_least(wrong, plain));
+  EXPECT_FALSE(code_at_least(write_back, plain));
+  const auto store = parse("global_store_dword v0, v1, s[2:3]\ns_endpgm\n");
+  const auto store_glc = parse("global_store_dword v0, v1, s[2:3] glc\ns_endpgm\n");
+  EXPECT_FALSE(code_at_least(store_glc, store));  // only loads
+}
+
+// Fact 3 of verify/bound.hpp, on whole slices and under each assumption it is used with:
+// a program whose slot code is stronger (code_at_least) reaches no final state that the
+// weaker one does not.
+TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
+  const litmus::GenerateOptions g =
+      spec("family=MP/SB/LB/S/R/2+2W/CoRR/WRC/ISA2,scopes=wg+agent,placements=same-wg+diff-wg,segments=global+group");
+  std::vector<std::pair<std::string, runner::SimOptions>> assumptions;
+  for (const char* a : {"", "lds-sc", "one-channel", "l1-store-at-l2"}) {
+    runner::SimOptions o;
+    o.keep_traces = false;
+    if (*a) {
+      EXPECT_TRUE(runner::apply_assumption(a, o.hw));
+    }
+    assumptions.emplace_back(*a ? a : "default", o);
+  }
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  std::size_t pairs = 0, strict = 0;
+  litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
+    const auto& slots = space.slots();
+    std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
+    for (int sample = 0; sample < 10; ++sample) {
+      std::vector<std::size_t> choice;
+      for (const litmus::Slot& sl : slots)
+        choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+      const std::size_t i = std::uniform_int_distribution<std::size_t>(0, slots.size() - 1)(rng);
+      const auto weak_code = thread_code(space, choice, i);
+      for (std::size_t j = 0; j < slots[i].choices.size(); ++j) {
+        std::vector<std::size_t> strong = choice;
+        strong[i] = j;
+        const auto strong_code = thread_code(space, strong, i);
+        if (strong_code == weak_code || !code_at_least(strong_code, weak_code)) continue;
+        const litmus::Test weak_test = observe_everything(space.test(choice));
+        const litmus::Test strong_test = observe_everything(space.test(strong));
+        for (const auto& [name, o] : assumptions) {
+          const runner::SimResult w = runner::run_exhaustive(
+              weak_test, codegen::compile(weak_test, *catalog.find("gfx900"), catalog, table), o);
+          const runner::SimResult st = runner::run_exhaustive(
+              strong_test, codegen::compile(strong_test, *catalog.find("gfx900"), catalog, table), o);
+          ASSERT_FALSE(w.unknown || st.unknown);
+          for (const auto& [outcome, count] : st.histogram)
+            EXPECT_TRUE(w.histogram.count(outcome))
+                << strong_test.name << " reaches a final state that " << weak_test.name << " does not (" << name << ")";
+          ++pairs;
+          strict += st.histogram.size() < w.histogram.size() ? 1 : 0;
+        }
+      }
+    }
+  });
+  EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(strict, 50u);  // the strengthenings do remove final states
+}
+
+// Pruning by weaker code against the classes alone, with and without counterexamples, at
+// three threads (finding 2 under the default assumptions; sound once its causes are off).
+TEST(BoundReduction, CodeDominanceAgreesWithTheClassesAlone) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const litmus::GenerateOptions g =
+      spec("family=ISA2/MP,orders=rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg,segments=global");
+  for (bool remedies : {false, true}) {
+    VerifyOptions o = quick_options();
+    o.compile.sc_acquire_release = true;
+    if (remedies) {
+      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+    }
+    BoundOptions without;
+    without.code_dominance = false;
+    const BoundVerification pruned = verify_bound(g, table, o, {});
+    const BoundVerification plain = verify_bound(g, table, o, without);
+    EXPECT_EQ(pruned.report.sound(), plain.report.sound());
+    EXPECT_EQ(plain.report.sound(), remedies);
+    EXPECT_GT(pruned.statistics.decided_below_weaker, 0u);
+    EXPECT_LT(pruned.statistics.checked, plain.statistics.checked);
+    std::set<std::string> plain_counterexamples;
+    for (const TestVerification& v : plain.report.tests)
+      if (v.status == TestStatus::Counterexample) plain_counterexamples.insert(v.name);
+    for (const TestVerification& v : pruned.report.tests)
+      if (v.status == TestStatus::Counterexample) {
+        EXPECT_TRUE(plain_counterexamples.count(v.name)) << v.name;
+      }
+  }
+  // Not used where lines cannot be evicted at any time.
+  VerifyOptions no_fill = quick_options();
+  EXPECT_TRUE(runner::apply_assumption("no-l1-fill", no_fill.sim.hw));
+  EXPECT_EQ(verify_bound(spec("family=MP,scopes=agent"), table, no_fill, {}).statistics.decided_below_weaker, 0u);
+}
+
 // The reduction against the plain check of every test, on a slice with counterexamples
 // (scacq/screl as acquire/release are not SC: docs/mappings.md, finding 1) and without.
 TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
@@ -163,6 +278,7 @@ TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
     o.compile.sc_acquire_release = sc_orders;
     BoundOptions every;
     every.every_variation = true;
+    // (pruning by weaker code included in by_class)
     const BoundVerification by_class = verify_bound(g, table, o, {});
     const BoundVerification all = verify_bound(g, table, o, every);
     EXPECT_EQ(by_class.statistics.variations, all.statistics.variations);
@@ -201,20 +317,18 @@ TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   const litmus::GenerateOptions g = spec("family=MP/LB,scopes=wg+agent,placements=same-wg+diff-wg");
   VerifyOptions one = quick_options(), two = quick_options();
   two.jobs = 2;
-  std::vector<std::string> seen_one, seen_two;
-  const BoundVerification a = verify_bound(g, table, one, {}, [&](const TestVerification& v) {
-    seen_one.push_back(v.name + " " + std::string(to_string(v.status)));
-  });
-  const BoundVerification b = verify_bound(g, table, two, {}, [&](const TestVerification& v) {
-    seen_two.push_back(v.name + " " + std::string(to_string(v.status)));
-  });
+  // Which of two symmetric tests is checked depends on which thread meets it first, so the
+  // counts are compared, not the names.
+  std::size_t progress_calls = 0;
+  const BoundVerification a = verify_bound(g, table, one, {});
+  const BoundVerification b = verify_bound(g, table, two, {}, [&](const TestVerification&) { ++progress_calls; });
   EXPECT_EQ(a.report.total(), b.report.total());
+  EXPECT_EQ(progress_calls, b.report.total());
   EXPECT_EQ(a.report.count(TestStatus::Sound), b.report.count(TestStatus::Sound));
   EXPECT_EQ(a.report.count(TestStatus::Racy), b.report.count(TestStatus::Racy));
-  std::sort(seen_one.begin(), seen_one.end());
-  std::sort(seen_two.begin(), seen_two.end());
-  EXPECT_EQ(seen_one, seen_two);
-  EXPECT_GT(seen_one.size(), 50u);
+  EXPECT_EQ(a.statistics.racy_below_racy + a.statistics.decided_below_weaker,
+            b.statistics.racy_below_racy + b.statistics.decided_below_weaker);
+  EXPECT_GT(a.report.total(), 10u);
 }
 
 }  // namespace

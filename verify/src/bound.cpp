@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -20,6 +21,7 @@
 
 #include "hsalit/codegen/gcn.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/runner/sim.hpp"
 
 namespace hsalit::verify {
 
@@ -44,50 +46,91 @@ bool order_at_least(MemoryOrder a, MemoryOrder b) {
   return a == MemoryOrder::AcquireRelease;
 }
 
+}  // namespace
+
+bool code_at_least(std::span<const codegen::Instruction> strong, std::span<const codegen::Instruction> weak) {
+  std::size_t w = 0;
+  for (const codegen::Instruction& s : strong) {
+    if (w < weak.size() && s == weak[w]) {
+      ++w;
+      continue;
+    }
+    if (w < weak.size() && s.kind() == codegen::InstrClass::VectorLoad && s.policy.glc && !weak[w].policy.glc) {
+      codegen::Instruction without = s;
+      without.policy.glc = false;
+      if (without == weak[w]) {
+        ++w;
+        continue;
+      }
+    }
+    if (s.kind() == codegen::InstrClass::Wait) continue;
+    if (s.mnemonic == "buffer_wbinvl1_vol" || s.mnemonic == "buffer_wbinvl1") continue;
+    return false;
+  }
+  return w == weak.size();
+}
+
+namespace {
+
 // The code classes of one slot: its choices grouped by the instructions they compile to.
 struct SlotClasses {
   std::vector<std::vector<std::size_t>> maxima;  // per class, its maximal choices
+  std::vector<std::size_t> representative;       // per class, one member
+  // The class whose code every other class's code strengthens (`code_at_least`), if any.
+  std::optional<std::size_t> weakest;
 };
 
-// The code of slot `slot` under each of its choices, the other slots at their first choice:
-// the compiled instructions of the slot's thread (the table maps each instruction on its
-// own, so a difference there is a difference of the slot), or the compiler's refusal.
-std::vector<std::string> slot_codes(const litmus::VariationSpace& space, std::size_t slot,
-                                    const codegen::MappingTable& table, const codegen::Target& target,
-                                    const codegen::TargetCatalog& catalog, const codegen::CompileOptions& compile,
-                                    std::size_t& compiles) {
+// The code of one choice of a slot: the compiled instructions of the slot's thread, or why
+// the compiler refused it.
+struct SlotCode {
+  std::string key;                                        // the printed instructions, or the refusal
+  std::optional<std::vector<codegen::Instruction>> code;  // absent when refused
+};
+
+// The code of slot `slot` under each of its choices, the other slots at their first choice
+// (the table maps each instruction on its own, so a difference there is a difference of the
+// slot).
+std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, std::size_t slot,
+                                 const codegen::MappingTable& table, const codegen::Target& target,
+                                 const codegen::TargetCatalog& catalog, const codegen::CompileOptions& compile,
+                                 std::size_t& compiles) {
   const litmus::Slot& s = space.slots()[slot];
   std::vector<std::size_t> choice(space.slots().size(), 0);
-  std::vector<std::string> codes;
+  std::vector<SlotCode> codes;
   for (std::size_t j = 0; j < s.choices.size(); ++j) {
     choice[slot] = j;
     ++compiles;
     try {
-      const codegen::CompiledTest compiled = codegen::compile(space.test(choice), target, catalog, table, compile);
-      codes.push_back(codegen::print(compiled.threads.at(static_cast<std::size_t>(s.thread)).code, false));
+      codegen::CompiledTest compiled = codegen::compile(space.test(choice), target, catalog, table, compile);
+      std::vector<codegen::Instruction>& code = compiled.threads.at(static_cast<std::size_t>(s.thread)).code;
+      codes.push_back({codegen::print(code, false), std::move(code)});
     } catch (const std::exception& e) {
       // Each refused choice on its own: the test reports why.
-      codes.push_back(fmt::format("error {}: {}", j, e.what()));
+      codes.push_back({fmt::format("error {}: {}", j, e.what()), std::nullopt});
     }
   }
   return codes;
 }
 
-SlotClasses classify(const litmus::Slot& slot, const std::vector<std::string>& codes, bool every_variation) {
+SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& codes, bool every_variation) {
   SlotClasses out;
   if (every_variation) {
-    for (std::size_t j = 0; j < slot.choices.size(); ++j) out.maxima.push_back({j});
+    for (std::size_t j = 0; j < slot.choices.size(); ++j) {
+      out.maxima.push_back({j});
+      out.representative.push_back(j);
+    }
     return out;
   }
   std::map<std::string, std::vector<std::size_t>> by_code;
   std::vector<const std::string*> order;  // classes in order of first appearance
   for (std::size_t j = 0; j < codes.size(); ++j) {
-    auto [it, fresh] = by_code.try_emplace(codes[j]);
+    auto [it, fresh] = by_code.try_emplace(codes[j].key);
     if (fresh) order.push_back(&it->first);
     it->second.push_back(j);
   }
   for (const std::string* code : order) {
     const std::vector<std::size_t>& members = by_code.at(*code);
+    out.representative.push_back(members.front());
     std::vector<std::size_t> maxima;
     for (std::size_t m : members) {
       bool dominated = false;
@@ -98,6 +141,15 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<std::string>& c
       if (!dominated) maxima.push_back(m);
     }
     out.maxima.push_back(std::move(maxima));
+  }
+  for (std::size_t c = 0; c < out.representative.size() && !out.weakest; ++c) {
+    const auto& weak = codes[out.representative[c]].code;
+    bool below_all = weak.has_value();
+    for (std::size_t o = 0; o < out.representative.size() && below_all; ++o) {
+      const auto& strong = codes[out.representative[o]].code;
+      below_all = strong && code_at_least(*strong, *weak);
+    }
+    if (below_all) out.weakest = c;
   }
   return out;
 }
@@ -199,21 +251,49 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // code classes. Before going deeper, the test with the chosen prefix and every later slot
   // at its strongest choice is asked for races: if even it is racy, every test below is
   // (the model is monotone), and the subtree is skipped.
-  auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& classes) {
+  // Code dominance needs lines that may be evicted at any time and one L2 (see code_at_least).
+  const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
+                              options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
+  auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& sound_below_weaker,
+                          std::size_t& classes) {
     const std::vector<SlotClasses>& cls = *classes_for(space);
     const auto& slots = space.slots();
     const std::size_t n = slots.size();
     std::vector<std::optional<std::size_t>> top(n);
-    std::vector<bool> tops_from(n + 1, true);  // every slot from i on has a strongest choice
+    std::vector<bool> tops_from(n + 1, true);     // every slot from i on has a strongest choice
+    std::vector<bool> weakest_from(n + 1, true);  // every slot from i on has a weakest code class
     std::vector<std::size_t> leaves_from(n + 1, 1);
     for (std::size_t i = n; i-- > 0;) {
       top[i] = strongest(slots[i]);
       tops_from[i] = tops_from[i + 1] && top[i].has_value();
+      weakest_from[i] = weakest_from[i + 1] && cls[i].weakest.has_value();
       std::size_t here = 0;
       for (const auto& m : cls[i].maxima) here += m.size();
       leaves_from[i] = leaves_from[i + 1] * here;
     }
     std::vector<std::size_t> choice(n, 0);
+    // Whether every test below the prefix is sound or racy: the program with every later
+    // slot at its weakest code reaches only final states that the strongest test below
+    // allows (`upper`, race-free). Each test below compiles to code at least as strong
+    // (fewer final states, `code_at_least`) and allows at least as much (the model is
+    // monotone), so its final states are within its allowed set.
+    auto sound_below = [&](const litmus::VariationSpace& sp, const std::vector<SlotClasses>& cl, std::size_t i,
+                           const model::CheckResult& upper) {
+      std::vector<std::size_t> lower = choice;
+      for (std::size_t j = i; j < n; ++j) lower[j] = cl[j].representative[*cl[j].weakest];
+      const litmus::Test weak = observe_everything(sp.test(lower));
+      try {
+        const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
+        runner::SimOptions quiet = options.sim;
+        quiet.keep_traces = false;
+        const runner::SimResult sim = runner::run_exhaustive(weak, compiled, quiet);
+        if (sim.unknown) return false;
+        const Containment c = contained(upper, sim);
+        return !c.incomparable && c.forbidden.empty();
+      } catch (const std::exception&) {
+        return false;  // decided test by test below
+      }
+    };
     std::function<void(std::size_t, bool)> descend = [&](std::size_t i, bool prefix_changed) {
       if (stop) return;
       if (i == n) {
@@ -243,6 +323,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           racy_below += leaves_from[i];
           return;
         }
+        if (!m.unknown() && code_dominance && weakest_from[i] && sound_below(space, cls, i, m)) {
+          sound_below_weaker += leaves_from[i];
+          return;
+        }
       }
       for (const std::vector<std::size_t>& members : cls[i].maxima)
         for (std::size_t m : members) {
@@ -255,10 +339,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
-    std::size_t racy_below = 0, classes = 0;
+    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0;
     try {
       for (std::size_t k = next_space++; k < spaces.size() && !stop; k = next_space++)
-        verify_space(spaces[k], racy_below, classes);
+        verify_space(spaces[k], racy_below, sound_below_weaker, classes);
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -266,6 +350,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     }
     std::lock_guard lock(mutex);
     st.racy_below_racy += racy_below;
+    st.decided_below_weaker += sound_below_weaker;
     st.classes += classes;
     seconds_verify += seconds_since(worker_start);
   };
@@ -290,8 +375,9 @@ std::string render_statistics(const BoundStatistics& s) {
   return fmt::format(
       "bound: {} spaces (cycle x placement x segments), {} variations before symmetry; {} tests checked (one per "
       "product of code classes and maximal choices; {} symmetric skipped); {} more products decided racy through a "
-      "stronger racy test; {} single-slot compilations; {:.2f} s\n",
-      s.spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.compiles, s.seconds_total);
+      "stronger racy test, {} decided by weaker code; {} single-slot compilations; {:.2f} s\n",
+      s.spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker, s.compiles,
+      s.seconds_total);
 }
 
 }  // namespace hsalit::verify

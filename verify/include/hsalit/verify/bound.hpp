@@ -15,18 +15,30 @@
 //     orders the model asks for must respect more edges, and heterogeneous races need a
 //     pair the scopes do not both include).
 //
+//  3. The simulator is monotone in the code: adding a wait, an L1 invalidation or a `glc` bit
+//     on a load only removes runs (docs/simulator.md rules 1, 5, 6: a wait only blocks, an
+//     invalidation is evictions the L1 may do at any time, a glc load is a load that missed).
+//     It holds while lines may be evicted at any time and there is one L2, so it is only used
+//     then (not under `no-l1-fill` or `l2-per-agent`).
+//
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
 // simulator's final states are within its allowed set, they are within theirs. The
 // verification checks exactly the maximal tests (a class whose strength order has several
-// maxima contributes each). The monotonicity in 2 is a property of the model that tests
-// check (tests/verify/bound_test.cpp) rather than an assumption hidden in the code.
+// maxima contributes each). Facts 2 and 3 together also decide whole subtrees: below a
+// prefix of choices, if the program with every later slot at its weakest code reaches only
+// final states that the test with every later slot at its strongest choice allows, every
+// test below is sound or racy. The monotonicities are properties of the model and of the
+// simulator that tests check (tests/verify/bound_test.cpp) rather than assumptions hidden in
+// the code.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 
+#include "hsalit/codegen/gcn.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/verify/verify.hpp"
 
@@ -38,10 +50,22 @@ namespace hsalit::verify {
 // wave < wg < agent < system); no fence < any fence; a dependency compares only with itself.
 bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b);
 
+// Whether `strong` is `weak` with instructions that only restrict the simulator added: waits
+// inserted (a wait only blocks, docs/simulator.md rule 1), L1 invalidations
+// (`buffer_wbinvl1_vol`, `buffer_wbinvl1`) inserted (every line evicted, which rule 6 allows
+// at any time) and `glc` set on a load (a load that misses the L1, rule 5, as after an
+// eviction). Every run of the strong program is then a run of the weak one with those steps
+// replaced by waiting or evictions, so its final states are among the weak program's
+// (fact 3; only while lines may be evicted at any time and there is one L2).
+bool code_at_least(std::span<const codegen::Instruction> strong, std::span<const codegen::Instruction> weak);
+
 struct BoundOptions {
   // Check every test of the bound on its own instead of one per class (for cross-checks
   // and for measuring what the reduction saves).
   bool every_variation = false;
+  // Skip the tests below a prefix when the program with every later slot at its weakest
+  // code reaches only final states the strongest test below allows (fact 3 above).
+  bool code_dominance = true;
   // Stop at the first counterexample (mutation testing only needs one).
   bool stop_at_counterexample = false;
 };
@@ -53,9 +77,11 @@ struct BoundStatistics {
   std::size_t checked = 0;          // distinct tests verified
   std::size_t symmetric = 0;        // products skipped as symmetric to a checked test
   std::size_t racy_below_racy = 0;  // products skipped below a stronger test found racy
-  std::size_t compiles = 0;         // single-slot compilations that found the code classes
-  double seconds_total = 0;         // wall
-  double cpu_seconds_workers = 0;   // summed over the verifying threads
+  // Products skipped because weaker code stays within a stronger test's allowed set.
+  std::size_t decided_below_weaker = 0;
+  std::size_t compiles = 0;        // single-slot compilations that found the code classes
+  double seconds_total = 0;        // wall
+  double cpu_seconds_workers = 0;  // summed over the verifying threads
 };
 
 struct BoundVerification {
