@@ -300,7 +300,7 @@ TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
 TEST(BoundReduction, StopsAtTheFirstCounterexampleAndReportsRows) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   BoundOptions b;
-  b.stop_at_counterexample = true;
+  b.stop_at = [](const TestVerification&) { return true; };
   const BoundVerification v =
       verify_bound(spec("family=SB,scopes=system,placements=diff-agent"), table, quick_options(), b);
   ASSERT_FALSE(v.report.sound());

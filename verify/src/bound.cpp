@@ -241,7 +241,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         v.model.reset();
         v.compiled.reset();
         v.sim.reset();
-        if (bound_options.stop_at_counterexample) stop = true;
+        if (bound_options.stop_at && bound_options.stop_at(v)) stop = true;
       }
       out.report.tests.push_back(std::move(v));
     }

@@ -151,11 +151,12 @@ std::vector<std::set<std::string>> rows_per_test(std::span<const litmus::Test> t
 }
 
 // The first counterexample for the mutated table, as `TEST (OUTCOME)`, or "".
+// `fails_already[i]`: the unmutated table fails test i (a finding), so it kills nothing.
 std::string first_kill(std::span<const litmus::Test> tests, const std::vector<std::set<std::string>>& uses,
-                       const std::string& row, const codegen::MappingTable& mutated, const VerifyOptions& options,
-                       ModelCache& cache) {
+                       const std::vector<bool>& fails_already, const std::string& row,
+                       const codegen::MappingTable& mutated, const VerifyOptions& options, ModelCache& cache) {
   for (std::size_t i = 0; i < tests.size(); ++i) {
-    if (!uses[i].count(row)) continue;
+    if (!uses[i].count(row) || fails_already[i]) continue;
     TestVerification v = verify_test(tests[i], mutated, options, cache);
     if (v.status == TestStatus::Counterexample)
       return fmt::format("{} ({})", v.name, runner::format_outcome(v.test, *v.sim, v.forbidden.front()));
@@ -202,16 +203,26 @@ VerifyOptions quick_options(const VerifyOptions& options) {
   return quick;
 }
 
-// The first counterexample of `mutated` on every variation of `bound`, or "".
+// Whether the unmutated table passes `test`: a counterexample kills a mutant only then (a
+// test the table itself fails, a finding, says nothing about the mutated instruction).
+bool table_passes(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options) {
+  ModelCache cache;
+  return verify_test(test, table, options, cache).status != TestStatus::Counterexample;
+}
+
+// The first counterexample of `mutated` on every variation of `bound` that the unmutated
+// table passes, or "".
 std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& mutated,
-                                const VerifyOptions& options) {
+                                const codegen::MappingTable& table, const VerifyOptions& options) {
   BoundOptions b;
-  b.stop_at_counterexample = true;
-  BoundVerification v = verify_bound(bound, mutated, options, b);
-  for (const TestVerification& t : v.report.tests)
-    if (t.status == TestStatus::Counterexample && t.counterexample)
-      return fmt::format("{} ({})", t.name, t.counterexample->outcome);
-  return "";
+  std::string kill;
+  b.stop_at = [&](const TestVerification& t) {
+    if (!t.counterexample || !table_passes(t.test, table, options)) return false;
+    kill = fmt::format("{} ({})", t.name, t.counterexample->outcome);
+    return true;
+  };
+  verify_bound(bound, mutated, options, b);
+  return kill;
 }
 
 }  // namespace
@@ -222,15 +233,22 @@ MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const
   const VerifyOptions quick = quick_options(options);
   const auto uses = rows_per_test(tests, table, options);
   const auto larger_uses = rows_per_test(larger, table, options);
+  auto failing = [&](std::span<const litmus::Test> set) {
+    std::vector<bool> out;
+    for (const litmus::Test& t : set)
+      out.push_back(verify_test(t, table, quick, cache).status == TestStatus::Counterexample);
+    return out;
+  };
+  const std::vector<bool> fails = failing(tests), larger_fails = failing(larger);
   KillFunction kill_larger;
   if (!larger.empty())
     kill_larger = [&](const codegen::MappingTable& mutated, const std::string& row) {
-      return first_kill(larger, larger_uses, row, mutated, quick, cache);
+      return first_kill(larger, larger_uses, larger_fails, row, mutated, quick, cache);
     };
   return mutate_all(
       table, rows,
       [&](const codegen::MappingTable& mutated, const std::string& row) {
-        return first_kill(tests, uses, row, mutated, quick, cache);
+        return first_kill(tests, uses, fails, row, mutated, quick, cache);
       },
       kill_larger);
 }
@@ -242,12 +260,12 @@ MutationReport run_mutation(const litmus::GenerateOptions& bound, const std::opt
   KillFunction kill_larger;
   if (larger)
     kill_larger = [&](const codegen::MappingTable& mutated, const std::string&) {
-      return first_kill_in_bound(*larger, mutated, quick);
+      return first_kill_in_bound(*larger, mutated, table, quick);
     };
   return mutate_all(
       table, rows,
       [&](const codegen::MappingTable& mutated, const std::string&) {
-        return first_kill_in_bound(bound, mutated, quick);
+        return first_kill_in_bound(bound, mutated, table, quick);
       },
       kill_larger);
 }

@@ -2,7 +2,7 @@
 // a bound"). A bound of `hsalit gen` holds, per cycle, placement and segment assignment, the
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
-// threads. Two facts make one test per class of them enough:
+// threads. Three facts make a few checked tests enough:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -14,7 +14,6 @@
 //     only shrink (HSA SysArch 3.8-3.12: synchronizes-with and happens-before grow, the
 //     orders the model asks for must respect more edges, and heterogeneous races need a
 //     pair the scopes do not both include).
-//
 //  3. The simulator is monotone in the code: adding a wait, an L1 invalidation or a `glc` bit
 //     on a load only removes runs (docs/simulator.md rules 1, 5, 6: a wait only blocks, an
 //     invalidation is evictions the L1 may do at any time, a glc load is a load that missed).
@@ -25,12 +24,11 @@
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
 // simulator's final states are within its allowed set, they are within theirs. The
 // verification checks exactly the maximal tests (a class whose strength order has several
-// maxima contributes each). Facts 2 and 3 together also decide whole subtrees: below a
-// prefix of choices, if the program with every later slot at its weakest code reaches only
-// final states that the test with every later slot at its strongest choice allows, every
-// test below is sound or racy. The monotonicities are properties of the model and of the
-// simulator that tests check (tests/verify/bound_test.cpp) rather than assumptions hidden in
-// the code.
+// maxima contributes each). Facts 2 and 3 also decide whole subtrees: below a prefix of
+// choices, if the test with every later slot at its strongest choice is racy, every test
+// below is; if it is race-free and the program with every later slot at its weakest code
+// reaches only final states it allows, every test below is sound or racy. The monotonicities are properties of the
+// model and of the simulator that tests check (tests/verify/bound_test.cpp) rather than assumptions hidden in the code.
 #pragma once
 
 #include <cstddef>
@@ -66,8 +64,10 @@ struct BoundOptions {
   // Skip the tests below a prefix when the program with every later slot at its weakest
   // code reaches only final states the strongest test below allows (fact 3 above).
   bool code_dominance = true;
-  // Stop at the first counterexample (mutation testing only needs one).
-  bool stop_at_counterexample = false;
+  // When set, verification stops at the first counterexample for which it returns true
+  // (mutation testing needs one that the unmutated table passes); it is called one call at
+  // a time.
+  std::function<bool(const TestVerification&)> stop_at;
 };
 
 struct BoundStatistics {

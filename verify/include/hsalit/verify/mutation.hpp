@@ -47,7 +47,9 @@ struct MutationReport {
   std::size_t killed() const;
 };
 
-// Verifies every mutant on `tests` (and each survivor on `larger`, when not empty).
+// Verifies every mutant on `tests` (and each survivor on `larger`, when not empty). A test
+// kills a mutant only if the unmutated table passes it: a test the table itself fails (a
+// finding) says nothing about the mutated instruction.
 // Tests are judged once by the model (the cache); only compilation and simulation repeat.
 MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
                             const codegen::MappingTable& table, std::span<const std::string> rows,
