@@ -420,6 +420,7 @@ Test build_test(const Skeleton& s, const Variant& v) {
     thread.id = static_cast<int>(t);
     int next_reg = 0;
     std::string last_read_reg;  // the register of the previous access, when it reads
+    std::string guard_label;    // set while the access being built is guarded
     const auto& code = s.threads[t];
     for (std::size_t i = 0; i < code.size(); ++i) {
       const Access& a = code[i];
@@ -438,7 +439,21 @@ Test build_test(const Skeleton& s, const Variant& v) {
           // diy7's dependencies: a register computed from the value read that is always 0
           // (address), the stored value through that register (data), or a branch on the
           // value read to the next instruction (control) (HSA SysArch 3.8, ldo).
-          if (d.dep == Dependency::Control) {
+          if (d.dep == Dependency::Guard) {
+            Instruction mov;
+            mov.kind = OpKind::Mov;
+            mov.reg = fmt::format("r{}", next_reg++);
+            mov.value = Expr::binary(BinaryOp::Ne, Expr::reg(last_read_reg), Expr::constant(code[i - 1].read_value));
+            Instruction b;
+            b.kind = OpKind::Branch;
+            b.condition = Expr::reg(mov.reg);
+            b.label = fmt::format("LG{}{}", t, i);
+            guard_label = b.label;
+            thread.code.push_back(std::move(mov));
+            thread.code.push_back(std::move(b));
+            if (!own_reg.empty())  // a skipped read leaves -1, which no write stores
+              test.init.push_back({static_cast<int>(t), own_reg, Expr::constant(-1), {}});
+          } else if (d.dep == Dependency::Control) {
             Instruction b;
             b.kind = OpKind::Branch;
             b.condition = Expr::reg(last_read_reg);
@@ -465,6 +480,12 @@ Test build_test(const Skeleton& s, const Variant& v) {
         }
       }
       thread.code.push_back(std::move(ins));
+      if (!guard_label.empty()) {
+        Instruction label;
+        label.kind = OpKind::Label;
+        label.label = std::exchange(guard_label, std::string());
+        thread.code.push_back(std::move(label));
+      }
       if (a.kind != 'W')
         terms.push_back(Prop::equals(ObservedRef{static_cast<int>(t), own_reg, {}}, Expr::constant(a.read_value)));
       last_read_reg = a.kind == 'W' ? "" : own_reg;
@@ -738,12 +759,13 @@ std::string_view to_string(Dependency dependency) {
     case Dependency::Address: return "addr";
     case Dependency::Data: return "data";
     case Dependency::Control: return "ctrl";
+    case Dependency::Guard: return "guard";
   }
   return "?";
 }
 
 std::optional<Dependency> dependency_from_string(std::string_view text) {
-  for (Dependency d : {Dependency::Address, Dependency::Data, Dependency::Control})
+  for (Dependency d : {Dependency::Address, Dependency::Data, Dependency::Control, Dependency::Guard})
     if (to_string(d) == text) return d;
   return std::nullopt;
 }
@@ -1063,7 +1085,7 @@ std::vector<Dependency> parse_dependencies(std::span<const std::string> words) {
   std::vector<Dependency> out;
   for (const std::string& w : words) {
     auto d = dependency_from_string(w);
-    if (!d) throw std::invalid_argument(fmt::format("unknown dependency '{}' (addr, data, ctrl)", w));
+    if (!d) throw std::invalid_argument(fmt::format("unknown dependency '{}' (addr, data, ctrl, guard)", w));
     if (std::find(out.begin(), out.end(), *d) == out.end()) out.push_back(*d);
   }
   return out;

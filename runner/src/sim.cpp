@@ -640,8 +640,11 @@ class Machine {
         if (line >= 0 && t.b == 0)
           l1 = fmt::format(" (misses in CU {}'s L1)", L.cu);
         else if (line >= 0)
-          l1 = fmt::format(" (hits CU {}'s L1 line, which holds {}: filled from L2 when L2 held it)", L.cu,
-                           static_cast<std::int32_t>(s[line + 1 + 2 * (t.b - 1)]));
+          // The line's value came from a fill (the L2's value then) or from a store of this
+          // CU passing through the L1 (rule 7): the state does not record which.
+          l1 = fmt::format(
+              " (hits CU {}'s L1 line, which holds {}: filled from the L2 or written by a store of this CU)", L.cu,
+              static_cast<std::int32_t>(s[line + 1 + 2 * (t.b - 1)]));
         return fmt::format("P{} issues {}{}{}", thread, ins.text, l1, where);
       }
       case Step::Drain: {

@@ -13,9 +13,11 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/generate.hpp"
+#include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
+#include "hsalit/verify/mutation.hpp"
 
 namespace hsalit::verify {
 namespace {
@@ -116,7 +118,7 @@ TEST(BoundReduction, ChoicesOfOneCodeClassCompileToTheSameProgram) {
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target& target = *catalog.find("gfx900");
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  litmus::GenerateOptions g = spec("family=MP/SB/WRC,fences=scacq+screl,deps=addr+data");
+  litmus::GenerateOptions g = spec("family=MP/SB/WRC,fences=scacq+screl,deps=addr+data+guard");
   std::size_t compared = 0;
   auto program = [&](const litmus::Test& t) {
     std::string out;
@@ -310,6 +312,55 @@ TEST(BoundReduction, StopsAtTheFirstCounterexampleAndReportsRows) {
   // Sound and racy tests are only counted.
   EXPECT_EQ(v.report.tests.size(), 1u);
   EXPECT_EQ(v.report.total(), v.statistics.checked);
+}
+
+// Generated message passing reads its data only after the flag when guarded: the agent
+// acquire's L1 invalidation is then needed, and removing it is caught on a generated bound
+// (without guards the data read of a generated MP is racy or bypasses the L1).
+TEST(BoundMutation, GuardedReadsKillTheMissingL1Invalidation) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  VerifyOptions o = quick_options();
+  o.compile.sc_acquire_release = true;
+  const std::vector<std::string> rows = {"load.atomic.seq_cst.agent.global"};
+  const MutationReport guarded =
+      run_mutation(spec("family=MP,orders=rlx+scacq+screl,scopes=wg+system,placements=diff-wg,deps=guard"),
+                   std::nullopt, table, rows, o);
+  const MutationReport unguarded = run_mutation(
+      spec("family=MP,orders=rlx+scacq+screl,scopes=wg+system,placements=diff-wg"), std::nullopt, table, rows, o);
+  auto invalidation = [](const MutationReport& r) {
+    for (const MutantResult& m : r.mutants)
+      if (m.change.find("buffer_wbinvl1_vol") != std::string::npos) return m;
+    ADD_FAILURE() << "no mutant removes buffer_wbinvl1_vol";
+    return MutantResult{};
+  };
+  EXPECT_TRUE(invalidation(guarded).killed);
+  EXPECT_NE(invalidation(guarded).killed_by.find(".guard."), std::string::npos) << invalidation(guarded).killed_by;
+  EXPECT_FALSE(invalidation(unguarded).killed);
+}
+
+// Found on the 3 x 3 bound (docs/mappings.md, finding 2, early L1 visibility): P0 reads P2's
+// store through their CU's L1 before the L2 has it, then releases at system scope; the
+// release waits for P0's own requests only, so P1 (another agent) can acquire the flag and
+// still read x = 0. The workgroup-release fix of finding 2 does not remove it; the L1
+// updated only when the store reaches the L2 (`l1-store-at-l2`) does.
+TEST(BoundFinding, SystemReleaseIsNotCumulativeOverEarlyL1Stores) {
+  const char* text = R"(LISA WRC-early-l1
+{ x = 0; y = 0; }
+ P0                             | P1                          | P2                       ;
+ r[atomic,rlx,wg] r0 x          | r[atomic,scacq,system] r0 y | w[atomic,rlx,system] x 1 ;
+ rmw[atomic,scar,system] r1 1 y | r[atomic,scacq,system] r1 x |                          ;
+scopes: (system (agent (wg 0 2)) (agent (wg 1)))
+exists (0:r0=1 /\ 0:r1=0 /\ 1:r0=1 /\ 1:r1=0)
+)";
+  litmus::ParseResult parsed = litmus::parse_litmus(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render("test");
+  VerifyOptions o = quick_options();
+  o.compile.sc_acquire_release = true;
+  ModelCache cache;
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  EXPECT_EQ(verify_test(*parsed.test, table, o, cache).status, TestStatus::Counterexample);
+  EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+  EXPECT_EQ(verify_test(*parsed.test, table, o, cache).status, TestStatus::Sound);
 }
 
 TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <span>
@@ -259,17 +260,24 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     const std::vector<SlotClasses>& cls = *classes_for(space);
     const auto& slots = space.slots();
     const std::size_t n = slots.size();
+    // Slots are taken in an order that puts those without a strongest choice (gaps that
+    // may hold a dependency) first, so the prunings can apply to the deeper levels.
     std::vector<std::optional<std::size_t>> top(n);
-    std::vector<bool> tops_from(n + 1, true);     // every slot from i on has a strongest choice
-    std::vector<bool> weakest_from(n + 1, true);  // every slot from i on has a weakest code class
+    for (std::size_t k = 0; k < n; ++k) top[k] = strongest(slots[k]);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_partition(order.begin(), order.end(), [&](std::size_t k) { return !top[k].has_value(); });
+    // Per position p of `order`: whether every slot from p on has a strongest choice, a
+    // weakest code class, and how many products lie below.
+    std::vector<bool> tops_from(n + 1, true), weakest_from(n + 1, true);
     std::vector<std::size_t> leaves_from(n + 1, 1);
-    for (std::size_t i = n; i-- > 0;) {
-      top[i] = strongest(slots[i]);
-      tops_from[i] = tops_from[i + 1] && top[i].has_value();
-      weakest_from[i] = weakest_from[i + 1] && cls[i].weakest.has_value();
+    for (std::size_t p = n; p-- > 0;) {
+      const std::size_t k = order[p];
+      tops_from[p] = tops_from[p + 1] && top[k].has_value();
+      weakest_from[p] = weakest_from[p + 1] && cls[k].weakest.has_value();
       std::size_t here = 0;
-      for (const auto& m : cls[i].maxima) here += m.size();
-      leaves_from[i] = leaves_from[i + 1] * here;
+      for (const auto& m : cls[k].maxima) here += m.size();
+      leaves_from[p] = leaves_from[p + 1] * here;
     }
     std::vector<std::size_t> choice(n, 0);
     // Whether every test below the prefix is sound or racy: the program with every later
@@ -277,11 +285,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
     // (fewer final states, `code_at_least`) and allows at least as much (the model is
     // monotone), so its final states are within its allowed set.
-    auto sound_below = [&](const litmus::VariationSpace& sp, const std::vector<SlotClasses>& cl, std::size_t i,
-                           const model::CheckResult& upper) {
+    auto sound_below = [&](std::size_t from, const model::CheckResult& upper) {
       std::vector<std::size_t> lower = choice;
-      for (std::size_t j = i; j < n; ++j) lower[j] = cl[j].representative[*cl[j].weakest];
-      const litmus::Test weak = observe_everything(sp.test(lower));
+      for (std::size_t p = from; p < n; ++p) lower[order[p]] = cls[order[p]].representative[*cls[order[p]].weakest];
+      const litmus::Test weak = observe_everything(space.test(lower));
       try {
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
         runner::SimOptions quiet = options.sim;
@@ -294,9 +301,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         return false;  // decided test by test below
       }
     };
-    std::function<void(std::size_t, bool)> descend = [&](std::size_t i, bool prefix_changed) {
+    std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
       if (stop) return;
-      if (i == n) {
+      if (p == n) {
         ++classes;
         const std::string key = space.canonical_key(choice);
         {
@@ -315,23 +322,24 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         record(verify_test(space.test(choice), table, options, cache));
         return;
       }
-      if (prefix_changed && tops_from[i] && !bound_options.every_variation) {
+      if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
         std::vector<std::size_t> upper = choice;
-        for (std::size_t j = i; j < n; ++j) upper[j] = *top[j];
+        for (std::size_t q = p; q < n; ++q) upper[order[q]] = *top[order[q]];
         const model::CheckResult m = model::check(observe_everything(space.test(upper)), options.model);
         if (!m.unknown() && m.racy) {
-          racy_below += leaves_from[i];
+          racy_below += leaves_from[p];
           return;
         }
-        if (!m.unknown() && code_dominance && weakest_from[i] && sound_below(space, cls, i, m)) {
-          sound_below_weaker += leaves_from[i];
+        if (!m.unknown() && code_dominance && weakest_from[p] && sound_below(p, m)) {
+          sound_below_weaker += leaves_from[p];
           return;
         }
       }
-      for (const std::vector<std::size_t>& members : cls[i].maxima)
+      const std::size_t k = order[p];
+      for (const std::vector<std::size_t>& members : cls[k].maxima)
         for (std::size_t m : members) {
-          choice[i] = m;
-          descend(i + 1, !top[i] || m != *top[i]);
+          choice[k] = m;
+          descend(p + 1, !top[k] || m != *top[k]);
         }
     };
     descend(0, true);

@@ -81,8 +81,12 @@ enum class ThreadRelation : std::uint8_t { SameWorkGroup, DifferentWorkGroup, Di
 std::string_view to_string(ThreadRelation relation);  // same-wg, diff-wg, diff-agent
 std::optional<ThreadRelation> thread_relation_from_string(std::string_view text);
 
-enum class Dependency : std::uint8_t { Address, Data, Control };
-std::string_view to_string(Dependency dependency);  // addr, data, ctrl
+// Guard: the next access runs only if the read before it saw the value of the critical
+// outcome (a branch around it; its register starts at -1), as in message passing that reads
+// the data only after seeing the flag. Not a dependency of diy7's; HSA SysArch 3.8 orders it
+// as a control dependency.
+enum class Dependency : std::uint8_t { Address, Data, Control, Guard };
+std::string_view to_string(Dependency dependency);  // addr, data, ctrl, guard
 std::optional<Dependency> dependency_from_string(std::string_view text);
 
 // What the access orders and fences may be. Loads are ordinary, rlx or scacq; stores
