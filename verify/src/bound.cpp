@@ -216,21 +216,23 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     }
     auto classes = std::make_shared<std::vector<SlotClasses>>();
     std::size_t compiles = 0;
-    for (std::size_t i = 0; i < space.slots().size(); ++i)
-      classes->push_back(classify(space.slots()[i],
-                                  slot_codes(space, i, table, *target, catalog, options.compile, compiles),
-                                  bound_options.every_variation));
+    std::set<std::string> shape_rows;  // every row some test of the shape uses, pruned or not
+    for (std::size_t i = 0; i < space.slots().size(); ++i) {
+      const std::vector<SlotCode> codes = slot_codes(space, i, table, *target, catalog, options.compile, compiles);
+      for (const SlotCode& c : codes)
+        if (c.code)
+          for (const codegen::Instruction& ins : *c.code)
+            if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
+      classes->push_back(classify(space.slots()[i], codes, bound_options.every_variation));
+    }
     std::lock_guard lock(mutex);
     st.compiles += compiles;
+    rows.insert(shape_rows.begin(), shape_rows.end());
     return classes_of_shape.try_emplace(space.shape_key(), std::move(classes)).first->second;
   };
 
   auto record = [&](TestVerification&& v) {
     std::lock_guard lock(mutex);
-    if (v.compiled)
-      for (const codegen::CompiledThread& t : v.compiled->threads)
-        for (const codegen::Instruction& ins : t.code)
-          if (!ins.origin.row.empty()) rows.insert(ins.origin.row);
     if (progress) progress(v);
     if (v.status == TestStatus::Sound) {
       ++out.report.omitted_sound;

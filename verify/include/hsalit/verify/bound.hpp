@@ -89,7 +89,7 @@ struct BoundVerification {
   // holds millions); counterexamples keep their test, outcomes and Counterexample; unknown
   // and unsupported ones keep everything.
   VerifyReport report;
-  std::vector<std::string> rows_used;  // the table rows the checked tests' code uses
+  std::vector<std::string> rows_used;  // the table rows the code of the bound's tests uses
   BoundStatistics statistics;
 };
 
