@@ -233,22 +233,27 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
+  std::string unconfirmed;
   if (options.confirm_engine && *options.confirm_engine != options.model.engine) {
     model::CheckOptions second = options.model;
     second.engine = *options.confirm_engine;
     const model::CheckResult& m2 = cache.check(v.test, second);
-    if (m2.unknown())
-      return finish(TestStatus::Unknown,
-                    fmt::format("model ({}): {}", model::to_string(second.engine), *m2.unknown_reason));
-    Containment c2 = contained(m2, *v.sim);
-    if (c2.incomparable || m2.racy || c2.forbidden != v.forbidden)
-      return finish(TestStatus::Unknown,
-                    fmt::format("the model's engines disagree on this test ({} and {}): a bug of the model, please "
-                                "report it",
-                                model::to_string(options.model.engine), model::to_string(second.engine)));
+    if (m2.unknown()) {
+      // The second engine gave up: the counterexample stands on the first engine's word.
+      unconfirmed = fmt::format(" (not confirmed: the {} engine gave up: {})", model::to_string(second.engine),
+                                *m2.unknown_reason);
+    } else {
+      Containment c2 = contained(m2, *v.sim);
+      if (c2.incomparable || m2.racy || c2.forbidden != v.forbidden)
+        return finish(TestStatus::Unknown,
+                      fmt::format("the model's engines disagree on this test ({} and {}): a bug of the model, please "
+                                  "report it",
+                                  model::to_string(options.model.engine), model::to_string(second.engine)));
+    }
   }
-  return finish(TestStatus::Counterexample, fmt::format("reaches {}, which the model forbids",
-                                                        runner::format_outcome(v.test, *v.sim, v.forbidden.front())));
+  return finish(TestStatus::Counterexample,
+                fmt::format("reaches {}, which the model forbids{}",
+                            runner::format_outcome(v.test, *v.sim, v.forbidden.front()), unconfirmed));
 }
 
 }  // namespace
