@@ -216,19 +216,28 @@ struct Variant {
   const PlacementSpec* placement = nullptr;
 };
 
-std::string annot_text(const Annot& a) {
-  if (!a.atomic) return "na";
-  return fmt::format("{}-{}", to_string(a.order), to_string(a.scope));
+Variation to_variation(const Annot& a) {
+  Variation v;
+  v.kind = a.atomic ? Variation::Kind::Atomic : Variation::Kind::Ordinary;
+  v.order = a.order;
+  v.scope = a.scope;
+  return v;
 }
 
-std::string decoration_text(const Decoration& d) {
-  switch (d.kind) {
-    case Decoration::Kind::None: return "";
-    case Decoration::Kind::Fence: return fmt::format("fence-{}-{}", to_string(d.order), to_string(d.scope));
-    case Decoration::Kind::Dep: return std::string(to_string(d.dep));
-  }
-  return "";
+Variation to_variation(const Decoration& d) {
+  Variation v;
+  v.kind = d.kind == Decoration::Kind::Fence ? Variation::Kind::Fence
+           : d.kind == Decoration::Kind::Dep ? Variation::Kind::Dependency
+                                             : Variation::Kind::Nothing;
+  v.order = d.order;
+  v.scope = d.scope;
+  v.dependency = d.dep;
+  return v;
 }
+
+// Names and keys spell annotations as the public Variation does (`to_string`).
+std::string annot_text(const Annot& a) { return to_string(to_variation(a)); }
+std::string decoration_text(const Decoration& d) { return to_string(to_variation(d)); }
 
 // Every placement of n threads on agents and work-groups (set partitions of the threads
 // into work-groups, then of the work-groups into agents), in a fixed order.
@@ -585,25 +594,6 @@ std::vector<Decoration> decoration_choices(bool po, const Access& from, const Ac
     for (Dependency d : o.dependencies)
       if (d != Dependency::Data || to.kind == 'W') out.push_back({Decoration::Kind::Dep, {}, {}, d});
   return out;
-}
-
-Variation to_variation(const Annot& a) {
-  Variation v;
-  v.kind = a.atomic ? Variation::Kind::Atomic : Variation::Kind::Ordinary;
-  v.order = a.order;
-  v.scope = a.scope;
-  return v;
-}
-
-Variation to_variation(const Decoration& d) {
-  Variation v;
-  v.kind = d.kind == Decoration::Kind::Fence ? Variation::Kind::Fence
-           : d.kind == Decoration::Kind::Dep ? Variation::Kind::Dependency
-                                             : Variation::Kind::Nothing;
-  v.order = d.order;
-  v.scope = d.scope;
-  v.dependency = d.dep;
-  return v;
 }
 
 // Generates every distinct test of every space; `build` says whether to build the tests.
