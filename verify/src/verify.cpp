@@ -163,11 +163,7 @@ Counterexample make_counterexample(const TestVerification& v, const codegen::Map
   c.found_in = v.name;
   const runner::SimOutcome& o = v.forbidden.front();
   c.outcome = runner::format_outcome(v.test, *v.sim, o);
-  c.test = v.test;
-  c.test.locations.clear();
-  c.test.condition.quantifier = litmus::Quantifier::Exists;
-  c.test.condition.prop = conjunction(v.sim->observed, o.values);
-  if (auto t = checked(c.test)) c.test = std::move(*t);
+  c.test = with_outcome(v.test, v.sim->observed, o.values);
   if (auto it = v.sim->traces.find(o); it != v.sim->traces.end()) c.trace = it->second;
   if (auto it = v.sim->trace_placement.find(o); it != v.sim->trace_placement.end()) c.placement = it->second;
   std::set<std::pair<std::pair<int, int>, std::string>> seen;
@@ -209,10 +205,7 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   const model::CheckResult& m = cache.check(v.test, options.model);
   v.model = m;
   if (m.unknown()) return finish(TestStatus::Unknown, "model: " + *m.unknown_reason);
-  if (m.racy)
-    return finish(TestStatus::Racy,
-                  m.race ? fmt::format("racy (HSA SysArch 3.12): {} and {}", m.race->first, m.race->second)
-                         : "racy (HSA SysArch 3.12)");
+  if (m.racy) return finish(TestStatus::Racy, racy_reason(m));
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target* target = catalog.find(options.target);
   if (!target) return finish(TestStatus::Unsupported, fmt::format("unknown target '{}'", options.target));
@@ -280,6 +273,20 @@ const model::CheckResult& ModelCache::check(const litmus::Test& test, const mode
   model::CheckResult result = model::check(test, options);  // outside the lock: other threads go on
   std::lock_guard lock(mutex_);
   return results_.try_emplace(std::move(key), std::move(result)).first->second;
+}
+
+litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,
+                          const std::vector<std::int64_t>& values) {
+  litmus::Test out = test;
+  out.locations.clear();
+  out.condition.quantifier = litmus::Quantifier::Exists;
+  out.condition.prop = conjunction(refs, values);
+  return checked(std::move(out)).value_or(test);
+}
+
+std::string racy_reason(const model::CheckResult& m) {
+  return m.race ? fmt::format("racy (HSA SysArch 3.12): {} and {}", m.race->first, m.race->second)
+                : "racy (HSA SysArch 3.12)";
 }
 
 litmus::Test observe_everything(const litmus::Test& test) {

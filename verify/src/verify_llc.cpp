@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "hsalit/codegen/llc_program.hpp"
-#include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::verify {
@@ -17,24 +16,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The test whose condition is `exists` the given final state.
-litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,
-                          const std::vector<std::int64_t>& values) {
-  litmus::Test out = test;
-  out.locations.clear();
-  out.condition.quantifier = litmus::Quantifier::Exists;
-  litmus::Prop p;
-  p.kind = litmus::Prop::Kind::True;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    litmus::Prop term =
-        litmus::Prop::equals(litmus::ObservedRef{refs[i].thread, refs[i].name, {}}, litmus::Expr::constant(values[i]));
-    p = i == 0 ? std::move(term) : litmus::Prop::conjunction(std::move(p), std::move(term));
-  }
-  out.condition.prop = std::move(p);
-  litmus::DiagnosticList diags;
-  return litmus::check_test(out, diags) ? out : test;
 }
 
 Counterexample make_counterexample(const TestVerification& v) {
@@ -83,10 +64,7 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
   const model::CheckResult& m = cache.check(v.test, model);
   v.model = m;
   if (m.unknown()) return finish(TestStatus::Unknown, "model: " + *m.unknown_reason);
-  if (m.racy)
-    return finish(TestStatus::Racy,
-                  m.race ? fmt::format("racy (HSA SysArch 3.12): {} and {}", m.race->first, m.race->second)
-                         : "racy (HSA SysArch 3.12)");
+  if (m.racy) return finish(TestStatus::Racy, racy_reason(m));
   try {
     v.sim = runner::run_exhaustive(v.test, compiled, sim);
   } catch (const std::exception& e) {

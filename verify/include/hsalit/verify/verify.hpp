@@ -95,6 +95,14 @@ class ModelCache {
 // location, so that outcomes are whole final states, not only what the condition names.
 litmus::Test observe_everything(const litmus::Test& test);
 
+// The test with its condition replaced by `exists` the final state `values` of `refs` (how
+// counterexamples are reported); the test unchanged if that test does not check.
+litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,
+                          const std::vector<std::int64_t>& values);
+
+// Why a racy test is not judged: `racy (HSA SysArch 3.12): A and B`.
+std::string racy_reason(const model::CheckResult& result);
+
 // The simulator's final states that the model does not allow (HSA SysArch 3.12: a race-free
 // program's behaviours are those of its valid candidate executions), or why the two cannot
 // be compared (they observe different registers and locations).
