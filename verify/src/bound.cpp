@@ -282,6 +282,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       leaves_from[p] = leaves_from[p + 1] * here;
     }
     std::vector<std::size_t> choice(n, 0);
+    // The model's answers within the space: the upper test of the last slot is also the
+    // leaf whose last choice is that slot's strongest, and is judged once.
+    ModelCache cache;
     // Whether every test below the prefix is sound or racy: the program with every later
     // slot at its weakest code reaches only final states that the strongest test below
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
@@ -320,14 +323,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           throw std::length_error(
               fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
         }
-        ModelCache cache;  // one test: nothing to share
         record(verify_test(space.test(choice), table, options, cache));
         return;
       }
       if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
         std::vector<std::size_t> upper = choice;
         for (std::size_t q = p; q < n; ++q) upper[order[q]] = *top[order[q]];
-        const model::CheckResult m = model::check(observe_everything(space.test(upper)), options.model);
+        const model::CheckResult& m = cache.check(observe_everything(space.test(upper)), options.model);
         if (!m.unknown() && m.racy) {
           racy_below += leaves_from[p];
           return;
