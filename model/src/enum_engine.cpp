@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "engines.hpp"
@@ -180,25 +181,117 @@ class EnumEngine {
   }
 
   bool choose_co(ConcreteExecution& x, std::size_t k) {
-    const int e_count = x.event_count();
     if (k == x.cells.size()) return evaluate(x);
-    std::vector<int> order = writes_[k];
-    do {
-      // RMW atomicity (3.3.2): an update reads from the write just before it in co.
-      bool atomic_ok = true;
-      for (std::size_t j = 0; j < order.size() && atomic_ok; ++j) {
-        int w = order[j];
-        if (!p_.events()[static_cast<std::size_t>(w)].reads()) continue;
-        int before = j == 0 ? e_count + static_cast<int>(k) : order[j - 1];
-        atomic_ok = x.rf[static_cast<std::size_t>(w)] == before;
+    const std::vector<int>& writes = writes_[k];
+    if (writes.size() > 64) return give_up("more than 64 writes to one location");
+    const std::vector<std::uint64_t> before = co_constraints(x, k);
+    x.co[k].assign(1, x.event_count() + static_cast<int>(k));
+    return extend_co(x, k, before, 0);
+  }
+
+  // Per write of cell k (by its index in writes_[k]), the writes that must precede it in co
+  // for po, rf, co and fr on the cell to be acyclic (the coherence shapes CoWW, CoRW,
+  // CoWR and CoRR). Orders outside them fail `coherent`; these only avoid listing them.
+  std::vector<std::uint64_t> co_constraints(const ConcreteExecution& x, std::size_t k) const {
+    const std::vector<int>& writes = writes_[k];
+    auto index = [&](int node) -> int {
+      auto it = std::find(writes.begin(), writes.end(), node);
+      return it == writes.end() ? -1 : static_cast<int>(it - writes.begin());
+    };
+    auto must = [&](std::vector<std::uint64_t>& before, int first, int then) {
+      if (first >= 0 && then >= 0 && first != then) before[static_cast<std::size_t>(then)] |= std::uint64_t{1} << first;
+    };
+    std::vector<std::uint64_t> before(writes.size(), 0);
+    const int e_count = x.event_count();
+    const Cell& cell = x.cells[k];
+    for (int a = 0; a < e_count; ++a) {
+      if (!x.executed[static_cast<std::size_t>(a)] || x.cell[static_cast<std::size_t>(a)] != cell) continue;
+      const StaticEvent& ea = p_.events()[static_cast<std::size_t>(a)];
+      if (!ea.is_access()) continue;
+      for (int b = 0; b < e_count; ++b) {
+        if (!x.executed[static_cast<std::size_t>(b)] || x.cell[static_cast<std::size_t>(b)] != cell) continue;
+        const StaticEvent& eb = p_.events()[static_cast<std::size_t>(b)];
+        if (!eb.is_access() || eb.thread != ea.thread || ea.po >= eb.po) continue;
+        const int src_a = x.node_reads(a, p_) ? index(x.rf[static_cast<std::size_t>(a)]) : -1;
+        const int src_b = x.node_reads(b, p_) ? index(x.rf[static_cast<std::size_t>(b)]) : -1;
+        const int wa = x.node_writes(a) ? index(a) : -1, wb = x.node_writes(b) ? index(b) : -1;
+        must(before, wa, wb);        // CoWW: a write before a later write of its thread
+        must(before, src_a, wb);     // CoRW: what a read saw before its thread's later write
+        must(before, wa, src_b);     // CoWR: a write before what its thread reads later
+        must(before, src_a, src_b);  // CoRR: what two reads of a thread see, in order
       }
-      if (!atomic_ok) continue;
-      x.co[k].clear();
-      x.co[k].push_back(e_count + static_cast<int>(k));
-      x.co[k].insert(x.co[k].end(), order.begin(), order.end());
-      if (!choose_co(x, k + 1)) return false;
-    } while (std::next_permutation(order.begin(), order.end()));
+    }
+    return before;
+  }
+
+  // Lists, in lexicographic order of writes_[k], the co orders of cell k that respect
+  // `before` and the atomicity of updates, each checked by `coherent`.
+  bool extend_co(ConcreteExecution& x, std::size_t k, const std::vector<std::uint64_t>& before, std::uint64_t placed) {
+    const std::vector<int>& writes = writes_[k];
+    std::vector<int>& order = x.co[k];
+    if (order.size() == writes.size() + 1) return !coherent(x, k) || choose_co(x, k + 1);
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      const std::uint64_t bit = std::uint64_t{1} << i;
+      if ((placed & bit) || (before[i] & ~placed) != 0) continue;
+      // RMW atomicity (3.3.2): an update reads from the write just before it in co.
+      const int w = writes[i];
+      if (p_.events()[static_cast<std::size_t>(w)].reads() && x.rf[static_cast<std::size_t>(w)] != order.back())
+        continue;
+      order.push_back(w);
+      const bool go_on = extend_co(x, k, before, placed | bit);
+      order.pop_back();
+      if (!go_on) return false;
+    }
     return true;
+  }
+
+  // Whether po, rf, co and fr restricted to cell k are acyclic. They all lie in the cell's
+  // coh order (HSA SysArch 3.7: coh contains rf, co and fr, and hhb, which contains po), so
+  // a cycle makes the candidate inconsistent; dropping it here spares evaluate_execution.
+  bool coherent(const ConcreteExecution& x, std::size_t k) const {
+    const int e_count = x.event_count();
+    const Cell& cell = x.cells[k];
+    // The cell's nodes, the initial write first, and their position in co (-1: a read).
+    std::vector<int> nodes{e_count + static_cast<int>(k)};
+    for (int a = 0; a < e_count; ++a)
+      if (x.executed[static_cast<std::size_t>(a)] && p_.events()[static_cast<std::size_t>(a)].is_access() &&
+          x.cell[static_cast<std::size_t>(a)] == cell)
+        nodes.push_back(a);
+    const std::size_t m = nodes.size();
+    if (m > 64) return true;  // left to evaluate_execution
+    std::vector<int> co_rank(m, -1);
+    auto local = [&](int node) {
+      return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
+    };
+    const std::vector<int>& co = x.co[k];
+    for (std::size_t i = 0; i < co.size(); ++i) co_rank[local(co[i])] = static_cast<int>(i);
+    std::vector<std::uint64_t> succ(m, 0);
+    auto edge = [&](std::size_t a, std::size_t b) { succ[a] |= std::uint64_t{1} << b; };
+    for (std::size_t i = 1; i < m; ++i) {
+      const StaticEvent& a = p_.events()[static_cast<std::size_t>(nodes[i])];
+      for (std::size_t j = 1; j < m; ++j) {
+        const StaticEvent& b = p_.events()[static_cast<std::size_t>(nodes[j])];
+        if (a.thread == b.thread && a.po < b.po) edge(i, j);  // po
+      }
+      if (x.node_reads(nodes[i], p_)) {
+        const std::size_t w = local(x.rf[static_cast<std::size_t>(nodes[i])]);
+        edge(w, i);  // rf
+        for (std::size_t j = 0; j < m; ++j)
+          if (co_rank[j] > co_rank[w] && j != i) edge(i, j);  // fr
+      }
+    }
+    for (std::size_t i = 0; i + 1 < co.size(); ++i) edge(local(co[i]), local(co[i + 1]));  // co
+    // Acyclic iff repeatedly removing nodes without successors empties the graph.
+    std::uint64_t alive = m == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << m) - 1;
+    for (bool removed = true; removed && alive;) {
+      removed = false;
+      for (std::size_t i = 0; i < m; ++i)
+        if ((alive >> i & 1) && (succ[i] & alive) == 0) {
+          alive &= ~(std::uint64_t{1} << i);
+          removed = true;
+        }
+    }
+    return alive == 0;
   }
 
   bool evaluate(const ConcreteExecution& x) {

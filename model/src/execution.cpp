@@ -78,16 +78,17 @@ class OrderSearch {
 
   // True when orders exist that contain `fixed` (restricted to covered pairs).
   bool solve(const Relation& fixed) {
-    // Fast path: if fixed | ldo is acyclic, one linear extension of it, restricted to each
-    // domain, gives every order at once, consistent on shared pairs and with gdo acyclic.
-    Relation all = fixed;
-    all |= ldo_;
-    all.close();
-    if (all.irreflexive()) return true;
     Relation ord(n_);
     for (int a = 0; a < n_; ++a)
       for (int b = 0; b < n_; ++b)
         if (fixed.test(a, b) && covered_.test(a, b)) ord.set(a, b);
+    // Fast path: if the required pairs and ldo are acyclic together, one linear extension
+    // of them, restricted to each domain, gives every order at once, consistent on shared
+    // pairs and with gdo (ldo and coh) acyclic.
+    Relation all = ord;
+    all |= ldo_;
+    all.close();
+    if (all.irreflexive()) return true;
     return search(ord, 0);
   }
 
