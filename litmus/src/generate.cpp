@@ -78,14 +78,19 @@ int count_if_edges(std::span<const EdgeKind> c, bool (*pred)(EdgeKind)) {
   return static_cast<int>(std::count_if(c.begin(), c.end(), pred));
 }
 
-// Rotations that start at the first event of a thread: after an external edge, or any
-// rotation when there is none.
+// Rotations that start at the first event of a thread: after an external edge, or, in a
+// one-thread cycle, after an internal communication edge. The test's program order is the
+// cycle's order from its start, so every edge but the last goes forward in program order
+// and the last goes back to the first event, which only a communication edge can (a
+// program-order edge back would contradict the others, and an Rmw edge would make the
+// first and last events one instruction).
 std::vector<Cycle> thread_rotations(std::span<const EdgeKind> cycle) {
   std::vector<Cycle> out;
   const std::size_t n = cycle.size();
   const bool any_external = count_if_edges(cycle, is_external) > 0;
   for (std::size_t s = 0; s < n; ++s) {
-    if (any_external && !is_external(cycle[(s + n - 1) % n])) continue;
+    const EdgeKind last = cycle[(s + n - 1) % n];
+    if (any_external ? !is_external(last) : info(last).cls != EdgeClass::ComInternal) continue;
     Cycle r;
     for (std::size_t i = 0; i < n; ++i) r.push_back(cycle[(s + i) % n]);
     out.push_back(std::move(r));
@@ -353,9 +358,16 @@ std::string test_name(const Skeleton& s, const Variant& v) {
   return name;
 }
 
+// What a key tells apart. Test: the whole test. Program: the test without its `exists`
+// condition (the values a read compares with a guard stay). Space: the programs of a
+// space's skeleton, placement and segments, with each gap as whether it may hold a fence
+// or a dependency instead of a choice (`guards`: whether a read before such a gap may be
+// guarded, which compares its value).
+enum class KeyOf : std::uint8_t { Test, Program, Space };
+
 // The symmetry class: the smallest serialisation over thread permutations, with
 // locations and values renamed by first appearance.
-std::string canonical(const Skeleton& s, const Variant& v) {
+std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Test, bool guards = false) {
   const std::size_t n = s.threads.size();
   std::vector<std::size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
@@ -385,16 +397,24 @@ std::string canonical(const Skeleton& s, const Variant& v) {
       const auto& code = s.threads[t];
       for (std::size_t i = 0; i < code.size(); ++i) {
         const Access& a = code[i];
-        if (i > 0) key += fmt::format("/{}/", decoration_text(v.decos[t][i - 1]));
+        if (i > 0)
+          key += of == KeyOf::Space ? (s.po_gap[t][i - 1] ? "/p/" : "/-/")
+                                    : fmt::format("/{}/", decoration_text(v.decos[t][i - 1]));
         key += fmt::format("{}{}", a.kind, loc.at(a.loc));
         if (a.kind != 'R') key += fmt::format("w{}", mapped(a.loc, a.write_value));
-        if (a.kind != 'W') key += fmt::format("r{}", mapped(a.loc, a.read_value));
-        key += annot_text(v.annots[t][i]);
+        // The value a read expects is the condition's, and a guard's after it.
+        const bool next_po = i + 1 < code.size() && s.po_gap[t][i];
+        const bool compared = of == KeyOf::Test ||
+                              (of == KeyOf::Program && next_po && v.decos[t][i].kind == Decoration::Kind::Dep &&
+                               v.decos[t][i].dep == Dependency::Guard) ||
+                              (of == KeyOf::Space && next_po && guards);
+        if (a.kind != 'W' && compared) key += fmt::format("r{}", mapped(a.loc, a.read_value));
+        if (of != KeyOf::Space) key += annot_text(v.annots[t][i]);
       }
     }
     std::vector<std::string> locs(loc.size());
     for (const auto& [old, fresh] : loc) {
-      const auto& f = s.final_value[static_cast<std::size_t>(old)];
+      const auto& f = of == KeyOf::Test ? s.final_value[static_cast<std::size_t>(old)] : std::nullopt;
       locs[static_cast<std::size_t>(fresh)] = fmt::format("{}{}", to_string(v.segments[static_cast<std::size_t>(old)]),
                                                           f ? fmt::format("={}", mapped(old, *f)) : std::string());
     }
@@ -830,11 +850,11 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
         next.thread_rmws = 0;
         if (next.external > max_threads) continue;
       } else {
-        // A single-thread cycle closes onto its first event, which counts already.
         ++next.thread_events;
         if (e == EdgeKind::Rmw) ++next.thread_rmws;
-        // A single-thread cycle's last edge leads back to its first event, counted already.
-        const bool may_close = next.external == 0 && info(e).to == start;
+        // A single-thread cycle's last edge (an internal communication edge, see
+        // thread_rotations) leads back to its first event, counted already.
+        const bool may_close = next.external == 0 && info(e).cls == EdgeClass::ComInternal && info(e).to == start;
         if (next.thread_events - next.thread_rmws > max_accesses + (may_close ? 1 : 0)) continue;
         if (is_pod(e)) ++next.pod;
         if (info(e).cls == EdgeClass::ComInternal) ++next.internal_com;
@@ -874,6 +894,7 @@ struct VariationSpace::Data {
   std::vector<std::vector<Annot>> annots;
   std::vector<std::vector<Decoration>> decos;
   std::string shape_key;
+  std::string program_key;
 
   Variant variant(std::span<const std::size_t> choice) const {
     if (choice.size() != slots.size())
@@ -923,6 +944,12 @@ std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) c
   return canonical(data_->skeleton, data_->variant(choice));
 }
 
+const std::string& VariationSpace::program_key() const { return data_->program_key; }
+
+std::string VariationSpace::program_key(std::span<const std::size_t> choice) const {
+  return canonical(data_->skeleton, data_->variant(choice), KeyOf::Program);
+}
+
 std::string to_string(const Variation& v) {
   switch (v.kind) {
     case Variation::Kind::Ordinary: return "na";
@@ -938,6 +965,8 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
                                      const std::function<void(const VariationSpace&)>& visit) {
   validate(options);
   std::size_t count = 0;
+  const bool guards = std::find(options.dependencies.begin(), options.dependencies.end(), Dependency::Guard) !=
+                      options.dependencies.end();
   for (const Cycle& cycle : enumerate_cycles(options)) {
     auto base = std::make_shared<VariationSpace::Data>();
     base->skeleton = build_skeleton(cycle);
@@ -981,6 +1010,10 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
         data->segments = segments;
         data->shape_key = s.cycle_text + "#";
         for (Segment g : segments) data->shape_key += std::string(to_string(g)) + ",";
+        Variant structure;
+        structure.segments = segments;
+        structure.placement = &data->placement;
+        data->program_key = canonical(s, structure, KeyOf::Space, guards);
         ++count;
         visit(VariationSpace(std::move(data)));
       });

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -144,6 +145,69 @@ TEST(Generate, BoundsEnumerateTheClassicShapes) {
     if (auto f = family_of(c)) families.insert(*f);
   EXPECT_EQ(families,
             (std::set<std::string>{"MP", "SB", "LB", "S", "R", "2+2W", "CoRR", "CoWR", "CoRW1", "CoRW2", "CoWW"}));
+}
+
+// Every thread of every cycle keeps to the access bound (an rmw counts once), the first
+// thread of a multi-thread cycle included.
+TEST(Generate, EveryThreadKeepsToTheAccessBound) {
+  for (const char* bound : {"threads=1,accesses=3", "threads=2,accesses=2", "threads=3,accesses=2"}) {
+    const GenerateOptions o = spec(bound);
+    std::size_t spaces = 0;
+    for_each_variation_space(o, [&](const VariationSpace& space) {
+      ++spaces;
+      std::map<int, int> accesses;
+      for (const Slot& slot : space.slots())
+        if (!slot.gap) ++accesses[slot.thread];
+      for (const auto& [thread, n] : accesses)
+        EXPECT_LE(n, o.max_accesses) << bound << ": " << space.cycle() << ", thread " << thread;
+      EXPECT_LE(static_cast<int>(accesses.size()), o.max_threads) << bound << ": " << space.cycle();
+    });
+    EXPECT_GT(spaces, 0u) << bound;
+  }
+}
+
+// A one-thread cycle is written from just after a communication edge: its other edges then
+// run forward in program order and the last one goes back to the first event.
+TEST(Generate, OneThreadCyclesFollowProgramOrder) {
+  EXPECT_EQ(print_cycle(canonical_rotation(parse_cycle("PosWW Rfi PosRW"))), "PosRW PosWW Rfi");
+  GenerateOptions o = spec("orders=rlx,scopes=agent,segments=global");
+  o.cycles = {parse_cycle("PosWW Rfi PosRW")};
+  std::vector<GeneratedTest> tests = generate_tests(o);
+  ASSERT_EQ(tests.size(), 1u);
+  const std::vector<Instruction>& code = tests[0].test.threads.at(0).code;
+  ASSERT_EQ(code.size(), 3u);
+  EXPECT_EQ(code[0].kind, OpKind::Load);  // R x; W x; W x, the read seeing the last write
+  EXPECT_EQ(code[1].kind, OpKind::Store);
+  EXPECT_EQ(code[2].kind, OpKind::Store);
+  // An rmw whose read sees its thread's next write: two accesses, not three.
+  bool found = false;
+  for (const Cycle& c : enumerate_cycles(spec("threads=1,accesses=2")))
+    found = found || print_cycle(c) == "Rmw PosWW Rfi";
+  EXPECT_TRUE(found);
+}
+
+// Cycles that differ only in what their condition asks (here the two readers' roles) give
+// spaces with one program key; the tests' canonical keys still tell them apart.
+TEST(Generate, ProgramKeysIgnoreOnlyTheCondition) {
+  GenerateOptions o = spec("orders=rlx,scopes=agent,placements=diff-wg,segments=global");
+  o.cycles = {parse_cycle("PosWW Rfe PosRW Rfe PosRR Rmw Wse"), parse_cycle("PosWW Rfe PosRR Rmw Rfe PosRW Wse")};
+  std::vector<VariationSpace> spaces;
+  for_each_variation_space(o, [&](const VariationSpace& s) { spaces.push_back(s); });
+  ASSERT_EQ(spaces.size(), 2u);
+  EXPECT_EQ(spaces[0].program_key(), spaces[1].program_key());
+  const std::vector<std::size_t> first(spaces[0].slots().size(), 0);
+  EXPECT_EQ(spaces[0].program_key(first), spaces[1].program_key(first));
+  EXPECT_NE(spaces[0].canonical_key(first), spaces[1].canonical_key(first));
+  // Another placement or segment is another program.
+  o.placements = {ThreadRelation::DifferentWorkGroup, ThreadRelation::DifferentAgent};
+  std::set<std::string> keys;
+  std::size_t n = 0;
+  for_each_variation_space(o, [&](const VariationSpace& s) {
+    ++n;
+    keys.insert(s.program_key());
+  });
+  EXPECT_GT(keys.size(), 1u);
+  EXPECT_LT(keys.size(), n);
 }
 
 }  // namespace

@@ -382,5 +382,24 @@ TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   EXPECT_GT(a.report.total(), 10u);
 }
 
+// A space whose programs an earlier space holds is counted, not verified again: the
+// verification of the pair checks what the first alone checks.
+TEST(BoundReduction, SpacesWithTheSameProgramsAreVerifiedOnce) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  litmus::GenerateOptions g = spec("orders=rlx+scacq+screl,scopes=agent+system,placements=diff-wg,segments=global");
+  g.cycles = {litmus::parse_cycle("PosWW Rfe PosRW Rfe PosRR Rmw Wse")};
+  BoundOptions classes_only;  // so that tests are checked rather than decided at the root
+  classes_only.code_dominance = false;
+  const BoundVerification one = verify_bound(g, table, quick_options(), classes_only);
+  g.cycles.push_back(litmus::parse_cycle("PosWW Rfe PosRR Rmw Rfe PosRW Wse"));
+  const BoundVerification both = verify_bound(g, table, quick_options(), classes_only);
+  EXPECT_EQ(one.statistics.same_program_spaces, 0u);
+  EXPECT_EQ(both.statistics.spaces, 2 * one.statistics.spaces);
+  EXPECT_EQ(both.statistics.same_program_spaces, one.statistics.spaces);
+  EXPECT_EQ(both.statistics.checked, one.statistics.checked);
+  EXPECT_EQ(both.report.sound(), one.report.sound());
+  EXPECT_GT(one.statistics.checked, 0u);
+}
+
 }  // namespace
 }  // namespace hsalit::verify

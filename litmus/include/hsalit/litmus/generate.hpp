@@ -184,6 +184,13 @@ class VariationSpace {
   Test test(std::span<const std::size_t> choice) const;  // build() without the key
   // Equal for two choices (of any spaces) iff their tests are equal up to symmetry.
   std::string canonical_key(std::span<const std::size_t> choice) const;
+  // The same without the `exists` condition: equal iff the tests are the same program up to
+  // symmetry. Cycles that differ only in which final state they ask about (PosWR against
+  // Rfi, say) give the same programs.
+  std::string program_key(std::span<const std::size_t> choice) const;
+  // Equal for two spaces whose tests are, choice for choice, the same programs up to
+  // symmetry (equal skeletons, placements and segments, each slot with the same choices).
+  const std::string& program_key() const;
 
  private:
   std::shared_ptr<const Data> data_;

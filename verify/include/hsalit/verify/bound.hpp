@@ -71,12 +71,13 @@ struct BoundOptions {
 };
 
 struct BoundStatistics {
-  std::size_t spaces = 0;           // cycle x placement x segments
-  std::size_t variations = 0;       // tests in the bound, before symmetry reduction
-  std::size_t classes = 0;          // products of code classes and maximal choices reached
-  std::size_t checked = 0;          // distinct tests verified
-  std::size_t symmetric = 0;        // products skipped as symmetric to a checked test
-  std::size_t racy_below_racy = 0;  // products skipped below a stronger test found racy
+  std::size_t spaces = 0;               // cycle x placement x segments
+  std::size_t same_program_spaces = 0;  // spaces whose programs an earlier space holds (not verified)
+  std::size_t variations = 0;           // tests in the bound, before symmetry reduction
+  std::size_t classes = 0;              // products of code classes and maximal choices reached
+  std::size_t checked = 0;              // distinct tests verified
+  std::size_t symmetric = 0;            // products skipped as the same program as a checked test
+  std::size_t racy_below_racy = 0;      // products skipped below a stronger test found racy
   // Products skipped because weaker code stays within a stronger test's allowed set.
   std::size_t decided_below_weaker = 0;
   std::size_t compiles = 0;        // single-slot compilations that found the code classes
