@@ -802,9 +802,14 @@ void validate(const GenerateOptions& o) {
   if (o.segments.empty()) throw std::invalid_argument("no segment to generate");
   if (o.placements.empty()) throw std::invalid_argument("no placement to generate");
   if (o.max_tests == 0) throw std::invalid_argument("the test limit must be positive");
+  if (o.shard.count == 0 || o.shard.index >= o.shard.count)
+    throw std::invalid_argument(
+        fmt::format("shard {}/{}: the part must be below the number of parts", o.shard.index, o.shard.count));
 }
 
-std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
+namespace {
+
+std::vector<Cycle> every_cycle(const GenerateOptions& options) {
   std::vector<Cycle> out;
   if (!options.cycles.empty()) {
     std::set<Cycle> seen;
@@ -883,6 +888,16 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
     seq.pop_back();
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
+  std::vector<Cycle> all = every_cycle(options);
+  if (options.shard.count <= 1) return all;
+  std::vector<Cycle> part;
+  for (std::size_t i = options.shard.index; i < all.size(); i += options.shard.count) part.push_back(std::move(all[i]));
+  return part;
 }
 
 struct VariationSpace::Data {
@@ -1193,10 +1208,19 @@ GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
         o.edges = parse_edges(split_words(value, "+/ "));
       else if (key == "max")
         o.max_tests = static_cast<std::size_t>(number(key, value));
-      else
+      else if (key == "shard") {
+        const std::vector<std::string> parts = split_words(value, "/");
+        if (parts.size() != 2 || value.find('/') == std::string::npos)
+          throw std::invalid_argument(fmt::format("--generate: shard={}: expected I/N", value));
+        const int index = number(key, parts[0]), count = number(key, parts[1]);
+        if (count < 1 || index < 0 || index >= count)
+          throw std::invalid_argument(
+              fmt::format("--generate: shard={}: expected I/N with N at least 1 and I from 0 to N-1", value));
+        o.shard = {static_cast<std::size_t>(index), static_cast<std::size_t>(count)};
+      } else
         throw std::invalid_argument(fmt::format(
             "unknown key '{}' (threads, accesses, orders, scopes, segments, placements, fences, deps, family, cycle, "
-            "edges, max)",
+            "edges, max, shard)",
             key));
     } catch (const std::invalid_argument& e) {
       std::string what = e.what();

@@ -210,5 +210,20 @@ TEST(Generate, ProgramKeysIgnoreOnlyTheCondition) {
   EXPECT_LT(keys.size(), n);
 }
 
+// Shards split the cycles of a bound between them, each cycle in exactly one.
+TEST(Generate, ShardsPartitionTheCycles) {
+  const std::vector<Cycle> all = enumerate_cycles(spec("threads=2,accesses=2"));
+  std::multiset<Cycle> met;
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<Cycle> part = enumerate_cycles(spec("threads=2,accesses=2,shard=" + std::to_string(i) + "/3"));
+    EXPECT_LE(part.size(), all.size() / 3 + 1);
+    met.insert(part.begin(), part.end());
+  }
+  EXPECT_EQ(met, std::multiset<Cycle>(all.begin(), all.end()));
+  EXPECT_EQ(enumerate_cycles(spec("threads=2,accesses=2,shard=0/1")), all);
+  for (const char* bad : {"shard=3/3", "shard=1", "shard=a/2", "shard=0/0", "shard=-1/2", "shard=1/2/3"})
+    EXPECT_THROW(spec(bad), std::invalid_argument) << bad;
+}
+
 }  // namespace
 }  // namespace hsalit::litmus

@@ -401,5 +401,27 @@ TEST(BoundReduction, SpacesWithTheSameProgramsAreVerifiedOnce) {
   EXPECT_GT(one.statistics.checked, 0u);
 }
 
+// Shards of a bound verify it between them: the same tests checked and the same
+// counterexamples found.
+TEST(BoundReduction, ShardsCoverTheBoundBetweenThem) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const std::string g = "family=SB/MP/LB/CoRR,scopes=agent+system,placements=diff-wg+diff-agent";
+  const BoundVerification whole = verify_bound(spec(g), table, quick_options(), {});
+  std::size_t checked = 0, spaces = 0;
+  std::set<std::string> found;
+  for (const char* shard : {",shard=0/2", ",shard=1/2"}) {
+    const BoundVerification part = verify_bound(spec(g + shard), table, quick_options(), {});
+    checked += part.statistics.checked;
+    spaces += part.statistics.spaces;
+    for (const TestVerification& v : part.report.tests) found.insert(v.name);
+  }
+  std::set<std::string> expected;
+  for (const TestVerification& v : whole.report.tests) expected.insert(v.name);
+  EXPECT_EQ(found, expected);
+  EXPECT_FALSE(expected.empty());  // SB's counterexamples (finding 1)
+  EXPECT_EQ(checked, whole.statistics.checked);
+  EXPECT_EQ(spaces, whole.statistics.spaces);
+}
+
 }  // namespace
 }  // namespace hsalit::verify

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <map>
 #include <memory>
@@ -189,34 +191,65 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   const codegen::Target* target = catalog.find(options.target);
   if (!target) throw std::invalid_argument(fmt::format("unknown target '{}'", options.target));
 
-  // A space whose programs an earlier space already holds is not verified again: verifying
-  // a test observes every final state, so its `exists` condition (all that tells such
-  // spaces apart) plays no part.
   BoundVerification out;
   BoundStatistics& st = out.statistics;
-  std::vector<litmus::VariationSpace> spaces;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
-  litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
-    ++st.spaces;
-    st.variations += space.size();
-    const std::string& key = space.program_key();
-    if (programs.insert({std::hash<std::string>{}(key), fnv1a(key)}).second)
-      spaces.push_back(space);
-    else
-      ++st.same_program_spaces;
-  });
 
-  // Shared between the workers, each under `mutex`.
+  // Shared between the threads, each under `mutex`.
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<const std::vector<SlotClasses>>> classes_of_shape;  // not per placement
-  // Symmetry classes seen, by two independent 64-bit hashes of the canonical key (the
-  // keys themselves would take gigabytes at three threads).
-  std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+  // Code classes per shape (not per placement). The spaces of a cycle come one after the
+  // other, so a cache of the recent shapes serves them; it is emptied when it grows past
+  // kShapesCached (a three-thread bound has about a million shapes).
+  constexpr std::size_t kShapesCached = 4096;
+  std::map<std::string, std::shared_ptr<const std::vector<SlotClasses>>> classes_of_shape;
   std::set<std::string> rows;
-  std::atomic<std::size_t> next_space{0}, checked{0};
+  std::atomic<std::size_t> checked{0};
   std::atomic<bool> stop{false};
   std::exception_ptr failure;
   double seconds_verify = 0;  // summed over workers
+
+  // The spaces flow from the enumeration to the workers through a bounded queue, so a
+  // bound's millions of spaces are never held at once. A space whose programs an earlier
+  // space already holds is not verified again: verifying a test observes every final
+  // state, so its `exists` condition (all that tells such spaces apart) plays no part.
+  constexpr std::size_t kQueued = 256;
+  std::deque<litmus::VariationSpace> queue;
+  bool enumerated = false;
+  std::condition_variable queue_changed;
+  auto enumerate = [&] {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
+    try {
+      litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
+        if (stop) return;
+        ++st.spaces;
+        st.variations += space.size();
+        const std::string& key = space.program_key();
+        if (!programs.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
+          ++st.same_program_spaces;
+          return;
+        }
+        std::unique_lock lock(mutex);
+        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stop; });
+        queue.push_back(space);
+        queue_changed.notify_all();
+      });
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::current_exception();
+      stop = true;
+    }
+    std::lock_guard lock(mutex);
+    enumerated = true;
+    queue_changed.notify_all();
+  };
+  auto next_space = [&]() -> std::optional<litmus::VariationSpace> {
+    std::unique_lock lock(mutex);
+    queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || stop; });
+    if (stop || queue.empty()) return std::nullopt;
+    litmus::VariationSpace space = std::move(queue.front());
+    queue.pop_front();
+    queue_changed.notify_all();
+    return space;
+  };
 
   auto classes_for = [&](const litmus::VariationSpace& space) {
     {
@@ -237,6 +270,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     std::lock_guard lock(mutex);
     st.compiles += compiles;
     rows.insert(shape_rows.begin(), shape_rows.end());
+    if (classes_of_shape.size() >= kShapesCached) classes_of_shape.clear();
     return classes_of_shape.try_emplace(space.shape_key(), std::move(classes)).first->second;
   };
 
@@ -253,7 +287,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         v.model.reset();
         v.compiled.reset();
         v.sim.reset();
-        if (bound_options.stop_at && bound_options.stop_at(v)) stop = true;
+        if (bound_options.stop_at && bound_options.stop_at(v)) {
+          stop = true;
+          queue_changed.notify_all();
+        }
       }
       out.report.tests.push_back(std::move(v));
     }
@@ -267,8 +304,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
                               options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
   auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& sound_below_weaker,
-                          std::size_t& classes) {
-    const std::vector<SlotClasses>& cls = *classes_for(space);
+                          std::size_t& classes, std::size_t& symmetric) {
+    const std::shared_ptr<const std::vector<SlotClasses>> classes_of_space = classes_for(space);
+    const std::vector<SlotClasses>& cls = *classes_of_space;
+    // Tests seen, by two independent 64-bit hashes of their program key. Two tests with
+    // one program key lie in spaces with one program key, which are verified once, so the
+    // set is the space's own.
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
     const auto& slots = space.slots();
     const std::size_t n = slots.size();
     // Slots are taken in an order that puts those without a strongest choice (gaps that
@@ -320,12 +362,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       if (p == n) {
         ++classes;
         const std::string key = space.program_key(choice);
-        {
-          std::lock_guard lock(mutex);
-          if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
-            ++st.symmetric;
-            return;
-          }
+        if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
+          ++symmetric;
+          return;
         }
         if (++checked > bound.max_tests) {
           stop = true;
@@ -360,26 +399,31 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
-    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0;
+    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0, symmetric = 0;
     try {
-      for (std::size_t k = next_space++; k < spaces.size() && !stop; k = next_space++)
-        verify_space(spaces[k], racy_below, sound_below_weaker, classes);
+      while (std::optional<litmus::VariationSpace> space = next_space())
+        verify_space(*space, racy_below, sound_below_weaker, classes, symmetric);
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
       stop = true;
+      queue_changed.notify_all();
     }
     std::lock_guard lock(mutex);
     st.racy_below_racy += racy_below;
     st.decided_below_weaker += sound_below_weaker;
     st.classes += classes;
+    st.symmetric += symmetric;
     seconds_verify += seconds_since(worker_start);
   };
+  // The enumeration has a thread of its own (it is light beside the verification).
+  std::thread producer(enumerate);
   const int workers = std::max(1, options.jobs);
   std::vector<std::thread> pool;
   for (int w = 1; w < workers; ++w) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  producer.join();
   if (failure) std::rethrow_exception(failure);
 
   // A deterministic report whatever the threads' interleaving.

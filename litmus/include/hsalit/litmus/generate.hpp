@@ -124,6 +124,13 @@ struct GenerateOptions {
 
   // Generation stops with std::length_error past this many distinct tests.
   std::size_t max_tests = 1'000'000;
+
+  // Part `index` of `count` (`shard=I/N`, I from 0): the cycles whose position in the
+  // enumeration is I modulo N, so that N runs on N machines cover the bound between them.
+  // A test two cycles share (the same up to symmetry) may be met in two parts.
+  struct Shard {
+    std::size_t index = 0, count = 1;
+  } shard;
 };
 
 // Throws std::invalid_argument naming the option at fault.
@@ -136,7 +143,7 @@ struct GeneratedTest {
 };
 
 // Every cycle within the bounds (or the options' cycles, rotated canonically and without
-// repeats), in enumeration order.
+// repeats), in enumeration order; of those, only the options' shard.
 std::vector<Cycle> enumerate_cycles(const GenerateOptions& options);
 
 // One choice for a slot of a generated test: the annotation of an access (ordinary, or
@@ -214,7 +221,7 @@ std::size_t count_tests(const GenerateOptions& options);
 // comma-separated `key=value` items, keys threads, accesses, orders, scopes, segments,
 // placements, fences, deps (list values separated by `+` or `/`), family (names separated
 // by `/`), cycle (edges separated by blanks or `.`), edges (edge names, or Pod, Pos, com for
-// their groups, separated by `+`), max (the test limit). E.g.
+// their groups, separated by `+`), max (the test limit), shard (I/N). E.g.
 // `threads=2,accesses=2,orders=rlx+scacq+screl,scopes=agent`. Throws std::invalid_argument naming the item at fault.
 GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions base = {});
 
