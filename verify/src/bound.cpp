@@ -22,11 +22,14 @@
 #include <utility>
 #include <vector>
 
+#include "elapsed.hpp"
 #include "hsalit/codegen/gcn.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
 
 namespace hsalit::verify {
+
+using detail::seconds_since;
 
 namespace {
 
@@ -37,10 +40,6 @@ std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Order strength: rlx < scacq, screl < scar (HSA SysArch 3.3.1).

@@ -10,16 +10,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "elapsed.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::verify {
 
-namespace {
+using detail::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+namespace {
 
 // The test with a fresh condition: `exists` the conjunction of `refs = values`, or `true`.
 litmus::Prop conjunction(const std::vector<litmus::ObservedRef>& refs, const std::vector<std::int64_t>& values) {

@@ -7,16 +7,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "elapsed.hpp"
 #include "hsalit/codegen/llc_program.hpp"
 #include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::verify {
 
-namespace {
+using detail::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+namespace {
 
 Counterexample make_counterexample(const TestVerification& v) {
   Counterexample c;
