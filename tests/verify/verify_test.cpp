@@ -5,7 +5,6 @@
 #include <fstream>
 #include <functional>
 
-#include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
@@ -164,49 +163,6 @@ TEST(Mutation, TheMessagePassingTestKillsTheAcquireAndReleaseMutants) {
   EXPECT_GT(m.killed(), 0u);
   EXPECT_LT(m.killed(), m.mutants.size());  // some survive on one test
   EXPECT_NE(render_text(m).find("mutation score"), std::string::npos);
-}
-
-// Tests whose annotations compile to the same instructions share one simulation; a test
-// whose code differs does not, and the shared answer is the one a fresh simulation gives.
-TEST(VerifyMapping, SimulationsAreSharedByProgramsWithTheSameCode) {
-  auto mp = [](const std::string& load) {
-    return observe_everything(parse(R"(LISA MP
-{ x = 0; y = 0; }
- P0                        | P1                        ;
- w[atomic,rlx,agent] x 1   | r[atomic,)" +
-                                    load + R"(] r0 y ;
- w[atomic,screl,agent] y 1 | r[atomic,rlx,agent] r1 x  ;
-scopes: (agent (wg 0) (wg 1))
-exists (1:r0=1 /\ 1:r1=0)
-)"));
-  };
-  const codegen::MappingTable table = gfx69();
-  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::Target& target = *catalog.find("gfx900");
-  runner::SimOptions options;
-  SimulationCache sims(options);
-  // rlx at wave and at wg scope: the same plain load.
-  const litmus::Test wave = mp("rlx,wave"), wg = mp("rlx,wg"), agent = mp("scacq,agent");
-  const runner::SimResult& first = sims.run(wave, codegen::compile(wave, target, catalog, table));
-  const std::size_t states = first.histogram.size();
-  const runner::SimResult& second = sims.run(wg, codegen::compile(wg, target, catalog, table));
-  EXPECT_EQ(sims.hits(), 1u);
-  EXPECT_EQ(second.histogram.size(), states);
-  // scacq at agent scope: glc, a wait and an invalidation: another program.
-  const codegen::CompiledTest acquire = codegen::compile(agent, target, catalog, table);
-  const runner::SimResult& third = sims.run(agent, acquire);
-  EXPECT_EQ(sims.hits(), 1u);
-  EXPECT_EQ(third.histogram, runner::run_exhaustive(agent, acquire, options).histogram);
-  EXPECT_LT(third.histogram.size(), states);  // the acquire forbids the stale read
-  // verify_test with the cache gives what it gives without (wave and wg are racy: the
-  // scopes of y's accesses do not both include the other thread).
-  ModelCache cache;
-  VerifyOptions o;
-  o.minimise = false;
-  const TestVerification cached = verify_test(agent, table, o, cache, sims);
-  EXPECT_EQ(sims.hits(), 2u);
-  EXPECT_EQ(cached.status, TestStatus::Sound);
-  EXPECT_EQ(cached.status, verify_test(agent, table, o, cache).status);
 }
 
 }  // namespace

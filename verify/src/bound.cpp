@@ -303,7 +303,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
                               options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
   auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& sound_below_weaker,
-                          std::size_t& classes, std::size_t& symmetric, std::size_t& shared_simulations) {
+                          std::size_t& classes, std::size_t& symmetric) {
     const std::shared_ptr<const std::vector<SlotClasses>> classes_of_space = classes_for(space);
     const std::vector<SlotClasses>& cls = *classes_of_space;
     // Tests seen, by two independent 64-bit hashes of their program key. Two tests with
@@ -335,10 +335,6 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // The model's answers within the space: the upper test of the last slot is also the
     // leaf whose last choice is that slot's strongest, and is judged once.
     ModelCache cache;
-    // The simulator's answers within the space: a leaf whose code equals the weakest code
-    // simulated above it, or another leaf's (a class with several maximal choices), is
-    // simulated once.
-    SimulationCache sims(options.sim);
     // Whether every test below the prefix is sound or racy: the program with every later
     // slot at its weakest code reaches only final states that the strongest test below
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
@@ -350,7 +346,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       const litmus::Test weak = observe_everything(space.test(lower));
       try {
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
-        const runner::SimResult& sim = sims.run(weak, compiled);
+        runner::SimOptions quiet = options.sim;
+        quiet.keep_traces = false;
+        const runner::SimResult sim = runner::run_exhaustive(weak, compiled, quiet);
         if (sim.unknown) return false;
         const Containment c = contained(upper, sim);
         return !c.incomparable && c.forbidden.empty();
@@ -372,7 +370,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           throw std::length_error(
               fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
         }
-        record(verify_test(space.test(choice), table, options, cache, sims));
+        record(verify_test(space.test(choice), table, options, cache));
         return;
       }
       if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
@@ -396,15 +394,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         }
     };
     descend(0, true);
-    shared_simulations += sims.hits();
   };
 
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
-    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0, symmetric = 0, shared = 0;
+    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0, symmetric = 0;
     try {
       while (std::optional<litmus::VariationSpace> space = next_space())
-        verify_space(*space, racy_below, sound_below_weaker, classes, symmetric, shared);
+        verify_space(*space, racy_below, sound_below_weaker, classes, symmetric);
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -416,7 +413,6 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     st.decided_below_weaker += sound_below_weaker;
     st.classes += classes;
     st.symmetric += symmetric;
-    st.shared_simulations += shared;
     seconds_verify += seconds_since(worker_start);
   };
   // The enumeration has a thread of its own (it is light beside the verification).
@@ -444,9 +440,9 @@ std::string render_statistics(const BoundStatistics& s) {
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one), {} variations before "
       "symmetry; {} tests checked (one per product of code classes and maximal choices; {} symmetric skipped); {} more "
       "products decided racy through a stronger racy test, {} decided by weaker code; {} single-slot compilations; "
-      "{} simulations shared; {:.2f} s\n",
+      "{:.2f} s\n",
       s.spaces, s.same_program_spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
-      s.compiles, s.shared_simulations, s.seconds_total);
+      s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

@@ -185,8 +185,7 @@ Counterexample make_counterexample(const TestVerification& v, const codegen::Map
 }
 
 TestVerification verify_without_minimising(const litmus::Test& test, const codegen::MappingTable& table,
-                                           const VerifyOptions& options, ModelCache& cache,
-                                           SimulationCache* sims = nullptr) {
+                                           const VerifyOptions& options, ModelCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -215,7 +214,7 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
     return finish(TestStatus::Unsupported, fmt::format("compile: {}", e.what()));
   }
   try {
-    v.sim = sims ? sims->run(v.test, *v.compiled) : runner::run_exhaustive(v.test, *v.compiled, options.sim);
+    v.sim = runner::run_exhaustive(v.test, *v.compiled, options.sim);
   } catch (const std::exception& e) {
     return finish(TestStatus::Unsupported, fmt::format("simulator: {}", e.what()));
   }
@@ -328,33 +327,9 @@ Containment contained(const model::CheckResult& m, const runner::SimResult& sim)
   return c;
 }
 
-const runner::SimResult& SimulationCache::run(const litmus::Test& test, const codegen::CompiledTest& compiled) {
-  litmus::Test program = test;
-  program.name.clear();
-  for (litmus::Thread& thread : program.threads)
-    for (litmus::Instruction& ins : thread.code) ins.annots = {};
-  std::string key = litmus::print_litmus(program);
-  // The code, and what binds its registers and locations to the test's (the bases'
-  // registers are in the code that loads them).
-  for (const codegen::CompiledThread& thread : compiled.threads) {
-    key += fmt::format("P{} {} {}:", thread.thread, thread.vgprs, thread.sgprs);
-    for (const auto& [name, vgpr] : thread.registers) key += fmt::format(" {}=v{}", name, vgpr);
-    for (const codegen::LocationBinding& l : thread.locations)
-      key += fmt::format(" {}@{}/{}/{}", l.name, static_cast<int>(l.space), l.kernarg_offset, l.lds_offset);
-    key += "\n" + codegen::print(thread.code, false);
-  }
-  if (auto it = results_.find(key); it != results_.end()) {
-    ++hits_;
-    return it->second;
-  }
-  return results_.try_emplace(std::move(key), runner::run_exhaustive(test, compiled, options_)).first->second;
-}
-
-namespace {
-
-TestVerification verify_and_minimise(const litmus::Test& test, const codegen::MappingTable& table,
-                                     const VerifyOptions& options, ModelCache& cache, SimulationCache* sims) {
-  TestVerification v = verify_without_minimising(test, table, options, cache, sims);
+TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
+                             ModelCache& cache) {
+  TestVerification v = verify_without_minimising(test, table, options, cache);
   if (v.status != TestStatus::Counterexample) return v;
   if (options.minimise)
     if (auto c = minimise(v.test, table, options, cache)) {
@@ -364,18 +339,6 @@ TestVerification verify_and_minimise(const litmus::Test& test, const codegen::Ma
     }
   v.counterexample = make_counterexample(v, table);
   return v;
-}
-
-}  // namespace
-
-TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
-                             ModelCache& cache) {
-  return verify_and_minimise(test, table, options, cache, nullptr);
-}
-
-TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
-                             ModelCache& cache, SimulationCache& sims) {
-  return verify_and_minimise(test, table, options, cache, &sims);
 }
 
 std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::MappingTable& table,

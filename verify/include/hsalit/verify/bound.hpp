@@ -80,10 +80,9 @@ struct BoundStatistics {
   std::size_t racy_below_racy = 0;      // products skipped below a stronger test found racy
   // Products skipped because weaker code stays within a stronger test's allowed set.
   std::size_t decided_below_weaker = 0;
-  std::size_t compiles = 0;            // single-slot compilations that found the code classes
-  std::size_t shared_simulations = 0;  // simulations answered by an earlier one of the same program
-  double seconds_total = 0;            // wall
-  double cpu_seconds_workers = 0;      // summed over the verifying threads
+  std::size_t compiles = 0;        // single-slot compilations that found the code classes
+  double seconds_total = 0;        // wall
+  double cpu_seconds_workers = 0;  // summed over the verifying threads
 };
 
 struct BoundVerification {

@@ -91,25 +91,6 @@ class ModelCache {
   std::map<std::string, model::CheckResult> results_;
 };
 
-// Simulator results by program, for one set of simulator options: tests that differ only in
-// annotations that compile to the same instructions (the tests of one space of a generated
-// bound, say) reach the same final states and are simulated once. The key is every thread's
-// compiled code and the test without its name and annotations (the simulator reads the
-// test's locations, initial values, scopes and observed values, never its annotations).
-// Not safe to share between threads.
-class SimulationCache {
- public:
-  explicit SimulationCache(runner::SimOptions options) : options_(std::move(options)) {}
-  const runner::SimOptions& options() const { return options_; }
-  const runner::SimResult& run(const litmus::Test& test, const codegen::CompiledTest& compiled);
-  std::size_t hits() const { return hits_; }
-
- private:
-  runner::SimOptions options_;
-  std::map<std::string, runner::SimResult> results_;
-  std::size_t hits_ = 0;
-};
-
 // The test with a `locations` line naming every register a load or rmw writes and every
 // location, so that outcomes are whole final states, not only what the condition names.
 litmus::Test observe_everything(const litmus::Test& test);
@@ -135,9 +116,6 @@ Containment contained(const model::CheckResult& allowed, const runner::SimResult
 // Unsupported, with the reason).
 TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
                              ModelCache& cache);
-// The same with simulator results taken from `sims` (whose options must be options.sim's).
-TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
-                             ModelCache& cache, SimulationCache& sims);
 
 // Shrinks a counterexample: drops threads and instructions while the test stays a
 // race-free counterexample; the result's condition is `exists` the forbidden outcome.
