@@ -355,6 +355,28 @@ TEST_F(Cli, VerifyMappingChecksEveryVariationOfABound) {
   EXPECT_EQ(hsalit({"verify-mapping", "--generate", "threads=2,edges=Pok"}).status, 2);
 }
 
+// Shards of a bound, from the command line: each verifies its part, and the parts' spaces
+// add up to the whole bound's.
+TEST_F(Cli, VerifyMappingShardsABound) {
+  const std::string bound = "family=SB/MP/LB,scopes=agent,placements=diff-agent";
+  auto spaces = [](const std::string& out) {
+    const std::size_t at = out.find("bound: ");
+    return at == std::string::npos ? 0ul : std::stoul(out.substr(at + 7));
+  };
+  Outcome whole = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound});
+  Outcome first = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound + ",shard=0/2"});
+  Outcome second = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound + ",shard=1/2"});
+  ASSERT_EQ(whole.status, 0) << whole.out << whole.err;
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  ASSERT_EQ(second.status, 0) << second.out << second.err;
+  EXPECT_GT(spaces(first.out), 0u) << first.out;
+  EXPECT_GT(spaces(second.out), 0u) << second.out;
+  EXPECT_EQ(spaces(first.out) + spaces(second.out), spaces(whole.out)) << whole.out;
+  Outcome bad = hsalit({"verify-mapping", "--generate", bound + ",shard=2/2"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("shard=2/2"), std::string::npos) << bad.err;
+}
+
 TEST_F(Cli, GenEdgesRestrictTheCycles) {
   Outcome all = hsalit({"gen", "--threads", "2", "--accesses", "2", "--orders", "rlx", "--scopes", "agent",
                         "--placements", "diff-wg", "--segments", "global", "--count"});

@@ -321,7 +321,7 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("inputs", opt->inputs, "litmus files or folders");
   cmd->add_option("--generate", opt->generate,
                   "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
-                  "fences=..,deps=..,family=..,cycle=..] (docs/generation.md)");
+                  "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)");
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
