@@ -1,15 +1,15 @@
 #include "hsalit/verify/mutation.hpp"
 
-#include <functional>
-
-#include "hsalit/verify/bound.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
+
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/verify/bound.hpp"
 
 namespace hsalit::verify {
 
@@ -203,21 +203,35 @@ VerifyOptions quick_options(const VerifyOptions& options) {
   return quick;
 }
 
-// Whether the unmutated table passes `test`: a counterexample kills a mutant only then (a
-// test the table itself fails, a finding, says nothing about the mutated instruction).
-bool table_passes(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options) {
-  ModelCache cache;
-  return verify_test(test, table, options, cache).status != TestStatus::Counterexample;
-}
+// Whether the unmutated table passes a test: a counterexample kills a mutant only then (a
+// test the table itself fails, a finding, says nothing about the mutated instruction). The
+// same tests come back mutant after mutant, so each verdict is kept.
+class UnmutatedVerdicts {
+ public:
+  UnmutatedVerdicts(const codegen::MappingTable& table, const VerifyOptions& options)
+      : table_(table), options_(options) {}
+  bool passes(const litmus::Test& test) {
+    auto [it, fresh] = passes_.try_emplace(litmus::print_litmus(test), false);
+    if (fresh) it->second = verify_test(test, table_, options_, cache_).status != TestStatus::Counterexample;
+    return it->second;
+  }
+
+ private:
+  const codegen::MappingTable& table_;
+  const VerifyOptions& options_;
+  ModelCache cache_;
+  std::map<std::string, bool> passes_;
+};
 
 // The first counterexample of `mutated` on every variation of `bound` that the unmutated
 // table passes, or "".
 std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& mutated,
-                                const codegen::MappingTable& table, const VerifyOptions& options) {
+                                UnmutatedVerdicts& unmutated, const VerifyOptions& options) {
   BoundOptions b;
   std::string kill;
+  // Called one call at a time (BoundOptions::stop_at), so `unmutated` needs no lock.
   b.stop_at = [&](const TestVerification& t) {
-    if (!t.counterexample || !table_passes(t.test, table, options)) return false;
+    if (!t.counterexample || !unmutated.passes(t.test)) return false;
     kill = fmt::format("{} ({})", t.name, t.counterexample->outcome);
     return true;
   };
@@ -257,15 +271,16 @@ MutationReport run_mutation(const litmus::GenerateOptions& bound, const std::opt
                             const codegen::MappingTable& table, std::span<const std::string> rows,
                             const VerifyOptions& options) {
   const VerifyOptions quick = quick_options(options);
+  UnmutatedVerdicts unmutated(table, quick);
   KillFunction kill_larger;
   if (larger)
     kill_larger = [&](const codegen::MappingTable& mutated, const std::string&) {
-      return first_kill_in_bound(*larger, mutated, table, quick);
+      return first_kill_in_bound(*larger, mutated, unmutated, quick);
     };
   return mutate_all(
       table, rows,
       [&](const codegen::MappingTable& mutated, const std::string&) {
-        return first_kill_in_bound(bound, mutated, table, quick);
+        return first_kill_in_bound(bound, mutated, unmutated, quick);
       },
       kill_larger);
 }
