@@ -38,6 +38,17 @@ model::CheckOptions enum_engine() {
   return o;
 }
 
+// Each counterexample the reduced check reports is one the plainer check reports too.
+void expect_counterexamples_within(const VerifyReport& reduced, const VerifyReport& plain) {
+  std::set<std::string> names;
+  for (const TestVerification& v : plain.tests)
+    if (v.status == TestStatus::Counterexample) names.insert(v.name);
+  for (const TestVerification& v : reduced.tests)
+    if (v.status == TestStatus::Counterexample) {
+      EXPECT_TRUE(names.count(v.name)) << v.name;
+    }
+}
+
 VerifyOptions quick_options() {
   VerifyOptions o;
   o.minimise = false;
@@ -256,13 +267,7 @@ TEST(BoundReduction, CodeDominanceAgreesWithTheClassesAlone) {
     EXPECT_EQ(plain.report.sound(), remedies);
     EXPECT_GT(pruned.statistics.decided_below_weaker, 0u);
     EXPECT_LT(pruned.statistics.checked, plain.statistics.checked);
-    std::set<std::string> plain_counterexamples;
-    for (const TestVerification& v : plain.report.tests)
-      if (v.status == TestStatus::Counterexample) plain_counterexamples.insert(v.name);
-    for (const TestVerification& v : pruned.report.tests)
-      if (v.status == TestStatus::Counterexample) {
-        EXPECT_TRUE(plain_counterexamples.count(v.name)) << v.name;
-      }
+    expect_counterexamples_within(pruned.report, plain.report);
   }
   // Not used where lines cannot be evicted at any time.
   VerifyOptions no_fill = quick_options();
@@ -288,14 +293,7 @@ TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
     EXPECT_EQ(by_class.report.sound(), all.report.sound()) << "sc-orders " << sc_orders;
     EXPECT_EQ(all.report.sound(), sc_orders);
     EXPECT_EQ(by_class.report.count(TestStatus::Unknown) + all.report.count(TestStatus::Unknown), 0u);
-    // Each counterexample the class check reports is one the plain check reports too.
-    std::set<std::string> plain;
-    for (const TestVerification& v : all.report.tests)
-      if (v.status == TestStatus::Counterexample) plain.insert(v.name);
-    for (const TestVerification& v : by_class.report.tests)
-      if (v.status == TestStatus::Counterexample) {
-        EXPECT_TRUE(plain.count(v.name)) << v.name;
-      }
+    expect_counterexamples_within(by_class.report, all.report);
   }
 }
 
