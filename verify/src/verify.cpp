@@ -158,13 +158,7 @@ std::string row_source(const codegen::MappingTable& table, const std::string& id
 }
 
 Counterexample make_counterexample(const TestVerification& v, const codegen::MappingTable& table) {
-  Counterexample c;
-  c.found_in = v.name;
-  const runner::SimOutcome& o = v.forbidden.front();
-  c.outcome = runner::format_outcome(v.test, *v.sim, o);
-  c.test = with_outcome(v.test, v.sim->observed, o.values);
-  if (auto it = v.sim->traces.find(o); it != v.sim->traces.end()) c.trace = it->second;
-  if (auto it = v.sim->trace_placement.find(o); it != v.sim->trace_placement.end()) c.placement = it->second;
+  Counterexample c = counterexample_outcome(v);
   std::set<std::pair<std::pair<int, int>, std::string>> seen;
   for (const codegen::CompiledThread& t : v.compiled->threads)
     for (const codegen::Instruction& ins : t.code) {
@@ -281,6 +275,17 @@ litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::Ob
   out.condition.quantifier = litmus::Quantifier::Exists;
   out.condition.prop = conjunction(refs, values);
   return checked(std::move(out)).value_or(test);
+}
+
+Counterexample counterexample_outcome(const TestVerification& v) {
+  Counterexample c;
+  c.found_in = v.name;
+  const runner::SimOutcome& o = v.forbidden.front();
+  c.outcome = runner::format_outcome(v.test, *v.sim, o);
+  c.test = with_outcome(v.test, v.sim->observed, o.values);
+  if (auto it = v.sim->traces.find(o); it != v.sim->traces.end()) c.trace = it->second;
+  if (auto it = v.sim->trace_placement.find(o); it != v.sim->trace_placement.end()) c.placement = it->second;
+  return c;
 }
 
 std::string racy_reason(const model::CheckResult& m) {

@@ -18,13 +18,7 @@ using detail::seconds_since;
 namespace {
 
 Counterexample make_counterexample(const TestVerification& v) {
-  Counterexample c;
-  c.found_in = v.name;
-  const runner::SimOutcome& o = v.forbidden.front();
-  c.outcome = runner::format_outcome(v.test, *v.sim, o);
-  c.test = with_outcome(v.test, v.sim->observed, o.values);
-  if (auto it = v.sim->traces.find(o); it != v.sim->traces.end()) c.trace = it->second;
-  if (auto it = v.sim->trace_placement.find(o); it != v.sim->trace_placement.end()) c.placement = it->second;
+  Counterexample c = counterexample_outcome(v);
   // Which instruction of llc's code implements each litmus access (the ties of llc.hpp).
   std::set<std::pair<int, int>> seen;
   for (const codegen::CompiledThread& t : v.compiled->threads)

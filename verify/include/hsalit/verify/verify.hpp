@@ -100,6 +100,12 @@ litmus::Test observe_everything(const litmus::Test& test);
 litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,
                           const std::vector<std::int64_t>& values);
 
+// A counterexample's outcome part, from a verification with a forbidden final state: the
+// first such state, the test whose condition asks for it, and the simulator's trace and
+// placement that reach it. The rows and the assembly are the caller's to add (a table's rows
+// for verify-mapping, llc's instructions for verify-llc).
+Counterexample counterexample_outcome(const TestVerification& v);
+
 // Why a racy test is not judged: `racy (HSA SysArch 3.12): A and B`.
 std::string racy_reason(const model::CheckResult& result);
 
