@@ -244,6 +244,52 @@ struct CuLayout {
   int queue_cap = 0;
 };
 
+// What a thread may still do from an instruction on, for the independence of memory steps
+// (docs/simulator.md, "Reductions", rule 4): per kind of access the locations it names (bit
+// `loc`; every bit when an address is not known statically) and the VGPRs it reads (bit
+// min(register, 63)).
+struct Future {
+  std::uint64_t vm = 0, vm_write = 0, l1_read = 0, lds = 0, lds_write = 0, reads = 0;
+  bool invalidates_l1 = false;
+  Future& operator|=(const Future& o) {
+    vm |= o.vm, vm_write |= o.vm_write, l1_read |= o.l1_read, lds |= o.lds, lds_write |= o.lds_write;
+    reads |= o.reads;
+    invalidates_l1 |= o.invalidates_l1;
+    return *this;
+  }
+};
+
+std::uint64_t location_bit(int loc) { return loc >= 0 ? std::uint64_t{1} << loc : ~std::uint64_t{0}; }
+std::uint64_t register_bits(int first, int count) {
+  std::uint64_t bits = 0;
+  for (int r = first; first >= 0 && r < first + count; ++r) bits |= std::uint64_t{1} << std::min(r, 63);
+  return bits;
+}
+
+// What one instruction does, as a Future; `loc` the location it names (-1: unknown).
+Future future_of_instruction(const SimInstruction& ins, int loc) {
+  Future f;
+  const std::uint64_t at = location_bit(loc);
+  switch (ins.op) {
+    case SimOp::VectorLoad:
+      f.vm = at;
+      if (!ins.bypass_l1) f.l1_read = at;
+      break;
+    case SimOp::VectorStore:
+    case SimOp::VectorAtomic: f.vm = f.vm_write = at; break;
+    case SimOp::LdsLoad: f.lds = at; break;
+    case SimOp::LdsStore:
+    case SimOp::LdsAtomic: f.lds = f.lds_write = at; break;
+    case SimOp::InvalidateL1: f.invalidates_l1 = true; break;
+    default: break;
+  }
+  for (const Src* src : {&ins.a, &ins.b, &ins.base, &ins.offset})
+    if (src->file == RegFile::Vgpr)
+      f.reads |= register_bits(src->reg, src == &ins.base && ins.form == AddressForm::Flat ? 2 : 1);
+  f.reads |= register_bits(ins.data, ins.width) | register_bits(ins.compare, ins.width);
+  return f;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -443,6 +489,35 @@ class Machine {
       }
     }
 
+    // What each thread may still do from each instruction on (rule 4), with the location each
+    // memory instruction names by its litmus instruction (checked when it issues).
+    independent_ = opt_.partial_order_reduction && opt_.independent_steps && !l2_agents_ && locations <= 64;
+    if (independent_) {
+      future_.resize(p_.threads.size());
+      own_.resize(p_.threads.size());
+      static_location_.resize(p_.threads.size());
+      vgpr_base_.resize(p_.threads.size());
+      for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+        const auto& code = p_.threads[t].code;
+        const WaveLayout& L = waves_[static_cast<std::size_t>(placement.wave_of_thread[t])];
+        vgpr_base_[t] = L.lane[static_cast<std::size_t>(lane_of_thread_[t])] + 1;
+        std::vector<Future>& after = future_[t];
+        after.assign(code.size() + 1, Future{});
+        own_[t].resize(code.size());
+        static_location_[t].assign(code.size(), -1);
+        bool loops = false;
+        for (std::size_t pc = code.size(); pc-- > 0;) {
+          const SimInstruction& ins = code[pc];
+          static_location_[t][pc] = litmus_location(test, static_cast<int>(t), ins.litmus_instruction);
+          own_[t][pc] = future_of_instruction(ins, static_location_[t][pc]);
+          after[pc] = after[pc + 1];
+          after[pc] |= own_[t][pc];
+          loops |= (ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc) && ins.target <= static_cast<int>(pc);
+        }
+        if (loops) std::fill(after.begin(), after.end(), after.front());  // a loop may run anything again
+      }
+    }
+
     // Where each observed value is read from in a final state.
     for (const litmus::ObservedRef& r : test.observed()) {
       int word = -1;
@@ -584,6 +659,33 @@ class Machine {
       return t.step == Step::Issue || t.step == Step::Drain || t.step == Step::LdsPerform ||
              t.step == Step::L2Writeback;
     });
+  }
+
+  // Rule 4 (docs/simulator.md, "Reductions"): a set of enabled steps that is persistent in
+  // `s`: no sequence of other steps can conflict with one of them (write what it reads, read
+  // what it writes, reorder a queue it appends to) or disable it, so exploring only it
+  // reaches every final state. Returned as the range [first, first + count) of `next`
+  // (`enabled`'s list, hits expanded); count 0 when no step qualifies. The candidates: all
+  // issue steps of one wave (the miss and each hit of a load), one drain, one LDS perform.
+  std::pair<std::size_t, std::size_t> persistent(const Word* s, const Transitions& next) const {
+    if (!independent_) return {0, 0};
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      const Transition& t = next[i];
+      bool alone = false;
+      std::size_t count = 1;
+      switch (t.step) {
+        case Step::Issue:
+          alone = issue_alone(s, t.a);
+          while (i + count < next.size() && next[i + count].step == Step::Issue && next[i + count].a == t.a) ++count;
+          break;
+        case Step::Drain: alone = drain_alone(s, t.a, t.b); break;
+        case Step::LdsPerform: alone = lds_perform_alone(s, t.a); break;
+        default: break;
+      }
+      if (alone) return {i, count};
+      i += count - 1;
+    }
+    return {0, 0};
   }
 
   void apply(Word* s, const Transition& t) const {
@@ -887,6 +989,163 @@ class Machine {
     }
   }
 
+  // ---- Rule 4: memory steps no other step conflicts with ----
+
+  // What wave L may still do from its current instruction on, over its remaining lanes.
+  Future future_of(const Word* s, const WaveLayout& L) const {
+    Future f;
+    const Word lane = s[L.header] & 0xff;
+    for (Word l = lane; l < L.threads.size(); ++l) {
+      const auto t = static_cast<std::size_t>(L.threads[l]);
+      f |= future_[t][l == lane ? s[L.lane[l]] & 0xffff : 0];
+    }
+    return f;
+  }
+
+  // Whether a pending load or atomic of the current lane of wave L will write one of the
+  // lane's VGPRs in `registers` (bits as in Future) when it completes.
+  bool pending_writes(const Word* s, const WaveLayout& L, std::uint64_t registers) const {
+    const Word lane = s[L.header] & 0xff;
+    if (lane >= L.threads.size() || registers == 0) return false;
+    const int base = vgpr_base_[static_cast<std::size_t>(L.threads[lane])];
+    const Word sizes = s[L.header + 2];
+    for (auto [first, count] : {std::pair{L.vm, sizes & 0xffff}, std::pair{L.lds, sizes >> 16}})
+      for (Word i = 0; i < count; ++i) {
+        const Word meta = s[first + static_cast<int>(i) * kEntryWords];
+        if (entry_lane(meta) != lane) continue;
+        const Code& e = code_of_entry(L, meta);
+        if (e.dst < 0 || e.op == SimOp::VectorStore || e.op == SimOp::LdsStore) continue;
+        if (register_bits(e.dst - base, e.width) & registers) return true;
+      }
+    return false;
+  }
+
+  // Whether a queued request, outside queue `skip_channel` of CU `skip_cu`, accesses `loc`
+  // and it or the step asking (`write`) writes.
+  bool queued_conflict(const Word* s, int loc, bool write, int skip_cu, int skip_channel) const {
+    for (std::size_t c = 0; c < cus_.size(); ++c)
+      for (std::size_t ch = 0; ch < cus_[c].queue.size(); ++ch) {
+        if (static_cast<int>(c) == skip_cu && static_cast<int>(ch) == skip_channel) continue;
+        const Word* q = s + cus_[c].queue[ch];
+        for (Word i = 0; i < q[0]; ++i) {
+          const WaveLayout& L = waves_[q[1 + i] & 0xff];
+          const Word meta = s[L.vm + static_cast<int>(q[1 + i] >> 8) * kEntryWords];
+          if (static_cast<int>(entry_location(meta)) == loc &&
+              (write || code_of_entry(L, meta).op != SimOp::VectorLoad))
+            return true;
+        }
+      }
+    return false;
+  }
+
+  // The issue of wave w's next instruction, with every hit choice of a load, is persistent:
+  // (a) it reads no register a pending load of its lane will write; (b) a vector access
+  // appends to its CU's queue of channel `channel(x)`, so no other wave of the CU may still
+  // append there (the queue's order); (c) when it touches its CU's L1 line of x (a load
+  // through the L1, a store or atomic where the line exists), the line's values and the
+  // L2's value of x must not change meanwhile: no write to x queued anywhere or still to come
+  // from another wave, and no other wave of the CU still to invalidate the L1. Waves of
+  // other CUs touch neither the queue nor the line. An LDS access with LDS queues only
+  // appends to its wave's list; without them it is performed at once on its work-group's
+  // copy, which no other wave of the work-group may still access.
+  bool issue_alone(const Word* s, int w) const {
+    const WaveLayout& L = waves_[static_cast<std::size_t>(w)];
+    const Word lane = s[L.header] & 0xff;
+    const auto thread = static_cast<std::size_t>(L.threads[lane]);
+    const Word pc = s[L.lane[lane]] & 0xffff;
+    const Code& c = code(static_cast<int>(thread), static_cast<int>(pc));
+    if (pending_writes(s, L, own_[thread][pc].reads)) return false;
+    switch (c.op) {
+      case SimOp::VectorLoad:
+      case SimOp::VectorStore:
+      case SimOp::VectorAtomic: {
+        const int x = global_location(s, c);
+        if (x < 0) return false;
+        const bool line = cus_[static_cast<std::size_t>(L.cu)].line[static_cast<std::size_t>(x)] >= 0 &&
+                          (c.op != SimOp::VectorLoad || !c.bypass_l1);
+        const std::uint64_t same_queue = opt_.hw.channel_per_location ? location_bit(x) : ~std::uint64_t{0};
+        for (const WaveLayout& o : waves_) {
+          if (&o == &L || (o.cu != L.cu && !line)) continue;
+          const Future f = future_of(s, o);
+          if (o.cu == L.cu && ((f.vm & same_queue) || (line && f.invalidates_l1))) return false;
+          if (line && (f.vm_write & location_bit(x))) return false;
+        }
+        return !line || !queued_conflict(s, x, false, -1, -1);
+      }
+      case SimOp::LdsLoad:
+      case SimOp::LdsStore:
+      case SimOp::LdsAtomic:
+        if (opt_.hw.lds_queues) return true;
+        for (const WaveLayout& o : waves_)
+          if (&o != &L && o.workgroup == L.workgroup && future_of(s, o).lds) return false;
+        return true;
+      case SimOp::InvalidateL1: {  // a CU without lines: nothing to invalidate
+        const std::vector<int>& lines = cus_[static_cast<std::size_t>(L.cu)].line;
+        return std::all_of(lines.begin(), lines.end(), [](int l) { return l < 0; });
+      }
+      default: return false;
+    }
+  }
+
+  // Draining the head of queue `ch` of CU `cu` (an access to y) is persistent: (a) the
+  // registers its completion (and the completions retired with it) writes are not read by
+  // the owning lane's remaining code; (b) no request queued elsewhere, and no access still
+  // to come from a wave of another CU, conflicts with it at y (requests of this CU's waves
+  // join this queue behind it); (c) when it writes, no access still to come touches an L1
+  // line of y that the write's new L2 value may enter (loads through the L1, stores and
+  // atomics of this CU with a line of y, invalidations where a line of y exists).
+  bool drain_alone(const Word* s, int cu, int ch) const {
+    const Word* q = s + cus_[static_cast<std::size_t>(cu)].queue[static_cast<std::size_t>(ch)];
+    const WaveLayout& owner = waves_[q[1] & 0xff];
+    const Word meta = s[owner.vm + static_cast<int>(q[1] >> 8) * kEntryWords];
+    const int y = static_cast<int>(entry_location(meta));
+    const bool write = code_of_entry(owner, meta).op != SimOp::VectorLoad;
+    if (pending_writes(s, owner, future_of(s, owner).reads)) return false;
+    if (queued_conflict(s, y, write, cu, ch)) return false;
+    const std::uint64_t at = location_bit(y);
+    for (const WaveLayout& o : waves_) {
+      const Future f = future_of(s, o);
+      const bool line = cus_[static_cast<std::size_t>(o.cu)].line[static_cast<std::size_t>(y)] >= 0;
+      if (o.cu == cu) {
+        if (write && line && (((f.l1_read | f.vm_write) & at) || f.invalidates_l1)) return false;
+      } else {
+        if ((write ? f.vm : f.vm_write) & at) return false;
+        if (write && line && f.invalidates_l1) return false;
+      }
+    }
+    return true;
+  }
+
+  // Performing wave w's first unperformed LDS access (at x) is persistent: its completion's
+  // registers are not read by the lane's remaining code, and no other wave of the
+  // work-group has a conflicting access to x pending or still to come.
+  bool lds_perform_alone(const Word* s, int w) const {
+    const WaveLayout& L = waves_[static_cast<std::size_t>(w)];
+    const Word count = s[L.header + 2] >> 16;
+    int x = -1;
+    bool write = false;
+    for (Word i = 0; i < count && x < 0; ++i) {
+      const Word meta = s[L.lds + static_cast<int>(i) * kEntryWords];
+      if (meta & kPerformed) continue;
+      x = static_cast<int>(entry_location(meta));
+      write = code_of_entry(L, meta).op != SimOp::LdsLoad;
+    }
+    if (x < 0 || pending_writes(s, L, future_of(s, L).reads)) return false;
+    for (const WaveLayout& o : waves_) {
+      if (&o == &L || o.workgroup != L.workgroup) continue;
+      const Future f = future_of(s, o);
+      if ((write ? f.lds : f.lds_write) & location_bit(x)) return false;
+      const Word pending = s[o.header + 2] >> 16;
+      for (Word i = 0; i < pending; ++i) {
+        const Word meta = s[o.lds + static_cast<int>(i) * kEntryWords];
+        if (!(meta & kPerformed) && static_cast<int>(entry_location(meta)) == x &&
+            (write || code_of_entry(o, meta).op != SimOp::LdsLoad))
+          return false;
+      }
+    }
+    return true;
+  }
+
   bool touches_pending_result(const Word* s, const WaveLayout& L, const Code& c) const {
     if (c.vgprs[0] < 0) return false;
     Word lane = s[L.header] & 0xff;
@@ -1065,7 +1324,9 @@ class Machine {
       case SimOp::LdsLoad:
       case SimOp::LdsStore:
       case SimOp::LdsAtomic: {
-        int index = push_entry(s, L, true, c, lane, pc, lds_location(s, c), thread);
+        const int loc = lds_location(s, c);
+        check_static_location(thread, pc, loc);
+        int index = push_entry(s, L, true, c, lane, pc, loc, thread);
         set_pc(next);
         if (!opt_.hw.lds_queues) {
           perform_lds(s, L, s + L.lds + index * kEntryWords);
@@ -1077,6 +1338,7 @@ class Machine {
       case SimOp::VectorStore:
       case SimOp::VectorAtomic: {
         int loc = global_location(s, c);
+        check_static_location(thread, pc, loc);
         int index = push_entry(s, L, false, c, lane, pc, loc, thread);
         Word* e = s + L.vm + index * kEntryWords;
         const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
@@ -1131,6 +1393,16 @@ class Machine {
   }
 
   int channel(int location) const { return opt_.hw.channel_per_location ? location : 0; }
+
+  // Rule 4 reads the location of an access from its litmus instruction; the address the
+  // code computes must agree.
+  void check_static_location(int thread, Word pc, int loc) const {
+    if (!independent_ || loc < 0) return;
+    const int expected = static_location_[static_cast<std::size_t>(thread)][pc];
+    if (expected >= 0 && expected != loc)
+      throw std::logic_error(fmt::format("P{}: {} accesses another location than its litmus instruction names", thread,
+                                         instruction(thread, static_cast<int>(pc)).text));
+  }
 
   void drain(Word* s, int c, int ch) const {
     Word* q = s + cus_[static_cast<std::size_t>(c)].queue[static_cast<std::size_t>(ch)];
@@ -1212,7 +1484,14 @@ class Machine {
   int agents_ = 0;
   std::vector<std::vector<int>> agent_line_;  // per agent and location: first word of the L2 line, or -1
   bool lazy_lines_ = false;                   // L1 lines as sets of values (no fill or evict steps)
-  int candidates_cap_ = 1;                    // room for values per lazy line
+  // Rule 4: per thread and instruction, what the thread may do from it on (one past the end:
+  // nothing), what it does itself, and the location it names (-1: not known statically); per
+  // thread, the state word of its VGPR 0.
+  bool independent_ = false;
+  std::vector<std::vector<Future>> future_, own_;
+  std::vector<std::vector<int>> static_location_;
+  std::vector<int> vgpr_base_;
+  int candidates_cap_ = 1;  // room for values per lazy line
   std::vector<std::vector<Code>> code_;
   std::vector<int> observed_words_;
   int memory_ = 0, lds_ = 0;
@@ -1425,6 +1704,8 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       };
       if (invisible >= 0) {
         expand(next[static_cast<std::size_t>(invisible)]);
+      } else if (auto [first, count] = m.persistent(current.data(), next); count > 0) {
+        for (std::size_t k = first; k < first + count; ++k) expand(next[k]);
       } else {
         for (const Transition& t : next) expand(t);
       }

@@ -61,6 +61,10 @@ struct SimOptions {
   // lines no load reads through the L1 (docs/simulator.md, "Reductions"); the set of
   // outcomes is the same either way. Off: every interleaving of every step.
   bool partial_order_reduction = true;
+  // With the reductions on, exhaustive search also takes alone a memory step that no step of
+  // another wave or queue can conflict with, now or later (docs/simulator.md, "Reductions",
+  // rule 4); off: only the steps of rules 1 to 3 are reduced. The outcomes are the same.
+  bool independent_steps = true;
   // Random mode: threads sharing the runs. Each run seeds its own generator from the seed
   // and its index, so the histogram is the same for every number of threads.
   int jobs = 1;
