@@ -1660,7 +1660,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   result.observed = test.observed();
   std::vector<Placement> all = placements(test);
   if (!options.explore_placements) all.resize(1);
-  std::vector<Word> current, child;
+  std::vector<Word> child;
   Transitions next;
   // Kept per thread: verify-mapping runs hundreds of thousands of small searches, and a
   // fresh set's first block costs page faults every time.
@@ -1681,7 +1681,8 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
     step.push_back(0);
     bool stopped = false;
     for (std::uint32_t i = 0; i < visited.size(); ++i) {
-      current.assign(visited.state(i), visited.state(i) + m.words());
+      // Read in place: the arena's blocks never move.
+      const Word* const current = visited.state(i);
       ++result.states;
       if (result.states > options.max_states) {
         result.unknown = fmt::format("more than {} states", options.max_states);
@@ -1695,19 +1696,19 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       }
       // Once every wave has ended and every request is performed, only cache steps remain:
       // they cannot change the outcome.
-      if (m.final(current.data())) {
-        SimOutcome o = m.outcome(current.data());
+      if (m.final(current)) {
+        SimOutcome o = m.outcome(current);
         if (result.histogram.emplace(o, 1).second && options.keep_traces) found.emplace_back(std::move(o), i);
         continue;
       }
-      int invisible = m.enabled(current.data(), next);
+      int invisible = m.enabled(current, next);
       if (!Machine::progress_possible(next)) {
         result.unknown = kDeadlock;
         stopped = true;
         break;
       }
       auto expand = [&](const Transition& t) {
-        child = current;
+        child.assign(current, current + m.words());
         m.apply(child.data(), t);
         if (visited.insert(child.data()).second) {
           parent.push_back(i);
@@ -1716,7 +1717,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       };
       if (invisible >= 0) {
         expand(next[static_cast<std::size_t>(invisible)]);
-      } else if (auto [first, count] = m.persistent(current.data(), next); count > 0) {
+      } else if (auto [first, count] = m.persistent(current, next); count > 0) {
         for (std::size_t k = first; k < first + count; ++k) expand(next[k]);
       } else {
         for (const Transition& t : next) expand(t);
@@ -1726,10 +1727,10 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       std::vector<Transition> path;
       for (std::uint32_t s = last; s != 0; s = parent[s]) path.push_back(Transition::unpack(step[s]));
       std::vector<std::string>& trace = result.traces[o];
-      current = m.initial();
+      child = m.initial();
       for (auto t = path.rbegin(); t != path.rend(); ++t) {
-        trace.push_back(m.describe(current.data(), *t));
-        m.apply(current.data(), *t);
+        trace.push_back(m.describe(child.data(), *t));
+        m.apply(child.data(), *t);
       }
       result.trace_placement[o] = placement.describe();
     }
