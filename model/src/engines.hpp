@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,7 @@ EngineResult run_z3_engine(const EngineQuery& q);
 
 // The outcome of a concrete execution given the final registers of each thread.
 Outcome outcome_of(const Program& p, const ConcreteExecution& x,
-                   const std::vector<std::map<std::string, Value>>& registers,
+                   std::span<const std::map<std::string, Value>* const> registers,
                    const std::vector<litmus::ObservedRef>& refs);
 
 }  // namespace hsalit::model::detail

@@ -13,12 +13,12 @@
 namespace hsalit::model::detail {
 
 Outcome outcome_of(const Program& p, const ConcreteExecution& x,
-                   const std::vector<std::map<std::string, Value>>& registers,
+                   std::span<const std::map<std::string, Value>* const> registers,
                    const std::vector<litmus::ObservedRef>& refs) {
   Outcome o;
   for (const litmus::ObservedRef& r : refs) {
     if (r.thread) {
-      const auto& regs = registers[static_cast<std::size_t>(*r.thread)];
+      const auto& regs = *registers[static_cast<std::size_t>(*r.thread)];
       auto it = regs.find(r.name);
       o.values.push_back(it == regs.end() ? 0 : it->second);
       continue;
@@ -113,18 +113,23 @@ class EnumEngine {
   // One choice of a run per thread: every rf and co over it.
   bool combine(const std::vector<std::size_t>& choice) {
     const int e_count = static_cast<int>(p_.events().size());
-    ConcreteExecution x;
+    // One execution, refilled for each choice: its vectors keep their storage.
+    ConcreteExecution& x = execution_;
     x.executed.assign(static_cast<std::size_t>(e_count), 0);
     x.writes.assign(static_cast<std::size_t>(e_count), 0);
     x.cell.assign(static_cast<std::size_t>(e_count), {});
     x.read_value.assign(static_cast<std::size_t>(e_count), 0);
     x.write_value.assign(static_cast<std::size_t>(e_count), 0);
-    x.deps.assign(static_cast<std::size_t>(e_count), {});
+    x.deps.resize(static_cast<std::size_t>(e_count));
+    for (std::vector<int>& d : x.deps) d.clear();
     x.rf.assign(static_cast<std::size_t>(e_count), -1);
+    x.cells.clear();
+    x.initial.clear();
+    x.co.clear();
     registers_.clear();
     for (std::size_t t = 0; t < choice.size(); ++t) {
       const ThreadRun& run = runs_[t][choice[t]];
-      registers_.push_back(run.registers);
+      registers_.push_back(&run.registers);
       for (const EventRecord& r : run.records) {
         auto i = static_cast<std::size_t>(r.event);
         x.executed[i] = 1;
@@ -143,10 +148,12 @@ class EnumEngine {
 
     // rf candidates: same cell, same value.
     reads_.clear();
-    sources_.clear();
+    std::size_t read_count = 0;
     for (int r = 0; r < e_count; ++r) {
       if (!x.executed[static_cast<std::size_t>(r)] || !p_.events()[static_cast<std::size_t>(r)].reads()) continue;
-      std::vector<int> src;
+      if (sources_.size() <= read_count) sources_.emplace_back();
+      std::vector<int>& src = sources_[read_count];
+      src.clear();
       int k = x.cell_index(x.cell[static_cast<std::size_t>(r)]);
       if (x.initial[static_cast<std::size_t>(k)] == x.read_value[static_cast<std::size_t>(r)])
         src.push_back(e_count + k);
@@ -157,10 +164,11 @@ class EnumEngine {
           src.push_back(w);
       if (src.empty()) return true;  // this read cannot return its value
       reads_.push_back(r);
-      sources_.push_back(std::move(src));
+      ++read_count;
     }
     // Writes per cell for co.
-    writes_.assign(x.cells.size(), {});
+    writes_.resize(x.cells.size());
+    for (std::vector<int>& w : writes_) w.clear();
     for (int w = 0; w < e_count; ++w)
       if (x.executed[static_cast<std::size_t>(w)] && x.writes[static_cast<std::size_t>(w)])
         writes_[static_cast<std::size_t>(x.cell_index(x.cell[static_cast<std::size_t>(w)]))].push_back(w);
@@ -169,7 +177,8 @@ class EnumEngine {
 
   bool choose_rf(ConcreteExecution& x, std::size_t i) {
     if (i == reads_.size()) {
-      x.co.assign(x.cells.size(), {});
+      x.co.resize(x.cells.size());
+      for (std::vector<int>& order : x.co) order.clear();
       for (auto& w : writes_) std::sort(w.begin(), w.end());
       return choose_co(x, 0);
     }
@@ -248,24 +257,28 @@ class EnumEngine {
   // Whether po, rf, co and fr restricted to cell k are acyclic. They all lie in the cell's
   // coh order (HSA SysArch 3.7: coh contains rf, co and fr, and hhb, which contains po), so
   // a cycle makes the candidate inconsistent; dropping it here spares evaluate_execution.
-  bool coherent(const ConcreteExecution& x, std::size_t k) const {
+  bool coherent(const ConcreteExecution& x, std::size_t k) {
     const int e_count = x.event_count();
     const Cell& cell = x.cells[k];
-    // The cell's nodes, the initial write first, and their position in co (-1: a read).
-    std::vector<int> nodes{e_count + static_cast<int>(k)};
+    // The cell's nodes, the initial write first, and their position in co (-1: a read), in
+    // storage kept across calls.
+    std::vector<int>& nodes = cell_nodes_;
+    nodes.assign(1, e_count + static_cast<int>(k));
     for (int a = 0; a < e_count; ++a)
       if (x.executed[static_cast<std::size_t>(a)] && p_.events()[static_cast<std::size_t>(a)].is_access() &&
           x.cell[static_cast<std::size_t>(a)] == cell)
         nodes.push_back(a);
     const std::size_t m = nodes.size();
     if (m > 64) return true;  // left to evaluate_execution
-    std::vector<int> co_rank(m, -1);
+    std::vector<int>& co_rank = co_rank_;
+    co_rank.assign(m, -1);
     auto local = [&](int node) {
       return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
     };
     const std::vector<int>& co = x.co[k];
     for (std::size_t i = 0; i < co.size(); ++i) co_rank[local(co[i])] = static_cast<int>(i);
-    std::vector<std::uint64_t> succ(m, 0);
+    std::vector<std::uint64_t>& succ = successors_;
+    succ.assign(m, 0);
     auto edge = [&](std::size_t a, std::size_t b) { succ[a] |= std::uint64_t{1} << b; };
     for (std::size_t i = 1; i < m; ++i) {
       const StaticEvent& a = p_.events()[static_cast<std::size_t>(nodes[i])];
@@ -317,9 +330,12 @@ class EnumEngine {
   EngineResult result_;
   ValueDomains domains_;
   std::vector<std::vector<ThreadRun>> runs_;
-  std::vector<std::map<std::string, Value>> registers_;
+  std::vector<const std::map<std::string, Value>*> registers_;  // per thread, of the chosen run
   std::vector<int> reads_;
-  std::vector<std::vector<int>> sources_;
+  std::vector<std::vector<int>> sources_;  // per read of reads_ (entries past them are stale)
+  ConcreteExecution execution_;
+  std::vector<int> cell_nodes_, co_rank_;  // coherent's scratch
+  std::vector<std::uint64_t> successors_;
   std::vector<std::vector<int>> writes_;
   std::size_t candidates_ = 0;
 };
