@@ -5,15 +5,12 @@
 #include <algorithm>
 
 #include "hsalit/litmus/parser.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::codegen {
 namespace {
 
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render("test");
-  return *r.test;
-}
+using test_support::parse;
 
 const char* kMessagePassing = R"(LISA MP
 { x = 0; y = 0; }

@@ -20,9 +20,12 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::codegen {
 namespace {
+
+using test_support::parse;
 
 namespace fs = std::filesystem;
 
@@ -41,12 +44,6 @@ const std::vector<Bundled>& bundled() {
     return out;
   }();
   return tests;
-}
-
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  if (!r.ok()) ADD_FAILURE() << r.diagnostics.render("test");
-  return r.ok() ? *r.test : litmus::Test{};
 }
 
 // The llc, or a failure that says which Debian package to install.

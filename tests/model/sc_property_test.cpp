@@ -21,10 +21,13 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/litmus/random_test.hpp"
+#include "litmus_support.hpp"
 #include "sc_interleavings.hpp"
 
 namespace hsalit::testing {
 namespace {
+
+using test_support::parse;
 
 struct Shard {
   int index = 0;
@@ -87,12 +90,6 @@ INSTANTIATE_TEST_SUITE_P(Random, ScProperty, ::testing::ValuesIn(shards()),
                          });
 
 // The enumerator itself on tests whose SC outcomes are known.
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render("inline");
-  return r.ok() ? *r.test : litmus::Test{};
-}
-
 std::vector<std::string> sc_outcomes_of(const std::string& text) {
   const litmus::Test test = parse(text);
   const model::CheckResult r = model::check(test);

@@ -11,21 +11,18 @@
 #include "hsalit/codegen/process.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/runner/hardware.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::runner {
 namespace {
+
+using test_support::parse;
 
 const std::filesystem::path kLibrary = std::filesystem::path(HSALIT_SOURCE_DIR) / "litmus" / "library";
 
 litmus::Test load(const std::string& relative) {
   litmus::ParseResult r = litmus::parse_litmus_file(kLibrary / relative);
   EXPECT_TRUE(r.ok()) << relative;
-  return *r.test;
-}
-
-litmus::Test parse(std::string_view text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render("inline.litmus");
   return *r.test;
 }
 

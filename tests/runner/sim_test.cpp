@@ -11,37 +11,18 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
+#include "litmus_support.hpp"
+#include "mapping_support.hpp"
 
 namespace hsalit::runner {
 namespace {
 
+using test_support::gfx69;
+using test_support::library_test;
+using test_support::parse;
+using test_support::row;
+
 using nlohmann::json;
-
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render("test");
-  return *r.test;
-}
-
-litmus::Test library_test(const std::string& relative) {
-  litmus::ParseResult r = litmus::parse_litmus_file(std::string(HSALIT_SOURCE_DIR) + "/litmus/library/" + relative);
-  EXPECT_TRUE(r.ok()) << relative;
-  return *r.test;
-}
-
-// The shipped gfx6-9 table, changed by `edit` (a deliberately broken mapping).
-codegen::MappingTable gfx69(const std::function<void(json&)>& edit = {}) {
-  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
-  json doc = json::parse(in);
-  if (edit) edit(doc);
-  return codegen::MappingTable::from_json(doc, "gfx6-9 (edited)");
-}
-
-json& row(json& doc, const std::string& id) {
-  for (json& r : doc["rows"])
-    if (r["id"] == id) return r;
-  throw std::runtime_error("no row " + id);
-}
 
 // Does some reachable final state satisfy the test's condition proposition?
 bool reaches_condition(const litmus::Test& test, const codegen::MappingTable& table, const SimOptions& options = {},

@@ -10,14 +10,13 @@
 #include "hsalit/codegen/llc_program.hpp"
 #include "hsalit/codegen/mapping.hpp"
 #include "hsalit/litmus/parser.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::verify {
 namespace {
 
 litmus::Test library_test(const std::string& relative) {
-  litmus::ParseResult r = litmus::parse_litmus_file(std::string(HSALIT_SOURCE_DIR) + "/litmus/library/" + relative);
-  EXPECT_TRUE(r.ok()) << relative;
-  return observe_everything(*r.test);
+  return observe_everything(test_support::library_test(relative));
 }
 
 // The newest llc installed, or nullopt (the tests that need one are skipped).

@@ -9,31 +9,17 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/verify/mutation.hpp"
+#include "litmus_support.hpp"
+#include "mapping_support.hpp"
 
 namespace hsalit::verify {
 namespace {
 
+using test_support::gfx69;
+using test_support::library_test;
+using test_support::parse;
+
 using nlohmann::json;
-
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render("test");
-  return *r.test;
-}
-
-litmus::Test library_test(const std::string& relative) {
-  litmus::ParseResult r = litmus::parse_litmus_file(std::string(HSALIT_SOURCE_DIR) + "/litmus/library/" + relative);
-  EXPECT_TRUE(r.ok()) << relative;
-  return *r.test;
-}
-
-// The shipped gfx6-9 table, changed by `edit` (a deliberately broken mapping).
-codegen::MappingTable gfx69(const std::function<void(json&)>& edit = {}) {
-  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
-  json doc = json::parse(in);
-  if (edit) edit(doc);
-  return codegen::MappingTable::from_json(doc, "gfx6-9 (edited)");
-}
 
 // The agent acquire of global loads without its L1 invalidation.
 codegen::MappingTable acquire_without_invalidate() {

@@ -1,0 +1,30 @@
+// Test helpers shared by the test executables: the shipped gfx6-9 mapping table, optionally
+// edited into a deliberately broken one.
+#pragma once
+
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "hsalit/codegen/mapping.hpp"
+
+namespace hsalit::test_support {
+
+// The shipped gfx6-9 table, changed by `edit` (a deliberately broken mapping).
+inline codegen::MappingTable gfx69(const std::function<void(nlohmann::json&)>& edit = {}) {
+  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  if (edit) edit(doc);
+  return codegen::MappingTable::from_json(doc, "gfx6-9 (edited)");
+}
+
+// The row `id` of a table document, for `gfx69`'s edits.
+inline nlohmann::json& row(nlohmann::json& doc, const std::string& id) {
+  for (nlohmann::json& r : doc["rows"])
+    if (r["id"] == id) return r;
+  throw std::runtime_error("no row " + id);
+}
+
+}  // namespace hsalit::test_support
