@@ -312,6 +312,38 @@ TEST(BoundReduction, StopsAtTheFirstCounterexampleAndReportsRows) {
   EXPECT_EQ(v.report.total(), v.statistics.checked);
 }
 
+// Mutation testing names the test that kills a mutant: the first accepted counterexample in
+// enumeration order, the same with one thread as with several (a thread that finds one in a
+// later space before another finishes an earlier space must not decide it), and the report
+// holds the same tests.
+TEST(BoundReduction, StopsAtTheSameCounterexampleWhateverTheThreads) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const litmus::GenerateOptions g = spec("threads=2,accesses=2,orders=rlx+scacq+screl,scopes=agent,segments=global");
+  BoundOptions b;
+  b.stop_at = [](const TestVerification& v) { return v.counterexample.has_value(); };
+  auto run = [&](int jobs) {
+    VerifyOptions o = quick_options();
+    o.jobs = jobs;
+    return verify_bound(g, table, o, b);
+  };
+  auto names = [](const VerifyReport& r) {
+    std::vector<std::string> out;
+    for (const TestVerification& v : r.tests) out.push_back(v.name + " " + std::string(to_string(v.status)));
+    return out;
+  };
+  const BoundVerification one = run(1);
+  ASSERT_TRUE(one.stopped_at.has_value());
+  const VerifyReport whole = verify_bound(g, table, quick_options(), {}).report;
+  EXPECT_GT(whole.count(TestStatus::Counterexample), 10u);  // many to choose from
+  for (int round = 0; round < 3; ++round)
+    for (int jobs : {2, 4}) {
+      const BoundVerification many = run(jobs);
+      ASSERT_TRUE(many.stopped_at.has_value());
+      EXPECT_EQ(many.stopped_at->name, one.stopped_at->name) << jobs << " threads";
+      EXPECT_EQ(names(many.report), names(one.report)) << jobs << " threads";
+    }
+}
+
 // Generated message passing reads its data only after the flag when guarded: the agent
 // acquire's L1 invalidation is then needed, and removing it is caught on a generated bound
 // (without guards the data read of a generated MP is racy or bypasses the L1).

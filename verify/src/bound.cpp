@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <future>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -197,12 +199,20 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   std::mutex mutex;
   // Code classes per shape (not per placement). The spaces of a cycle come one after the
   // other, so a cache of the recent shapes serves them; it is emptied when it grows past
-  // kShapesCached (a three-thread bound has about a million shapes).
+  // kShapesCached (a three-thread bound has about a million shapes). A shape is compiled by
+  // the first thread that asks; the others wait for its answer.
   constexpr std::size_t kShapesCached = 4096;
-  std::map<std::string, std::shared_ptr<const std::vector<SlotClasses>>> classes_of_shape;
+  using ShapeClasses = std::shared_ptr<const std::vector<SlotClasses>>;
+  std::map<std::string, std::shared_future<ShapeClasses>> classes_of_shape;
   std::set<std::string> rows;
   std::atomic<std::size_t> checked{0};
   std::atomic<bool> stop{false};
+  // With BoundOptions::stop_at: the index (in enumeration order) of the earliest space where
+  // it accepted a counterexample. Spaces before it are verified to the end and spaces after
+  // it abandoned, so the counterexample reported is the first in enumeration order whatever
+  // the number of threads (within a space the search is sequential).
+  constexpr std::size_t kNoStop = std::numeric_limits<std::size_t>::max();
+  std::atomic<std::size_t> stop_space{kNoStop};
   std::exception_ptr failure;
   double seconds_verify = 0;  // summed over workers
 
@@ -211,14 +221,20 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // space already holds is not verified again: verifying a test observes every final
   // state, so its `exists` condition (all that tells such spaces apart) plays no part.
   constexpr std::size_t kQueued = 256;
-  std::deque<litmus::VariationSpace> queue;
+  struct QueuedSpace {
+    std::size_t index;  // in enumeration order, among the spaces verified
+    litmus::VariationSpace space;
+  };
+  std::deque<QueuedSpace> queue;
   bool enumerated = false;
   std::condition_variable queue_changed;
+  struct EnumerationStopped {};  // nothing more to verify: the rest of the bound is not read
   auto enumerate = [&] {
     std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
+    std::size_t index = 0;
     try {
       litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
-        if (stop) return;
+        if (stop || stop_space != kNoStop) throw EnumerationStopped{};
         ++st.spaces;
         st.variations += space.size();
         const std::string& key = space.program_key();
@@ -227,10 +243,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           return;
         }
         std::unique_lock lock(mutex);
-        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stop; });
-        queue.push_back(space);
+        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stop || stop_space != kNoStop; });
+        if (stop || stop_space != kNoStop) throw EnumerationStopped{};
+        queue.push_back({index++, space});
         queue_changed.notify_all();
       });
+    } catch (const EnumerationStopped&) {
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -240,40 +258,56 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     enumerated = true;
     queue_changed.notify_all();
   };
-  auto next_space = [&]() -> std::optional<litmus::VariationSpace> {
+  auto next_space = [&]() -> std::optional<QueuedSpace> {
     std::unique_lock lock(mutex);
     queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || stop; });
-    if (stop || queue.empty()) return std::nullopt;
-    litmus::VariationSpace space = std::move(queue.front());
+    if (stop || queue.empty() || queue.front().index > stop_space) return std::nullopt;
+    QueuedSpace space = std::move(queue.front());
     queue.pop_front();
     queue_changed.notify_all();
     return space;
   };
 
-  auto classes_for = [&](const litmus::VariationSpace& space) {
+  auto classes_for = [&](const litmus::VariationSpace& space) -> ShapeClasses {
+    std::promise<ShapeClasses> promise;
+    std::shared_future<ShapeClasses> asked_before;
     {
       std::lock_guard lock(mutex);
-      if (auto it = classes_of_shape.find(space.shape_key()); it != classes_of_shape.end()) return it->second;
+      if (auto it = classes_of_shape.find(space.shape_key()); it != classes_of_shape.end()) {
+        asked_before = it->second;
+      } else {
+        if (classes_of_shape.size() >= kShapesCached) classes_of_shape.clear();
+        classes_of_shape.emplace(space.shape_key(), promise.get_future().share());
+      }
     }
-    auto classes = std::make_shared<std::vector<SlotClasses>>();
-    std::size_t compiles = 0;
-    std::set<std::string> shape_rows;  // every row some test of the shape uses, pruned or not
-    for (std::size_t i = 0; i < space.slots().size(); ++i) {
-      const std::vector<SlotCode> codes = slot_codes(space, i, table, *target, catalog, options.compile, compiles);
-      for (const SlotCode& c : codes)
-        if (c.code)
-          for (const codegen::Instruction& ins : *c.code)
-            if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
-      classes->push_back(classify(space.slots()[i], codes, bound_options.every_variation));
+    if (asked_before.valid()) return asked_before.get();  // rethrows the computing thread's exception
+    try {
+      auto classes = std::make_shared<std::vector<SlotClasses>>();
+      std::size_t compiles = 0;
+      std::set<std::string> shape_rows;  // every row some test of the shape uses, pruned or not
+      for (std::size_t i = 0; i < space.slots().size(); ++i) {
+        const std::vector<SlotCode> codes = slot_codes(space, i, table, *target, catalog, options.compile, compiles);
+        for (const SlotCode& c : codes)
+          if (c.code)
+            for (const codegen::Instruction& ins : *c.code)
+              if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
+        classes->push_back(classify(space.slots()[i], codes, bound_options.every_variation));
+      }
+      {
+        std::lock_guard lock(mutex);
+        st.compiles += compiles;
+        rows.insert(shape_rows.begin(), shape_rows.end());
+      }
+      promise.set_value(classes);
+      return classes;
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+      throw;
     }
-    std::lock_guard lock(mutex);
-    st.compiles += compiles;
-    rows.insert(shape_rows.begin(), shape_rows.end());
-    if (classes_of_shape.size() >= kShapesCached) classes_of_shape.clear();
-    return classes_of_shape.try_emplace(space.shape_key(), std::move(classes)).first->second;
   };
 
-  auto record = [&](TestVerification&& v) {
+  std::vector<std::pair<std::size_t, TestVerification>> kept;  // with their space's index
+  auto record = [&](std::size_t space_index, TestVerification&& v) {
     std::lock_guard lock(mutex);
     if (progress) progress(v);
     if (v.status == TestStatus::Sound) {
@@ -286,12 +320,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         v.model.reset();
         v.compiled.reset();
         v.sim.reset();
-        if (bound_options.stop_at && bound_options.stop_at(v)) {
-          stop = true;
+        if (space_index < stop_space && bound_options.stop_at && bound_options.stop_at(v)) {
+          stop_space = space_index;
+          out.stopped_at = v;
           queue_changed.notify_all();
         }
       }
-      out.report.tests.push_back(std::move(v));
+      kept.emplace_back(space_index, std::move(v));
     }
   };
 
@@ -302,8 +337,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // Code dominance needs lines that may be evicted at any time and one L2 (see code_at_least).
   const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
                               options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
-  auto verify_space = [&](const litmus::VariationSpace& space, std::size_t& racy_below, std::size_t& sound_below_weaker,
-                          std::size_t& classes, std::size_t& symmetric) {
+  auto verify_space = [&](std::size_t space_index, const litmus::VariationSpace& space, std::size_t& racy_below,
+                          std::size_t& sound_below_weaker, std::size_t& classes, std::size_t& symmetric) {
     const std::shared_ptr<const std::vector<SlotClasses>> classes_of_space = classes_for(space);
     const std::vector<SlotClasses>& cls = *classes_of_space;
     // Tests seen, by two independent 64-bit hashes of their program key. Two tests with
@@ -357,7 +392,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       }
     };
     std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
-      if (stop) return;
+      if (stop || space_index >= stop_space) return;
       if (p == n) {
         ++classes;
         const std::string key = space.program_key(choice);
@@ -370,7 +405,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           throw std::length_error(
               fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
         }
-        record(verify_test(space.test(choice), table, options, cache));
+        record(space_index, verify_test(space.test(choice), table, options, cache));
         return;
       }
       if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
@@ -400,8 +435,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     const auto worker_start = std::chrono::steady_clock::now();
     std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0, symmetric = 0;
     try {
-      while (std::optional<litmus::VariationSpace> space = next_space())
-        verify_space(*space, racy_below, sound_below_weaker, classes, symmetric);
+      while (std::optional<QueuedSpace> queued = next_space())
+        verify_space(queued->index, queued->space, racy_below, sound_below_weaker, classes, symmetric);
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -425,7 +460,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   producer.join();
   if (failure) std::rethrow_exception(failure);
 
-  // A deterministic report whatever the threads' interleaving.
+  // A deterministic report whatever the threads' interleaving: the tests of spaces after the
+  // one stop_at stopped in are dropped (some threads may have reached them first).
+  for (auto& [index, v] : kept)
+    if (index <= stop_space) out.report.tests.push_back(std::move(v));
   std::sort(out.report.tests.begin(), out.report.tests.end(),
             [](const TestVerification& a, const TestVerification& b) { return a.name < b.name; });
   out.rows_used.assign(rows.begin(), rows.end());

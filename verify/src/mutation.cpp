@@ -228,15 +228,11 @@ class UnmutatedVerdicts {
 std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& mutated,
                                 UnmutatedVerdicts& unmutated, const VerifyOptions& options) {
   BoundOptions b;
-  std::string kill;
   // Called one call at a time (BoundOptions::stop_at), so `unmutated` needs no lock.
-  b.stop_at = [&](const TestVerification& t) {
-    if (!t.counterexample || !unmutated.passes(t.test)) return false;
-    kill = fmt::format("{} ({})", t.name, t.counterexample->outcome);
-    return true;
-  };
-  verify_bound(bound, mutated, options, b);
-  return kill;
+  b.stop_at = [&](const TestVerification& t) { return t.counterexample && unmutated.passes(t.test); };
+  const BoundVerification v = verify_bound(bound, mutated, options, b);
+  if (!v.stopped_at) return "";
+  return fmt::format("{} ({})", v.stopped_at->name, v.stopped_at->counterexample->outcome);
 }
 
 }  // namespace

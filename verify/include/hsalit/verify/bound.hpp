@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -64,9 +65,10 @@ struct BoundOptions {
   // Skip the tests below a prefix when the program with every later slot at its weakest
   // code reaches only final states the strongest test below allows (fact 3 above).
   bool code_dominance = true;
-  // When set, verification stops at the first counterexample for which it returns true
-  // (mutation testing needs one that the unmutated table passes); it is called one call at
-  // a time.
+  // When set, verification stops at the first counterexample, in enumeration order, for
+  // which it returns true (mutation testing needs one that the unmutated table passes): the
+  // same one for every number of threads. It is called one call at a time, possibly also
+  // for counterexamples after that one (found by other threads meanwhile).
   std::function<bool(const TestVerification&)> stop_at;
 };
 
@@ -91,6 +93,10 @@ struct BoundVerification {
   // and unsupported ones keep everything.
   VerifyReport report;
   std::vector<std::string> rows_used;  // the table rows the code of the bound's tests uses
+  // The counterexample BoundOptions::stop_at stopped at. The report then holds the tests of
+  // the spaces up to it; the statistics count whatever the threads verified before they
+  // stopped.
+  std::optional<TestVerification> stopped_at;
   BoundStatistics statistics;
 };
 
