@@ -246,29 +246,47 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
   EXPECT_GT(strict, 50u);  // the strengthenings do remove final states
 }
 
+void expect_code_dominance_agrees(const codegen::MappingTable& table, const litmus::GenerateOptions& g, bool remedies,
+                                  bool some_left_out) {
+  VerifyOptions o = quick_options();
+  o.compile.sc_acquire_release = true;
+  if (remedies) {
+    EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+    EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+  }
+  BoundOptions without;
+  without.code_dominance = false;
+  const BoundVerification pruned = verify_bound(g, table, o, {});
+  const BoundVerification plain = verify_bound(g, table, o, without);
+  EXPECT_EQ(pruned.report.sound(), plain.report.sound());
+  EXPECT_EQ(plain.report.sound(), remedies);
+  EXPECT_GT(pruned.statistics.decided_below_weaker, 0u);
+  EXPECT_LT(pruned.statistics.checked, plain.statistics.checked);
+  EXPECT_EQ(pruned.statistics.weaker_code_left_out > 0, some_left_out);
+  EXPECT_EQ(plain.statistics.weaker_code_simulations + plain.statistics.weaker_code_left_out, 0u);
+  expect_counterexamples_within(pruned.report, plain.report);
+}
+
 // Pruning by weaker code against the classes alone, with and without counterexamples, at
 // three threads (finding 2 under the default assumptions; sound once its causes are off).
+// On the second slice (fences: more slots) the weaker programs of some depths keep failing
+// and are left out.
 TEST(BoundReduction, CodeDominanceAgreesWithTheClassesAlone) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  const litmus::GenerateOptions g =
-      spec("family=ISA2/MP,orders=rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg,segments=global");
-  for (bool remedies : {false, true}) {
-    VerifyOptions o = quick_options();
-    o.compile.sc_acquire_release = true;
-    if (remedies) {
-      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
-      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+  struct Slice {
+    const char* spec;
+    bool some_left_out;
+  };
+  for (const Slice& slice :
+       {Slice{"family=ISA2/MP,orders=rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg,segments=global",
+              false},
+        Slice{"family=ISA2/WRC,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global,fences=scar",
+              true}})
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(slice.spec);
+      expect_code_dominance_agrees(table, spec(slice.spec), remedies, slice.some_left_out);
     }
-    BoundOptions without;
-    without.code_dominance = false;
-    const BoundVerification pruned = verify_bound(g, table, o, {});
-    const BoundVerification plain = verify_bound(g, table, o, without);
-    EXPECT_EQ(pruned.report.sound(), plain.report.sound());
-    EXPECT_EQ(plain.report.sound(), remedies);
-    EXPECT_GT(pruned.statistics.decided_below_weaker, 0u);
-    EXPECT_LT(pruned.statistics.checked, plain.statistics.checked);
-    expect_counterexamples_within(pruned.report, plain.report);
-  }
+
   // Not used where lines cannot be evicted at any time.
   VerifyOptions no_fill = quick_options();
   EXPECT_TRUE(runner::apply_assumption("no-l1-fill", no_fill.sim.hw));

@@ -337,8 +337,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // Code dominance needs lines that may be evicted at any time and one L2 (see code_at_least).
   const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
                               options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
-  auto verify_space = [&](std::size_t space_index, const litmus::VariationSpace& space, std::size_t& racy_below,
-                          std::size_t& sound_below_weaker, std::size_t& classes, std::size_t& symmetric) {
+  // `counts`: the worker's own pruning counters (of BoundStatistics), added to the bound's at
+  // the end.
+  auto verify_space = [&](std::size_t space_index, const litmus::VariationSpace& space, BoundStatistics& counts) {
     const std::shared_ptr<const std::vector<SlotClasses>> classes_of_space = classes_for(space);
     const std::vector<SlotClasses>& cls = *classes_of_space;
     // Tests seen, by two independent 64-bit hashes of their program key. Two tests with
@@ -370,6 +371,21 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // The model's answers within the space: the upper test of the last slot is also the
     // leaf whose last choice is that slot's strongest, and is judged once.
     ModelCache cache;
+    // Per depth of the search, how the weakest-code simulations there went in this space.
+    // Near the root they fail (the weakest code of many open slots reaches what the strongest
+    // test forbids) and cost the most; after kFutileWeakest failures without a success at a
+    // depth, that depth is searched without them (skipping one only loses a pruning).
+    constexpr std::size_t kFutileWeakest = 4;
+    struct WeakestTries {
+      std::size_t failed = 0, decided = 0;
+    };
+    std::vector<WeakestTries> weakest_tries(n);
+    auto worth_simulating = [&](std::size_t p) {
+      return weakest_tries[p].decided > 0 || weakest_tries[p].failed < kFutileWeakest;
+    };
+    auto note_weakest = [&](std::size_t p, bool decided) {
+      ++(decided ? weakest_tries[p].decided : weakest_tries[p].failed);
+    };
     // Whether every test below the prefix is sound or racy: the program with every later
     // slot at its weakest code reaches only final states that the strongest test below
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
@@ -394,10 +410,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
       if (stop || space_index >= stop_space) return;
       if (p == n) {
-        ++classes;
+        ++counts.classes;
         const std::string key = space.program_key(choice);
         if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
-          ++symmetric;
+          ++counts.symmetric;
           return;
         }
         if (++checked > bound.max_tests) {
@@ -413,12 +429,21 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         for (std::size_t q = p; q < n; ++q) upper[order[q]] = *top[order[q]];
         const model::CheckResult& m = cache.check(observe_everything(space.test(upper)), options.model);
         if (!m.unknown() && m.racy) {
-          racy_below += leaves_from[p];
+          counts.racy_below_racy += leaves_from[p];
           return;
         }
-        if (!m.unknown() && code_dominance && weakest_from[p] && sound_below(p, m)) {
-          sound_below_weaker += leaves_from[p];
-          return;
+        if (!m.unknown() && code_dominance && weakest_from[p]) {
+          if (!worth_simulating(p)) {
+            ++counts.weaker_code_left_out;
+          } else {
+            ++counts.weaker_code_simulations;
+            const bool decided = sound_below(p, m);
+            note_weakest(p, decided);
+            if (decided) {
+              counts.decided_below_weaker += leaves_from[p];
+              return;
+            }
+          }
         }
       }
       const std::size_t k = order[p];
@@ -433,10 +458,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
-    std::size_t racy_below = 0, sound_below_weaker = 0, classes = 0, symmetric = 0;
+    BoundStatistics counts;
     try {
-      while (std::optional<QueuedSpace> queued = next_space())
-        verify_space(queued->index, queued->space, racy_below, sound_below_weaker, classes, symmetric);
+      while (std::optional<QueuedSpace> queued = next_space()) verify_space(queued->index, queued->space, counts);
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -444,10 +468,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       queue_changed.notify_all();
     }
     std::lock_guard lock(mutex);
-    st.racy_below_racy += racy_below;
-    st.decided_below_weaker += sound_below_weaker;
-    st.classes += classes;
-    st.symmetric += symmetric;
+    st.racy_below_racy += counts.racy_below_racy;
+    st.decided_below_weaker += counts.decided_below_weaker;
+    st.weaker_code_simulations += counts.weaker_code_simulations;
+    st.weaker_code_left_out += counts.weaker_code_left_out;
+    st.classes += counts.classes;
+    st.symmetric += counts.symmetric;
     seconds_verify += seconds_since(worker_start);
   };
   // The enumeration has a thread of its own (it is light beside the verification).
@@ -477,10 +503,10 @@ std::string render_statistics(const BoundStatistics& s) {
   return fmt::format(
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one), {} variations before "
       "symmetry; {} tests checked (one per product of code classes and maximal choices; {} symmetric skipped); {} more "
-      "products decided racy through a stronger racy test, {} decided by weaker code; {} single-slot compilations; "
-      "{:.2f} s\n",
+      "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs simulated, "
+      "{} left out where they kept failing); {} single-slot compilations; {:.2f} s\n",
       s.spaces, s.same_program_spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
-      s.compiles, s.seconds_total);
+      s.weaker_code_simulations, s.weaker_code_left_out, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

@@ -82,6 +82,11 @@ struct BoundStatistics {
   std::size_t racy_below_racy = 0;      // products skipped below a stronger test found racy
   // Products skipped because weaker code stays within a stronger test's allowed set.
   std::size_t decided_below_weaker = 0;
+  std::size_t weaker_code_simulations = 0;  // programs simulated with the open slots at their weakest code
+  // Such simulations not made: at a depth of a space where four failed and none
+  // decided (verify_bound), they cost the most and decide nothing; leaving one out only
+  // loses a pruning.
+  std::size_t weaker_code_left_out = 0;
   std::size_t compiles = 0;        // single-slot compilations that found the code classes
   double seconds_total = 0;        // wall
   double cpu_seconds_workers = 0;  // summed over the verifying threads
