@@ -321,6 +321,7 @@ class EnumEngine {
       }
     result_.outcomes.insert(o);
     if (e.race && !result_.race) result_.race.emplace(x, *e.race);
+    if (e.race && q_.options.stop_at_race) return false;  // stops the enumeration, not a failure
     if (!result_.satisfying && holds(q_.condition, q_.refs, o, p_)) result_.satisfying = x;
     return true;
   }

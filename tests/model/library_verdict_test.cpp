@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -86,6 +87,36 @@ TEST(LibraryVerdicts, SidecarsMatchTheFiles) {
       }
     }
   }
+}
+
+// CheckOptions::stop_at_race (what verify-mapping's bounds ask): every test races exactly
+// when it races without it, a race-free test keeps its outcomes, and a racy one reports a
+// race and some of its outcomes (fewer for some tests: the enumeration did stop).
+TEST(LibraryVerdicts, StoppingAtTheFirstRaceKeepsWhetherATestRaces) {
+  std::size_t racy = 0, cut_short = 0;
+  for (const LibraryFile& file : library_files()) {
+    SCOPED_TRACE(file.name);
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file.path);
+    ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render(file.path.string());
+    model::CheckOptions o;
+    o.engine = model::Engine::Enum;
+    const model::CheckResult whole = model::check(*parsed.test, o);
+    o.stop_at_race = true;
+    const model::CheckResult fast = model::check(*parsed.test, o);
+    ASSERT_FALSE(whole.unknown() || fast.unknown());
+    ASSERT_EQ(fast.racy, whole.racy);
+    if (!whole.racy) {
+      EXPECT_EQ(fast.outcomes, whole.outcomes);
+      continue;
+    }
+    ++racy;
+    EXPECT_TRUE(fast.race.has_value());
+    EXPECT_TRUE(
+        std::includes(whole.outcomes.begin(), whole.outcomes.end(), fast.outcomes.begin(), fast.outcomes.end()));
+    cut_short += fast.outcomes.size() < whole.outcomes.size() ? 1 : 0;
+  }
+  EXPECT_GT(racy, 10u);
+  EXPECT_GT(cut_short, 0u);
 }
 
 class LibraryVerdict : public ::testing::TestWithParam<LibraryFile> {};

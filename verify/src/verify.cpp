@@ -256,8 +256,8 @@ std::string_view to_string(TestStatus status) {
 }
 
 const model::CheckResult& ModelCache::check(const litmus::Test& test, const model::CheckOptions& options) {
-  std::string key = fmt::format("{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
-                                options.timeout_seconds) +
+  std::string key = fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
+                                options.timeout_seconds, options.stop_at_race) +
                     litmus::print_litmus(test);
   {
     std::lock_guard lock(mutex_);

@@ -23,6 +23,11 @@ struct CheckOptions {
   double timeout_seconds = 60;              // per test; exceeding it gives `unknown`
   std::size_t max_candidates = 20'000'000;  // enumeration bound of the `enum` engine
   bool want_graph = false;                  // build a witness execution graph
+  // Stop at the first race found: the result is racy, and its outcomes and verdict cover only
+  // the executions enumerated before (a racy program's behaviour is undefined, HSA SysArch
+  // 3.12, so a caller that only asks whether it races loses nothing). Race-free results are
+  // unchanged. The enum engine honours it; the Z3 engine computes everything regardless.
+  bool stop_at_race = false;
 };
 
 // One final state: a value per observed register or location, in `CheckResult::observed`
