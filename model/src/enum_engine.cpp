@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 
 #include "engines.hpp"
 #include "interpreter.hpp"
@@ -54,6 +55,7 @@ class EnumEngine {
       return result_;
     }
     if (!compute_domains() || !compute_runs()) return result_;
+    compute_value_masks();
     std::vector<std::size_t> choice(runs_.size(), 0);
     // combine() rejects many choices before they become candidates, so the deadline is also
     // checked here: evaluate() alone may never see it.
@@ -62,7 +64,7 @@ class EnumEngine {
         give_up("time limit");
         return result_;
       }
-      if (!combine(choice)) return result_;
+      if (values_available(choice) && !combine(choice)) return result_;
       std::size_t t = 0;
       while (t < choice.size() && ++choice[t] == runs_[t].size()) choice[t++] = 0;
       if (t == choice.size()) break;
@@ -103,6 +105,81 @@ class EnumEngine {
       if (!enumerate_runs(p_, t, domains_, kMaxRunsPerThread, runs_[static_cast<std::size_t>(t)]))
         return give_up("too many thread runs");
     return true;
+  }
+
+  // Two necessary conditions for a choice of runs (one per thread) to have a consistent
+  // candidate, tested on bit masks of (cell, value) pairs before combine() builds the
+  // choice: (1) every value a run reads at a cell is written there by a chosen run or is the
+  // cell's initial value; (2) no two updates read a pair that only one write (or the
+  // initial value) can produce: each update reads from the write just before it in co (RMW
+  // atomicity, HSA SysArch 3.3.2), so two cannot read the same write. Each thread's runs
+  // let every load return any value of its domain, so most choices fail one of them: three
+  // threads of two or three exchanges on one location have 470,000 choices, of which (2)
+  // leaves one in 23 (the six exchanges read six different values of seven). combine() still decides; no masks beyond
+  // 64 pairs.
+  struct ValueMasks {
+    std::uint64_t reads = 0, writes = 0;
+    std::uint64_t sole_source_updates = 0;  // pairs with one possible source that an update reads
+    bool feasible = true;                   // false: two of its updates read such a pair
+  };
+
+  void compute_value_masks() {
+    masks_.clear();
+    // Per pair, the static writes that produce it in some run (-1: the initial value).
+    std::map<std::pair<Cell, Value>, std::set<int>> sources;
+    auto initial = [&](const Cell& c) {  // as combine(): a cell that is no location starts at 0
+      return c.location < 0 ? Value{0} : p_.locations()[static_cast<std::size_t>(c.location)].initial;
+    };
+    for (const std::vector<ThreadRun>& runs : runs_)
+      for (const ThreadRun& run : runs)
+        for (const EventRecord& r : run.records) {
+          if (p_.events()[static_cast<std::size_t>(r.event)].reads()) {
+            std::set<int>& from = sources[{r.cell, r.read}];
+            if (r.read == initial(r.cell)) from.insert(-1);
+          }
+          if (r.writes) {
+            std::set<int>& from = sources[{r.cell, r.written}];
+            from.insert(r.event);
+            if (r.written == initial(r.cell)) from.insert(-1);
+          }
+        }
+    if (sources.size() > 64) return;
+    std::map<std::pair<Cell, Value>, std::uint64_t> bit;
+    initial_mask_ = 0;
+    for (const auto& [pair, from] : sources) {
+      const std::uint64_t b = std::uint64_t{1} << bit.size();
+      bit.emplace(pair, b);
+      if (from.count(-1)) initial_mask_ |= b;
+    }
+    masks_.resize(runs_.size());
+    for (std::size_t t = 0; t < runs_.size(); ++t)
+      for (const ThreadRun& run : runs_[t]) {
+        ValueMasks m;
+        for (const EventRecord& r : run.records) {
+          const bool reads = p_.events()[static_cast<std::size_t>(r.event)].reads();
+          if (reads) m.reads |= bit.at({r.cell, r.read});
+          if (r.writes) m.writes |= bit.at({r.cell, r.written});
+          if (reads && r.writes && sources.at({r.cell, r.read}).size() == 1) {
+            const std::uint64_t b = bit.at({r.cell, r.read});
+            if (m.sole_source_updates & b) m.feasible = false;
+            m.sole_source_updates |= b;
+          }
+        }
+        masks_[t].push_back(m);
+      }
+  }
+
+  bool values_available(const std::vector<std::size_t>& choice) const {
+    if (masks_.empty()) return true;
+    std::uint64_t reads = 0, writes = initial_mask_, updated = 0;
+    for (std::size_t t = 0; t < choice.size(); ++t) {
+      const ValueMasks& m = masks_[t][choice[t]];
+      if (!m.feasible || (updated & m.sole_source_updates)) return false;
+      updated |= m.sole_source_updates;
+      reads |= m.reads;
+      writes |= m.writes;
+    }
+    return (reads & ~writes) == 0;
   }
 
   bool give_up(std::string why) {
@@ -338,6 +415,8 @@ class EnumEngine {
   std::vector<int> cell_nodes_, co_rank_;  // coherent's scratch
   std::vector<std::uint64_t> successors_;
   std::vector<std::vector<int>> writes_;
+  std::vector<std::vector<ValueMasks>> masks_;  // per thread and run; empty: no pre-test
+  std::uint64_t initial_mask_ = 0;              // the (cell, initial value) pairs
   std::size_t candidates_ = 0;
 };
 
