@@ -751,8 +751,8 @@ class Machine {
       }
       case Step::Drain: {
         Word r = s[cus_[t.a].queue[t.b] + 1];
-        const WaveLayout& L = waves_[r & 0xff];
-        Word meta = s[L.vm + static_cast<int>(r >> 8) * kEntryWords];
+        const WaveLayout& L = requester(r);
+        Word meta = s[request_entry(r)];
         int thread = L.threads[entry_lane(meta)];
         return fmt::format("L2 performs P{}'s {} (CU {} queue of channel {})", thread,
                            instruction(thread, static_cast<int>(entry_instruction(meta))).text, t.a, t.b);
@@ -916,13 +916,20 @@ class Machine {
     return code(L.threads[entry_lane(meta)], static_cast<int>(entry_instruction(meta)));
   }
 
+  // A request in a CU queue names its wave (low byte) and the index of its entry in the
+  // wave's list of vector memory operations (above it).
+  const WaveLayout& requester(Word request) const { return waves_[request & 0xff]; }
+  int request_entry(Word request) const { return requester(request).vm + static_cast<int>(request >> 8) * kEntryWords; }
+  // Whether the request writes memory (a store or an atomic).
+  bool request_writes(const Word* s, Word request) const {
+    return code_of_entry(requester(request), s[request_entry(request)]).op != SimOp::VectorLoad;
+  }
+
   bool store_in_flight(const Word* s, const CuLayout& C, int loc) const {
     const Word* q = s + C.queue[static_cast<std::size_t>(channel(loc))];
     for (Word i = 0; i < q[0]; ++i) {
       Word r = q[1 + i];
-      const WaveLayout& L = waves_[r & 0xff];
-      Word meta = s[L.vm + static_cast<int>(r >> 8) * kEntryWords];
-      if (static_cast<int>(entry_location(meta)) == loc && code_of_entry(L, meta).op != SimOp::VectorLoad) return true;
+      if (static_cast<int>(entry_location(s[request_entry(r)])) == loc && request_writes(s, r)) return true;
     }
     return false;
   }
@@ -1027,13 +1034,10 @@ class Machine {
       for (std::size_t ch = 0; ch < cus_[c].queue.size(); ++ch) {
         if (static_cast<int>(c) == skip_cu && static_cast<int>(ch) == skip_channel) continue;
         const Word* q = s + cus_[c].queue[ch];
-        for (Word i = 0; i < q[0]; ++i) {
-          const WaveLayout& L = waves_[q[1 + i] & 0xff];
-          const Word meta = s[L.vm + static_cast<int>(q[1 + i] >> 8) * kEntryWords];
-          if (static_cast<int>(entry_location(meta)) == loc &&
-              (write || code_of_entry(L, meta).op != SimOp::VectorLoad))
+        for (Word i = 0; i < q[0]; ++i)
+          if (static_cast<int>(entry_location(s[request_entry(q[1 + i])])) == loc &&
+              (write || request_writes(s, q[1 + i])))
             return true;
-        }
       }
     return false;
   }
@@ -1096,10 +1100,9 @@ class Machine {
   // atomics of this CU with a line of y, invalidations where a line of y exists).
   bool drain_alone(const Word* s, int cu, int ch) const {
     const Word* q = s + cus_[static_cast<std::size_t>(cu)].queue[static_cast<std::size_t>(ch)];
-    const WaveLayout& owner = waves_[q[1] & 0xff];
-    const Word meta = s[owner.vm + static_cast<int>(q[1] >> 8) * kEntryWords];
-    const int y = static_cast<int>(entry_location(meta));
-    const bool write = code_of_entry(owner, meta).op != SimOp::VectorLoad;
+    const WaveLayout& owner = requester(q[1]);
+    const int y = static_cast<int>(entry_location(s[request_entry(q[1])]));
+    const bool write = request_writes(s, q[1]);
     if (pending_writes(s, owner, future_of(s, owner).reads)) return false;
     if (queued_conflict(s, y, write, cu, ch)) return false;
     const std::uint64_t at = location_bit(y);
@@ -1410,8 +1413,8 @@ class Machine {
     std::copy(q + 2, q + 1 + q[0], q + 1);
     q[q[0]] = 0;
     --q[0];
-    const WaveLayout& L = waves_[r & 0xff];
-    Word* e = s + L.vm + static_cast<int>(r >> 8) * kEntryWords;
+    const WaveLayout& L = requester(r);
+    Word* e = s + request_entry(r);
     const Code& code = code_of_entry(L, e[0]);
     int loc = static_cast<int>(entry_location(e[0]));
     int cell = memory_ + 2 * loc;
