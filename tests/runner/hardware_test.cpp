@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <numeric>
 
@@ -217,16 +218,31 @@ TEST_P(HardwareEmulation, CountsEveryInstanceWithOutcomesTheTestCanProduce) {
   EXPECT_EQ(total, r.iterations);
 }
 
+// A GoogleTest name: the file's name and the incantations, every other character as '_'
+// (`MP_rlx_agent_diff_wg__stress_shuffle_prestress_spacing`).
+std::string emulation_case_name(const ::testing::TestParamInfo<EmulationCase>& info) {
+  const Incantations& i = info.param.incantations;
+  std::string name = std::filesystem::path(info.param.file).stem().string() + "_";
+  for (auto [on, what] : {std::pair{i.stress, "stress"}, std::pair{i.shuffle, "shuffle"},
+                          std::pair{i.prestress, "prestress"}, std::pair{i.spacing, "spacing"}})
+    if (on) name += std::string("_") + what;
+  if (i == Incantations{}) name += "_none";
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Library, HardwareEmulation,
-    ::testing::Values(EmulationCase{kMp, {}}, EmulationCase{kMp, {true, true, true, true}},
-                      EmulationCase{"canonical/SB+wg_same-wg.litmus", {false, true, false, true}},
-                      EmulationCase{"canonical/MP+wave+wave_diff-wave.litmus", {false, true, false, false}},
-                      EmulationCase{"classic/MP+agent_same-wg+group-data.litmus", {true, true, false, false}},
-                      EmulationCase{"classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", {false, false, true, false}},
+    ::testing::Values(EmulationCase{kMp, {}},
+                      EmulationCase{kMp, {.stress = true, .shuffle = true, .prestress = true, .spacing = true}},
+                      EmulationCase{"canonical/SB+wg_same-wg.litmus", {.shuffle = true, .spacing = true}},
+                      EmulationCase{"canonical/MP+wave+wave_diff-wave.litmus", {.shuffle = true}},
+                      EmulationCase{"classic/MP+agent_same-wg+group-data.litmus", {.stress = true, .shuffle = true}},
+                      EmulationCase{"classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", {.prestress = true}},
                       EmulationCase{"canonical/FetchAdd2+agent_diff-wg.litmus", {}},
-                      EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {false, true, false, false}}),
-    [](const ::testing::TestParamInfo<EmulationCase>& info) { return "case" + std::to_string(info.index); });
+                      EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {.shuffle = true}}),
+    emulation_case_name);
 
 TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
   if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
