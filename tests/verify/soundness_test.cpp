@@ -11,7 +11,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,14 +19,17 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
+#include "hsalit/verify/verify.hpp"
 #include "nlohmann/json.hpp"
 
-namespace hsalit::runner {
+namespace hsalit::verify {
 namespace {
 
 namespace fs = std::filesystem;
 
 using nlohmann::json;
+using runner::SimOptions;
+using runner::SimResult;
 
 struct KnownFinding {
   std::string why;  // the finding of docs/mappings.md
@@ -87,26 +89,18 @@ std::vector<std::string> forbidden_outcomes(const litmus::Test& test, const json
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   codegen::CompiledTest compiled =
       codegen::compile(test, catalog.get("gfx900"), catalog, codegen::MappingTable::from_json(table, "gfx6-9"), co);
-  SimResult sim = run_exhaustive(test, compiled, so);
+  SimResult sim = runner::run_exhaustive(test, compiled, so);
   if (sim.unknown) {
     unknown = "simulator: " + *sim.unknown;
     return {};
   }
-  // The model's outcomes are over `evaluated` (observed, then what only the filter reads);
-  // compare on the observed references both sides report.
-  std::set<std::vector<std::int64_t>> model_outcomes;
-  for (const model::Outcome& o : allowed.outcomes) {
-    std::vector<std::int64_t> v;
-    for (const litmus::ObservedRef& ref : sim.observed) {
-      for (std::size_t i = 0; i < allowed.evaluated.size(); ++i)
-        if (allowed.evaluated[i].thread == ref.thread && allowed.evaluated[i].name == ref.name)
-          v.push_back(o.values[i]);
-    }
-    model_outcomes.insert(v);
+  const Containment c = contained(allowed, sim);  // as verify-mapping compares them
+  if (c.incomparable) {
+    unknown = *c.incomparable;
+    return {};
   }
   std::vector<std::string> out;
-  for (const auto& [o, n] : sim.histogram)
-    if (!model_outcomes.contains(o.values)) out.push_back(format_outcome(test, sim, o));
+  for (const runner::SimOutcome& o : c.forbidden) out.push_back(runner::format_outcome(test, sim, o));
   return out;
 }
 
@@ -156,4 +150,4 @@ INSTANTIATE_TEST_SUITE_P(Library, Soundness, ::testing::ValuesIn(race_free_candi
                          });
 
 }  // namespace
-}  // namespace hsalit::runner
+}  // namespace hsalit::verify
