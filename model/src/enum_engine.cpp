@@ -115,41 +115,45 @@ class EnumEngine {
   // atomicity, HSA SysArch 3.3.2), so two cannot read the same write. Each thread's runs
   // let every load return any value of its domain, so most choices fail one of them: three
   // threads of two or three exchanges on one location have 470,000 choices, of which (2)
-  // leaves one in 23 (the six exchanges read six different values of seven). combine() still decides; no masks beyond
-  // 64 pairs.
+  // leaves one in 23 (the six exchanges read six different values of seven). combine()
+  // still decides; no masks beyond 64 pairs.
   struct ValueMasks {
     std::uint64_t reads = 0, writes = 0;
     std::uint64_t sole_source_updates = 0;  // pairs with one possible source that an update reads
     bool feasible = true;                   // false: two of its updates read such a pair
   };
 
+  // The value a cell holds before any write (a cell that is no location starts at 0).
+  Value initial_value(const Cell& c) const {
+    return c.location < 0 ? Value{0} : p_.locations()[static_cast<std::size_t>(c.location)].initial;
+  }
+
   void compute_value_masks() {
     masks_.clear();
-    // Per pair, the static writes that produce it in some run (-1: the initial value).
-    std::map<std::pair<Cell, Value>, std::set<int>> sources;
-    auto initial = [&](const Cell& c) {  // as combine(): a cell that is no location starts at 0
-      return c.location < 0 ? Value{0} : p_.locations()[static_cast<std::size_t>(c.location)].initial;
+    struct Pair {
+      std::set<int> sources;  // the static writes that produce it in some run (-1: initial)
+      std::uint64_t bit = 0;
     };
+    std::map<std::pair<Cell, Value>, Pair> pairs;
     for (const std::vector<ThreadRun>& runs : runs_)
       for (const ThreadRun& run : runs)
         for (const EventRecord& r : run.records) {
           if (p_.events()[static_cast<std::size_t>(r.event)].reads()) {
-            std::set<int>& from = sources[{r.cell, r.read}];
-            if (r.read == initial(r.cell)) from.insert(-1);
+            Pair& read = pairs[{r.cell, r.read}];
+            if (r.read == initial_value(r.cell)) read.sources.insert(-1);
           }
           if (r.writes) {
-            std::set<int>& from = sources[{r.cell, r.written}];
-            from.insert(r.event);
-            if (r.written == initial(r.cell)) from.insert(-1);
+            Pair& written = pairs[{r.cell, r.written}];
+            written.sources.insert(r.event);
+            if (r.written == initial_value(r.cell)) written.sources.insert(-1);
           }
         }
-    if (sources.size() > 64) return;
-    std::map<std::pair<Cell, Value>, std::uint64_t> bit;
+    if (pairs.size() > 64) return;
     initial_mask_ = 0;
-    for (const auto& [pair, from] : sources) {
-      const std::uint64_t b = std::uint64_t{1} << bit.size();
-      bit.emplace(pair, b);
-      if (from.count(-1)) initial_mask_ |= b;
+    std::size_t next = 0;
+    for (auto& [key, pair] : pairs) {
+      pair.bit = std::uint64_t{1} << next++;
+      if (pair.sources.count(-1)) initial_mask_ |= pair.bit;
     }
     masks_.resize(runs_.size());
     for (std::size_t t = 0; t < runs_.size(); ++t)
@@ -157,12 +161,13 @@ class EnumEngine {
         ValueMasks m;
         for (const EventRecord& r : run.records) {
           const bool reads = p_.events()[static_cast<std::size_t>(r.event)].reads();
-          if (reads) m.reads |= bit.at({r.cell, r.read});
-          if (r.writes) m.writes |= bit.at({r.cell, r.written});
-          if (reads && r.writes && sources.at({r.cell, r.read}).size() == 1) {
-            const std::uint64_t b = bit.at({r.cell, r.read});
-            if (m.sole_source_updates & b) m.feasible = false;
-            m.sole_source_updates |= b;
+          if (reads) m.reads |= pairs.at({r.cell, r.read}).bit;
+          if (r.writes) m.writes |= pairs.at({r.cell, r.written}).bit;
+          if (reads && r.writes) {
+            const Pair& read = pairs.at({r.cell, r.read});
+            if (read.sources.size() != 1) continue;
+            if (m.sole_source_updates & read.bit) m.feasible = false;
+            m.sole_source_updates |= read.bit;
           }
         }
         masks_[t].push_back(m);
@@ -220,8 +225,7 @@ class EnumEngine {
       }
     }
     std::sort(x.cells.begin(), x.cells.end());
-    for (const Cell& c : x.cells)
-      x.initial.push_back(c.location < 0 ? 0 : p_.locations()[static_cast<std::size_t>(c.location)].initial);
+    for (const Cell& c : x.cells) x.initial.push_back(initial_value(c));
 
     // rf candidates: same cell, same value.
     reads_.clear();
