@@ -10,8 +10,6 @@
 
 #include <cstdlib>
 #include <exception>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "hsalit/codegen/gcn.hpp"
+#include "hsalit/codegen/mapping.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/runner/sim.hpp"
 
@@ -56,8 +55,7 @@ int main(int argc, char** argv) try {
   }
   const std::size_t every = std::stoul(argv[2]);
   if (every == 0) throw std::invalid_argument("EVERY must be at least 1");
-  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
-  const codegen::MappingTable table = codegen::MappingTable::from_json(nlohmann::json::parse(in), "gfx6-9");
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const auto sets = assumption_sets();
   std::size_t index = 0, searches = 0, differ = 0, skipped = 0;
