@@ -267,14 +267,15 @@ std::set<SimOutcome> outcome_set(const SimResult& r) {
   return out;
 }
 
-// The hardware assumptions the reductions are checked under, each on its own.
+// The hardware assumptions the reductions are checked under, each on its own, by the names
+// `--assume` takes.
 std::vector<std::pair<std::string, HardwareAssumptions>> every_assumption() {
-  std::vector<std::pair<std::string, HardwareAssumptions>> out(5);
-  out[0].first = "default";
-  out[1].first = "lds-sc", out[1].second.lds_queues = false;
-  out[2].first = "l1-store-at-l2", out[2].second.l1_store_visible_early = false;
-  out[3].first = "one-channel", out[3].second.channel_per_location = false;
-  out[4].first = "no-l1-fill", out[4].second.l1_spontaneous_fill = false;
+  std::vector<std::pair<std::string, HardwareAssumptions>> out = {{"default", {}}};
+  for (const char* name : {"lds-sc", "l1-store-at-l2", "one-channel", "no-l1-fill"}) {
+    HardwareAssumptions hw;
+    EXPECT_TRUE(apply_assumption(name, hw)) << name;
+    out.emplace_back(name, hw);
+  }
   return out;
 }
 
@@ -396,7 +397,7 @@ TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfCoherenceShapes) {
   // under the default assumptions and the remedies of docs/mappings.md (their unreduced
   // searches take about a second each).
   HardwareAssumptions remedies;
-  remedies.channel_per_location = false, remedies.l1_store_visible_early = false;
+  EXPECT_TRUE(apply_assumption("one-channel", remedies) && apply_assumption("l1-store-at-l2", remedies));
   const std::vector<std::pair<std::string, HardwareAssumptions>> two = {{"default", {}}, {"remedies", remedies}};
   const struct {
     const char* spec;

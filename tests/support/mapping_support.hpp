@@ -12,10 +12,15 @@
 
 namespace hsalit::test_support {
 
+// The shipped gfx6-9 table's document, as a user edits it.
+inline nlohmann::json gfx69_document() {
+  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
+  return nlohmann::json::parse(in);
+}
+
 // The shipped gfx6-9 table, changed by `edit` (a deliberately broken mapping).
 inline codegen::MappingTable gfx69(const std::function<void(nlohmann::json&)>& edit = {}) {
-  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/gfx6-9.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
+  nlohmann::json doc = gfx69_document();
   if (edit) edit(doc);
   return codegen::MappingTable::from_json(doc, "gfx6-9 (edited)");
 }

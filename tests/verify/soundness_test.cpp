@@ -7,7 +7,6 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "mapping_support.hpp"
 #include "nlohmann/json.hpp"
 
 namespace hsalit::verify {
@@ -67,11 +67,6 @@ const std::map<std::string, KnownFinding>& known_findings() {
       {"spec/HSA-3.13.1.4_ISA2-wg-system.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
   };
   return findings;
-}
-
-json shipped_table() {
-  std::ifstream in(fs::path(HSALIT_SOURCE_DIR) / "codegen" / "mappings" / "gfx6-9.json");
-  return json::parse(in);
 }
 
 std::vector<std::string> race_free_candidates() {
@@ -123,7 +118,7 @@ TEST_P(Soundness, SimulatedOutcomesAreAllowedByTheModel) {
   so.timeout_seconds = 120;
   so.keep_traces = false;
   codegen::CompileOptions co;
-  json table = shipped_table();
+  json table = test_support::gfx69_document();
   std::optional<std::string> unknown;
   std::vector<std::string> forbidden = forbidden_outcomes(test, table, so, co, allowed, unknown);
   ASSERT_FALSE(unknown) << *unknown;
