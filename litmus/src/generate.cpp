@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -1169,6 +1171,17 @@ GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
       throw std::invalid_argument(fmt::format("--generate: {}={}: expected a number", key, value));
     }
   };
+  // A limit on a count of tests: any size_t, which a 32-bit int (as `number` reads) cannot hold.
+  auto count_limit = [](const std::string& key, const std::string& value) {
+    std::size_t v = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (error == std::errc::result_out_of_range)
+      throw std::invalid_argument(fmt::format("--generate: {}={}: out of range (at most {})", key, value,
+                                              std::numeric_limits<std::size_t>::max()));
+    if (error != std::errc{} || end != value.data() + value.size())
+      throw std::invalid_argument(fmt::format("--generate: {}={}: expected a non-negative number", key, value));
+    return v;
+  };
   for (const std::string& item : split_words(spec, ",")) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
@@ -1207,7 +1220,7 @@ GenerateOptions parse_generate_spec(std::string_view spec, GenerateOptions o) {
       else if (key == "edges")
         o.edges = parse_edges(split_words(value, "+/ "));
       else if (key == "max")
-        o.max_tests = static_cast<std::size_t>(number(key, value));
+        o.max_tests = count_limit(key, value);
       else if (key == "shard") {
         const std::vector<std::string> parts = split_words(value, "/");
         if (parts.size() != 2 || value.find('/') == std::string::npos)

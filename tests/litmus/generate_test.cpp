@@ -137,6 +137,17 @@ TEST(Generate, BadOptionsAreRefusedWithTheReason) {
     EXPECT_NE(std::string(e.what()).find("'acquire'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(count_tests(spec("threads=2,accesses=2,max=10")), std::length_error);
+  // A limit is a size_t: counts beyond a 32-bit int are limits, negative ones are refused
+  // (they once wrapped to a huge size_t), and one beyond size_t says so.
+  EXPECT_EQ(parse_generate_spec("max=40000000000").max_tests, 40'000'000'000u);
+  EXPECT_THROW(parse_generate_spec("max=-5"), std::invalid_argument);
+  EXPECT_THROW(parse_generate_spec("max=5x"), std::invalid_argument);
+  try {
+    parse_generate_spec("max=99999999999999999999999");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Generate, BoundsEnumerateTheClassicShapes) {
