@@ -355,26 +355,88 @@ TEST_F(Cli, VerifyMappingChecksEveryVariationOfABound) {
   EXPECT_EQ(hsalit({"verify-mapping", "--generate", "threads=2,edges=Pok"}).status, 2);
 }
 
-// Shards of a bound, from the command line: each verifies its part, and the parts' spaces
-// add up to the whole bound's.
+// Shards of a bound, from the command line: each verifies its part, the parts' spaces add up
+// to the whole bound's, and `results merge` joins their results into the bound's
+// verification (the same verdict, counts and counterexamples as one run), refusing an
+// incomplete set or a shard run under another assumption.
 TEST_F(Cli, VerifyMappingShardsABound) {
-  const std::string bound = "family=SB/MP/LB,scopes=agent,placements=diff-agent";
+  const std::string bound = "family=SB/MP/LB,scopes=agent,placements=diff-wg";
   auto spaces = [](const std::string& out) {
     const std::size_t at = out.find("bound: ");
     return at == std::string::npos ? 0ul : std::stoul(out.substr(at + 7));
   };
-  Outcome whole = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound});
-  Outcome first = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound + ",shard=0/2"});
-  Outcome second = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--generate", bound + ",shard=1/2"});
+  auto verify = [&](const std::string& spec, const std::string& out, std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"verify-mapping", "--engine",    "enum",       "--no-minimise",
+                                     "--assume",       "one-channel", "--generate", spec};
+    if (!out.empty()) args.insert(args.end(), {"--out", (dir_ / out).string()});
+    args.insert(args.end(), more.begin(), more.end());
+    return hsalit(args);
+  };
+  Outcome whole = verify(bound, "whole", {"--sc-orders"});
+  Outcome first = verify(bound + ",shard=0/2", "", {"--sc-orders"});
+  Outcome second = verify(bound + ",shard=1/2", "", {"--sc-orders"});
   ASSERT_EQ(whole.status, 0) << whole.out << whole.err;
   ASSERT_EQ(first.status, 0) << first.out << first.err;
   ASSERT_EQ(second.status, 0) << second.out << second.err;
   EXPECT_GT(spaces(first.out), 0u) << first.out;
   EXPECT_GT(spaces(second.out), 0u) << second.out;
   EXPECT_EQ(spaces(first.out) + spaces(second.out), spaces(whole.out)) << whole.out;
+  nlohmann::json recorded = nlohmann::json::parse(std::ifstream(dir_ / "whole" / "results.json"));
+  EXPECT_EQ(recorded["campaign"]["engine"], "enum");
+  EXPECT_EQ(recorded["campaign"]["sc_orders"], true);
+  EXPECT_EQ(recorded["campaign"]["assumptions"], nlohmann::json({"one-channel"}));
+  EXPECT_EQ(recorded["verification"]["verdict"], "sound up to the bound");
+  EXPECT_GT(recorded["verification"]["statistics"]["checked"].get<int>(), 0);
   Outcome bad = hsalit({"verify-mapping", "--generate", bound + ",shard=2/2"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("shard=2/2"), std::string::npos) << bad.err;
+
+  // With acquire/release rows a larger bound has counterexamples (finding 1): three shards.
+  const std::string larger = "family=SB/MP/LB/IRIW,scopes=wg+agent,placements=diff-wg+same-wg";
+  Outcome one_run = verify(larger, "all");
+  ASSERT_EQ(one_run.status, 1) << one_run.out << one_run.err;
+  std::vector<std::string> merge = {"results", "merge"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string shard = "shard" + std::to_string(i);
+    EXPECT_LE(verify(larger + ",shard=" + std::to_string(i) + "/3", shard).status, 1);
+    merge.push_back((dir_ / shard).string());
+  }
+  std::vector<std::string> incomplete(merge.begin(), merge.end() - 1);
+  incomplete.insert(incomplete.end(), {"--out", (dir_ / "partial").string()});
+  Outcome partial = hsalit(incomplete);
+  EXPECT_EQ(partial.status, 2);
+  EXPECT_NE(partial.err.find("shards 2 of 3 are missing"), std::string::npos) << partial.err;
+  merge.insert(merge.end(), {"--out", (dir_ / "merged").string()});
+  Outcome merged = hsalit(merge);
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  EXPECT_NE(merged.out.find("verification: "), std::string::npos) << merged.out;
+  auto results = [&](const std::string& dir) {
+    return nlohmann::json::parse(std::ifstream(dir_ / dir / "results.json"));
+  };
+  const nlohmann::json joined = results("merged"), single = results("all");
+  EXPECT_GT(single["verification"]["counterexamples"].get<int>(), 0);
+  for (const char* count : {"tests", "sound", "counterexamples", "racy", "unsupported", "unknown", "verdict"})
+    EXPECT_EQ(joined["verification"][count], single["verification"][count]) << count;
+  for (const char* statistic : {"spaces", "variations"})
+    EXPECT_EQ(joined["verification"]["statistics"][statistic], single["verification"]["statistics"][statistic])
+        << statistic;
+  EXPECT_EQ(joined["verification"]["rows_used"], single["verification"]["rows_used"]);
+  auto names = [](const nlohmann::json& r) {
+    std::vector<std::string> out;
+    for (const auto& t : r["tests"]) out.push_back(t["name"]);
+    return out;
+  };
+  EXPECT_EQ(names(joined), names(single));
+  EXPECT_TRUE(joined["campaign"]["shard"].is_null());
+
+  // A shard verified under other assumptions does not join the others.
+  ASSERT_LE(hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--generate", larger + ",shard=2/3", "--out",
+                    (dir_ / "shard2").string()})
+                .status,
+            1);
+  Outcome refused = hsalit(merge);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("assumptions"), std::string::npos) << refused.err;
 }
 
 TEST_F(Cli, GenEdgesRestrictTheCycles) {

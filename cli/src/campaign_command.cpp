@@ -183,6 +183,8 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
                                opt.incantations.empty() ? "none" : opt.incantations);
   info.model = opt.model;
   info.engine = opt.engine;
+  info.sc_orders = opt.sc_orders;
+  info.assumptions = results::name_set(opt.assume);
   info.exhaustive = opt.exhaustive || (!opt.iterations && opt.backend == "sim");
   info.iterations = info.exhaustive ? 0 : opt.iterations.value_or(100000);
   info.seed = info.exhaustive ? 0 : opt.seed;

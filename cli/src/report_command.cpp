@@ -55,6 +55,7 @@ int run_merge(const MergeCommandOptions& opt) {
     fmt::print("merged {} result sets: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n",
                parts.size(), s.tests, s.consistent, s.violation, s.undefined, s.unknown,
                (fs::path(opt.out) / results::kHtmlReport).string());
+    if (merged.verification) fmt::print("verification: {}\n", results::verification_text(*merged.verification));
   } catch (const std::exception& e) {
     fmt::print(stderr, "hsalit results merge: {}\n", e.what());
     return kExitBadInput;

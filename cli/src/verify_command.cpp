@@ -62,6 +62,20 @@ std::string bound_text(const litmus::GenerateOptions& o, std::string_view spec) 
   return fmt::format("generated up to {} threads x {} accesses ({})", o.max_threads, o.max_accesses, spec);
 }
 
+// A `--generate` spec without its `shard=I/N` item: what the shards of one bound share (their
+// results merge into the bound's, docs/verification.md).
+std::string spec_without_shard(std::string_view spec) {
+  std::vector<std::string_view> kept;
+  for (std::size_t start = 0; start <= spec.size();) {
+    std::size_t end = spec.find(',', start);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view item = spec.substr(start, end - start);
+    if (!item.starts_with("shard=")) kept.push_back(item);
+    start = end + 1;
+  }
+  return fmt::format("{}", fmt::join(kept, ","));
+}
+
 // One verified test as a campaign record (results/include/hsalit/results/campaign.hpp), so
 // that `hsalit report DIR` renders verify-mapping results like a campaign's.
 results::TestRecord to_record(const verify::TestVerification& v) {
@@ -148,6 +162,37 @@ results::TestRecord to_record(const verify::TestVerification& v) {
   return r;
 }
 
+// The verification as results.json records it: counts, rows used, the bound's statistics.
+results::Verification verification_record(const verify::VerifyReport& report, const std::string& bound,
+                                          const std::vector<std::string>& rows_used,
+                                          const std::optional<verify::BoundStatistics>& statistics) {
+  results::Verification v;
+  v.bound = bound;
+  v.tests = report.total();
+  v.sound = report.count(verify::TestStatus::Sound);
+  v.counterexamples = report.count(verify::TestStatus::Counterexample);
+  v.racy = report.count(verify::TestStatus::Racy);
+  v.unsupported = report.count(verify::TestStatus::Unsupported);
+  v.unknown = report.count(verify::TestStatus::Unknown);
+  v.rows_used = results::name_set(rows_used);
+  if (statistics) {
+    const verify::BoundStatistics& s = *statistics;
+    v.statistics = {{"spaces", s.spaces},
+                    {"same_program_spaces", s.same_program_spaces},
+                    {"variations", s.variations},
+                    {"classes", s.classes},
+                    {"checked", s.checked},
+                    {"symmetric", s.symmetric},
+                    {"racy_below_racy", s.racy_below_racy},
+                    {"decided_below_weaker", s.decided_below_weaker},
+                    {"weaker_code_simulations", s.weaker_code_simulations},
+                    {"weaker_code_left_out", s.weaker_code_left_out},
+                    {"compiles", s.compiles}};
+    v.cpu_seconds = s.cpu_seconds_workers;
+  }
+  return v;
+}
+
 int run_verify(const VerifyCommandOptions& opt) {
   const auto started = std::chrono::steady_clock::now();
   const std::string started_at = utc_now();
@@ -223,6 +268,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   verify::ModelCache cache;
   verify::VerifyReport report;
   std::string statistics;
+  std::optional<verify::BoundStatistics> bound_statistics;
   std::vector<std::string> rows_used;
   try {
     if (generated) {
@@ -245,6 +291,7 @@ int run_verify(const VerifyCommandOptions& opt) {
       if (tty) fmt::print(stderr, "\r\033[K");
       report = std::move(b.report);
       statistics = verify::render_statistics(b.statistics);
+      bound_statistics = b.statistics;
       rows_used = std::move(b.rows_used);
     } else {
       report = verify::verify_tests(tests, *table, options, cache);
@@ -282,9 +329,21 @@ int run_verify(const VerifyCommandOptions& opt) {
       res.info.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
       res.info.flavour = opt.flavour;
       res.info.backend = "sim";
+      res.info.engine = opt.engine;
+      res.info.sc_orders = opt.sc_orders;
+      res.info.assumptions = results::name_set(opt.assume);
       res.info.exhaustive = true;
       res.info.time_limit_seconds = opt.timeout;
-      res.info.inputs = opt.generate.empty() ? opt.inputs : std::vector<std::string>{"--generate " + opt.generate};
+      // A shard of a bound is recorded as the bound and its shard, so that `hsalit results
+      // merge` joins the shards into the bound's verification (and refuses an incomplete set).
+      res.info.inputs = opt.generate.empty()
+                            ? opt.inputs
+                            : std::vector<std::string>{"--generate " + spec_without_shard(opt.generate)};
+      if (generated && generated->shard.count > 1)
+        res.info.shard = results::Shard{static_cast<unsigned>(generated->shard.index),
+                                        static_cast<unsigned>(generated->shard.count)};
+      res.verification = verification_record(report, generated ? spec_without_shard(opt.generate) : bound, rows_used,
+                                             bound_statistics);
       res.info.started = started_at;
       res.info.finished = utc_now();
       res.info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

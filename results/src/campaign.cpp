@@ -317,6 +317,8 @@ json to_json(const CampaignInfo& info) {
             {"harness", info.harness},
             {"model", info.model},
             {"engine", info.engine},
+            {"sc_orders", info.sc_orders},
+            {"assumptions", info.assumptions},
             {"mode", info.exhaustive ? "exhaustive" : "random"},
             {"iterations", info.iterations},
             {"seed", info.seed},
@@ -343,6 +345,9 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
   info.harness = r.str_or("harness", "");
   info.model = r.str("model");
   info.engine = r.str("engine");
+  // Absent from files written before they were recorded: the defaults those runs had.
+  info.sc_orders = r.has("sc_orders") && r.boolean("sc_orders");
+  if (r.has("assumptions")) info.assumptions = name_set(r.strings("assumptions"));
   std::string mode = r.str("mode");
   if (mode != "exhaustive" && mode != "random")
     r.fail(fmt::format("'mode' must be exhaustive or random, not '{}'", mode));
@@ -362,21 +367,62 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
   return info;
 }
 
+std::string Verification::verdict() const {
+  if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
+  if (unknown > 0) return fmt::format("sound up to the bound on the decided tests ({} undecided)", unknown);
+  return "sound up to the bound";
+}
+
+json to_json(const Verification& v) {
+  return {{"bound", v.bound},
+          {"verdict", v.verdict()},
+          {"tests", v.tests},
+          {"sound", v.sound},
+          {"counterexamples", v.counterexamples},
+          {"racy", v.racy},
+          {"unsupported", v.unsupported},
+          {"unknown", v.unknown},
+          {"rows_used", v.rows_used},
+          {"statistics", v.statistics},
+          {"cpu_seconds", v.cpu_seconds}};
+}
+
+Verification verification_from_json(const json& j, std::string_view where) {
+  Reader r(j, std::string(where));
+  Verification v;
+  v.bound = r.str("bound");
+  v.tests = r.count("tests");
+  v.sound = r.count("sound");
+  v.counterexamples = r.count("counterexamples");
+  v.racy = r.count("racy");
+  v.unsupported = r.count("unsupported");
+  v.unknown = r.count("unknown");
+  if (v.sound + v.counterexamples + v.racy + v.unsupported + v.unknown != v.tests)
+    r.fail("'tests' must be the sum of sound, counterexamples, racy, unsupported and unknown");
+  v.rows_used = name_set(r.strings("rows_used"));
+  Reader statistics(r.at("statistics"), r.where("statistics"));
+  for (const auto& [name, value] : r.at("statistics").items()) v.statistics[name] = statistics.count(name.c_str());
+  v.cpu_seconds = r.number("cpu_seconds");
+  return v;
+}
+
 json to_json(const CampaignResults& results) {
   Summary s = results.summary();
   json tests = json::array();
   for (const TestRecord& t : results.tests) tests.push_back(to_json(t));
-  return {{"schema", kCampaignSchema},
-          {"campaign", to_json(results.info)},
-          {"summary",
-           {{"tests", s.tests},
-            {"consistent", s.consistent},
-            {"violation", s.violation},
-            {"undefined", s.undefined},
-            {"unknown", s.unknown},
-            {"allowed_outcomes", s.allowed_outcomes},
-            {"covered_outcomes", s.covered_outcomes}}},
-          {"tests", tests}};
+  json j = {{"schema", kCampaignSchema},
+            {"campaign", to_json(results.info)},
+            {"summary",
+             {{"tests", s.tests},
+              {"consistent", s.consistent},
+              {"violation", s.violation},
+              {"undefined", s.undefined},
+              {"unknown", s.unknown},
+              {"allowed_outcomes", s.allowed_outcomes},
+              {"covered_outcomes", s.covered_outcomes}}}};
+  if (results.verification) j["verification"] = to_json(*results.verification);
+  j["tests"] = tests;
+  return j;
 }
 
 CampaignResults campaign_results_from_json(const json& j, std::string_view where) {
@@ -385,6 +431,8 @@ CampaignResults campaign_results_from_json(const json& j, std::string_view where
   if (schema != kCampaignSchema) r.fail(fmt::format("schema is '{}', this hsalit reads '{}'", schema, kCampaignSchema));
   CampaignResults results;
   results.info = campaign_info_from_json(r.at("campaign"), r.where("campaign"));
+  if (r.has("verification"))
+    results.verification = verification_from_json(r.at("verification"), r.where("verification"));
   std::size_t i = 0;
   for (const json& t : r.array("tests"))
     results.tests.push_back(
@@ -414,6 +462,12 @@ CampaignResults read_results(const std::filesystem::path& file) {
 
 void write_results(const std::filesystem::path& file, const CampaignResults& results) {
   write_file_atomically(file, to_json(results).dump(1) + "\n");
+}
+
+std::vector<std::string> name_set(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 std::string content_hash(std::string_view bytes) {

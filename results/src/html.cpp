@@ -234,6 +234,8 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
                      (info.exhaustive ? std::string("exhaustive")
                                       : fmt::format("random: {} iterations, seed {}", info.iterations, info.seed)));
   row("model", escape_xml(info.model) + ", engine " + escape_xml(info.engine));
+  row("settings", escape_xml(settings_text(info)));
+  if (results.verification) row("verification", escape_xml(verification_text(*results.verification)));
   row("time limit per test", fmt::format("{} s", info.time_limit_seconds));
   row("shard", info.shard ? fmt::format("{} of {}", info.shard->index, info.shard->count) : "all tests");
   std::vector<std::string> inputs;

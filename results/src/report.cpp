@@ -23,6 +23,21 @@ std::string mode_text(const CampaignInfo& info) {
                          : fmt::format("random, {} iterations, seed {}", info.iterations, info.seed);
 }
 
+}  // namespace
+
+std::string settings_text(const CampaignInfo& info) {
+  return fmt::format(
+      "{} rows for scacq and screl; assumptions: {}", info.sc_orders ? "seq_cst" : "acquire/release",
+      info.assumptions.empty() ? std::string("none") : fmt::format("{}", fmt::join(info.assumptions, ", ")));
+}
+
+std::string verification_text(const Verification& v) {
+  return fmt::format("{} over {}: {} tests ({} sound, {} counterexamples, {} racy, {} unsupported, {} unknown)",
+                     v.verdict(), v.bound, v.tests, v.sound, v.counterexamples, v.racy, v.unsupported, v.unknown);
+}
+
+namespace {
+
 // Markdown table cells: pipes and newlines would break the row; HTML is not interpreted.
 std::string md_cell(std::string_view text) {
   std::string out;
@@ -105,6 +120,9 @@ std::string render_markdown(const CampaignResults& results) {
                   info.mapping_file.empty() ? " (shipped)" : " from " + md_cell(info.mapping_file), info.mapping_hash);
   out += fmt::format("| backend | {} ({}) |\n", md_cell(info.backend), mode_text(info));
   out += fmt::format("| model | {} (engine {}) |\n", md_cell(info.model), md_cell(info.engine));
+  out += fmt::format("| settings | {} |\n", md_cell(settings_text(info)));
+  if (results.verification)
+    out += fmt::format("| verification | {} |\n", md_cell(verification_text(*results.verification)));
   out += fmt::format("| time limit per test | {} s |\n", info.time_limit_seconds);
   out += fmt::format("| shard | {} |\n", shard_text(info));
   out += fmt::format("| hsalit | {} |\n", md_cell(info.hsalit_version));
@@ -208,8 +226,11 @@ std::string render_junit(const CampaignResults& results) {
 std::string render_log(const CampaignResults& results) {
   const CampaignInfo& info = results.info;
   std::string out =
-      fmt::format("# hsalit {} campaign: target {}, mapping {}, backend {} ({}), model {}\n\n", info.hsalit_version,
+      fmt::format("# hsalit {} campaign: target {}, mapping {}, backend {} ({}), model {}\n", info.hsalit_version,
                   info.target, info.mapping, info.backend, mode_text(info), info.model);
+  out += fmt::format("# {}\n", settings_text(info));
+  if (results.verification) out += fmt::format("# {}\n", verification_text(*results.verification));
+  out += "\n";
   for (const TestRecord& t : results.tests) {
     bool forall = t.condition.rfind("forall", 0) == 0;
     out += fmt::format("Test {} {}\n", t.name, forall ? "Required" : "Allowed");

@@ -226,6 +226,16 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   CliRun resumed = hsalit(campaign_args(out, {"--resume"}));
   EXPECT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_EQ(without_timings(results(out)), without_timings(j));
+  // The simulator's assumptions and the row selection are part of the configuration: a
+  // journal of a run without them is not resumed with them.
+  EXPECT_EQ(j["campaign"]["assumptions"], json::array());
+  EXPECT_EQ(j["campaign"]["sc_orders"], false);
+  for (std::vector<std::string> other : {std::vector<std::string>{"--assume", "one-channel"}, {"--sc-orders"}}) {
+    other.push_back("--resume");
+    CliRun refused = hsalit(campaign_args(out, other));
+    EXPECT_EQ(refused.status, 2) << other[0];
+    EXPECT_NE(refused.err.find("journal is of another campaign"), std::string::npos) << refused.err;
+  }
 }
 
 TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {

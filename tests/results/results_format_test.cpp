@@ -134,12 +134,96 @@ TEST(ResultsFormat, MergeRefusesAnotherConfiguration) {
   EXPECT_EQ(merged.tests.size(), 2u);
   for (auto change : std::vector<std::function<void(CampaignInfo&)>>{
            [](CampaignInfo& i) { i.target = "gfx90a"; }, [](CampaignInfo& i) { i.mapping_hash = "x"; },
-           [](CampaignInfo& i) { i.backend = "hip"; }, [](CampaignInfo& i) { i.model = "hrf-direct"; }}) {
+           [](CampaignInfo& i) { i.backend = "hip"; }, [](CampaignInfo& i) { i.model = "hrf-direct"; },
+           [](CampaignInfo& i) { i.sc_orders = true; }, [](CampaignInfo& i) { i.assumptions = {"one-channel"}; }}) {
     CampaignResults other = b;
     change(other.info);
     EXPECT_THROW(merge_results(std::vector<CampaignResults>{a, other}, names), ResultsError);
   }
   EXPECT_THROW(merge_results(std::vector<CampaignResults>{a, a}, names), ResultsError);  // a test twice
+}
+
+// The row selection and the simulator's assumptions are part of the configuration: written,
+// read back, and absent from older files (read as the defaults those runs had).
+TEST(ResultsFormat, SettingsAreRecorded) {
+  CampaignResults r = sample_results();
+  r.info.sc_orders = true;
+  r.info.assumptions = {"l1-store-at-l2", "one-channel"};
+  nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["campaign"]["sc_orders"], true);
+  EXPECT_EQ(j["campaign"]["assumptions"], nlohmann::json({"l1-store-at-l2", "one-channel"}));
+  CampaignResults back = campaign_results_from_json(j, "");
+  EXPECT_TRUE(back.info.sc_orders);
+  EXPECT_EQ(back.info.assumptions, r.info.assumptions);
+  j["campaign"]["assumptions"] = {"one-channel", "l1-store-at-l2", "one-channel"};  // read as a set
+  EXPECT_EQ(campaign_results_from_json(j, "").info.assumptions, r.info.assumptions);
+  j["campaign"].erase("sc_orders");
+  j["campaign"].erase("assumptions");
+  back = campaign_results_from_json(j, "");
+  EXPECT_FALSE(back.info.sc_orders);
+  EXPECT_TRUE(back.info.assumptions.empty());
+  EXPECT_NE(render_markdown(r).find("seq_cst rows for scacq and screl; assumptions: l1-store-at-l2, one-channel"),
+            std::string::npos);
+}
+
+Verification sample_verification(std::size_t sound, std::size_t counterexamples, std::vector<std::string> rows) {
+  Verification v;
+  v.bound = "threads=2,accesses=2";
+  v.sound = sound;
+  v.counterexamples = counterexamples;
+  v.racy = 1;
+  v.tests = sound + counterexamples + v.racy;
+  v.rows_used = std::move(rows);
+  v.statistics = {{"spaces", 10}, {"checked", sound + counterexamples}};
+  v.cpu_seconds = 1.5;
+  return v;
+}
+
+// Shards of one bound merge into its verification: counts and statistics add up, rows join,
+// a test both shards met is kept once, and the verdict follows the sum.
+TEST(ResultsFormat, VerificationsOfShardsMerge) {
+  CampaignResults a = sample_results(), b = sample_results();
+  a.info.shard = Shard{0, 2};
+  b.info.shard = Shard{1, 2};
+  a.verification = sample_verification(5, 0, {"load.rlx", "store.rlx"});
+  b.verification = sample_verification(3, 2, {"load.acq", "store.rlx"});
+  a.tests.pop_back();  // b holds both tests: one of them both shards met
+  nlohmann::json j = to_json(a);
+  EXPECT_EQ(j["verification"]["verdict"], "sound up to the bound");
+  EXPECT_EQ(to_json(campaign_results_from_json(j, "")), j);
+  std::vector<std::string> names = {"a", "b"};
+  CampaignResults merged = merge_results(std::vector<CampaignResults>{a, b}, names);
+  ASSERT_TRUE(merged.verification);
+  const Verification& v = *merged.verification;
+  EXPECT_EQ(v.sound, 8u);
+  EXPECT_EQ(v.counterexamples, 2u);
+  EXPECT_EQ(v.tests, 12u);
+  EXPECT_EQ(v.statistics.at("spaces"), 20u);
+  EXPECT_EQ(v.statistics.at("checked"), 10u);
+  EXPECT_EQ(v.rows_used, (std::vector<std::string>{"load.acq", "load.rlx", "store.rlx"}));
+  EXPECT_DOUBLE_EQ(v.cpu_seconds, 3.0);
+  EXPECT_EQ(v.verdict(), "2 counterexamples");
+  EXPECT_EQ(merged.tests.size(), 2u);
+  EXPECT_FALSE(merged.info.shard);
+  EXPECT_NE(render_log(merged).find("# 2 counterexamples over threads=2,accesses=2: 12 tests"), std::string::npos);
+
+  CampaignResults other_bound = b;
+  other_bound.verification->bound = "threads=3,accesses=2";
+  EXPECT_THROW(merge_results(std::vector<CampaignResults>{a, other_bound}, names), ResultsError);
+  CampaignResults campaign = b;
+  campaign.verification.reset();
+  EXPECT_THROW(merge_results(std::vector<CampaignResults>{a, campaign}, names), ResultsError);
+  CampaignResults changed = b;  // the same test decided otherwise
+  changed.tests[0].verdict = VerdictClass::Consistent;
+  EXPECT_THROW(merge_results(std::vector<CampaignResults>{a, changed}, names), ResultsError);
+  EXPECT_THROW(merge_results(std::vector<CampaignResults>{a}, names), ResultsError);  // shard 1/2 missing
+
+  j = to_json(a);
+  j["verification"]["tests"] = 99;  // not the sum of its classes
+  EXPECT_THROW(campaign_results_from_json(j, ""), ResultsError);
+  j = to_json(a);
+  j["verification"]["statistics"]["spaces"] = -1;
+  EXPECT_THROW(campaign_results_from_json(j, ""), ResultsError);
 }
 
 TEST(ResultsFormat, ReportsEscapeEveryTestString) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -145,6 +146,10 @@ struct CampaignInfo {
   std::string harness;  // hardware backends: `instances=1024 incantations=stress,shuffle`; empty for sim
   std::string model = "hsa";
   std::string engine = "z3";
+  // The table's rows for scacq and screl: seq_cst ones (--sc-orders) or acquire/release ones.
+  bool sc_orders = false;
+  // The simulator's hardware assumptions (--assume), sorted, each once.
+  std::vector<std::string> assumptions;
   bool exhaustive = true;
   std::uint64_t iterations = 0;  // random mode
   std::uint64_t seed = 0;        // random mode
@@ -164,9 +169,27 @@ struct Summary {
   std::size_t count(VerdictClass v) const;
 };
 
+// What `hsalit verify-mapping` decided over its tests (docs/verification.md). A generated
+// bound keeps only its counterexamples and undecided tests as records; the counts of the
+// rest, the bound's statistics and the verdict live here. Shards of one bound merge into the
+// bound's verification: counts and statistics add up, rows used join.
+struct Verification {
+  std::string bound;  // `--generate` SPEC without its shard, or `N given tests`
+  std::size_t tests = 0, sound = 0, counterexamples = 0, racy = 0, unsupported = 0, unknown = 0;
+  std::vector<std::string> rows_used;  // sorted, each once
+  // The bound's counters by name (`spaces`, `variations`, `checked`...; BoundStatistics).
+  std::map<std::string, std::uint64_t> statistics;
+  double cpu_seconds = 0;
+
+  // `sound up to the bound`, `sound up to the bound on the decided tests (N undecided)` or
+  // `N counterexamples` (as verify.txt says).
+  std::string verdict() const;
+};
+
 struct CampaignResults {
   CampaignInfo info;
-  std::vector<TestRecord> tests;  // sorted by file
+  std::vector<TestRecord> tests;             // sorted by file
+  std::optional<Verification> verification;  // verify-mapping runs only
 
   Summary summary() const;
 };
@@ -178,10 +201,12 @@ struct ResultsError : std::runtime_error {
 
 nlohmann::json to_json(const TestRecord& record);
 nlohmann::json to_json(const CampaignInfo& info);
+nlohmann::json to_json(const Verification& verification);
 nlohmann::json to_json(const CampaignResults& results);
 // `where` prefixes error messages (a file name, `journal.jsonl:12`).
 TestRecord test_record_from_json(const nlohmann::json& j, std::string_view where);
 CampaignInfo campaign_info_from_json(const nlohmann::json& j, std::string_view where);
+Verification verification_from_json(const nlohmann::json& j, std::string_view where);
 CampaignResults campaign_results_from_json(const nlohmann::json& j, std::string_view where);
 
 // results.json in a folder: read (throws ResultsError) and written atomically.
@@ -191,8 +216,13 @@ void write_results(const std::filesystem::path& file, const CampaignResults& res
 
 // Joins the results of shards (or of campaigns over disjoint tests) of one configuration:
 // throws ResultsError naming the first setting that differs (target, mapping, backend, model,
-// mode...) or a test present twice. `sources` names each part in messages.
+// mode, assumptions...), a test present twice, or a set of shards with one missing.
+// Verifications (of shards of one bound) are joined into one. `sources` names each part in
+// messages.
 CampaignResults merge_results(std::span<const CampaignResults> parts, std::span<const std::string> sources);
+
+// Names as a set is recorded (assumptions, rows used): sorted, each once.
+std::vector<std::string> name_set(std::vector<std::string> names);
 
 // FNV-1a 64 of bytes, as 16 hex digits.
 std::string content_hash(std::string_view bytes);

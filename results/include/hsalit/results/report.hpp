@@ -23,6 +23,13 @@ using DotRenderer = std::function<std::optional<std::string>(std::string_view do
 // Runs `dot -Tsvg` when it is installed.
 std::optional<std::string> render_dot_with_graphviz(std::string_view dot);
 
+// The table rows and simulator assumptions a run used: `acquire/release rows for scacq and
+// screl; assumptions: none`.
+std::string settings_text(const CampaignInfo& info);
+// A verification in one line: `sound up to the bound over threads=2,accesses=2: 336 tests (336
+// sound, 0 counterexamples, 0 racy, 0 unsupported, 0 unknown)`.
+std::string verification_text(const Verification& v);
+
 std::string render_markdown(const CampaignResults& results);
 std::string render_html(const CampaignResults& results, const DotRenderer& dot = render_dot_with_graphviz);
 std::string render_junit(const CampaignResults& results);
