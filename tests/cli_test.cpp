@@ -439,6 +439,54 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   EXPECT_NE(refused.err.find("assumptions"), std::string::npos) << refused.err;
 }
 
+// verify-llc with -j and --out: the same report at any -j, results in the campaign format
+// with the verification (llc standing for the table), and shards that merge into one run's
+// results. Skipped without llc-19 (Debian package llvm-19, which scripts/setup installs).
+TEST_F(Cli, VerifyLlcWritesResultsThatShardsMerge) {
+  const std::string bound = "family=MP/SB,scopes=agent,placements=diff-wg,orders=rlx+scacq+screl";
+  auto verify = [&](const std::string& spec, const std::string& out, const std::string& jobs) {
+    return hsalit({"verify-llc", "--llc", "llc-19", "--mcpu", "gfx900", "--engine", "enum", "-j", jobs, "--generate",
+                   spec, "--out", (dir_ / out).string()});
+  };
+  Outcome one = verify(bound, "one", "1");
+  if (one.status == 2 && one.err.find("not found") != std::string::npos) GTEST_SKIP() << one.err;
+  ASSERT_EQ(one.status, 1) << one.out << one.err;  // SB with acquire/release: finding 1
+  Outcome two = verify(bound, "two", "2");
+  ASSERT_EQ(two.status, 1) << two.out << two.err;
+  EXPECT_EQ(two.out, one.out);
+  auto results = [&](const std::string& dir) {
+    return nlohmann::json::parse(std::ifstream(dir_ / dir / "results.json"));
+  };
+  const nlohmann::json whole = results("two");
+  EXPECT_EQ(whole["campaign"]["mapping"], "llc-19");
+  EXPECT_EQ(whole["campaign"]["flavour"], "llvm-ir");
+  EXPECT_EQ(whole["verification"]["bound"], bound);
+  EXPECT_EQ(whole["verification"]["counterexamples"], 1);
+  EXPECT_EQ(whole["verification"]["tests"], whole["tests"].size());
+  EXPECT_TRUE(fs::exists(dir_ / "two" / "verify.txt"));
+  EXPECT_TRUE(fs::exists(dir_ / "two" / "report.html"));
+  EXPECT_FALSE(fs::is_empty(dir_ / "two" / "counterexamples"));
+
+  std::vector<std::string> merge = {"results", "merge"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string shard = "shard" + std::to_string(i);
+    EXPECT_LE(verify(bound + ",shard=" + std::to_string(i) + "/2", shard, "2").status, 1);
+    merge.push_back((dir_ / shard).string());
+  }
+  merge.insert(merge.end(), {"--out", (dir_ / "merged").string()});
+  Outcome merged = hsalit(merge);
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  const nlohmann::json joined = results("merged");
+  EXPECT_EQ(joined["verification"], whole["verification"]);
+  EXPECT_EQ(joined["summary"], whole["summary"]);
+  Outcome no_jobs = hsalit({"verify-llc", "--llc", "llc-19", "-j", "0", "--generate", bound});
+  EXPECT_EQ(no_jobs.status, 2);
+  EXPECT_NE(no_jobs.err.find("--jobs"), std::string::npos) << no_jobs.err;
+  Outcome no_engine = hsalit({"verify-llc", "--llc", "llc-19", "--engine", "cbmc", "--generate", bound});
+  EXPECT_EQ(no_engine.status, 2);
+  EXPECT_NE(no_engine.err.find("unknown engine 'cbmc'"), std::string::npos) << no_engine.err;
+}
+
 TEST_F(Cli, GenEdgesRestrictTheCycles) {
   Outcome all = hsalit({"gen", "--threads", "2", "--accesses", "2", "--orders", "rlx", "--scopes", "agent",
                         "--placements", "diff-wg", "--segments", "global", "--count"});

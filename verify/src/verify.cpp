@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "elapsed.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "parallel.hpp"
 
 namespace hsalit::verify {
 
@@ -389,31 +388,12 @@ VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::Ma
                           const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
   report.tests.resize(tests.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex progress_mutex;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (std::size_t i = next++; i < tests.size(); i = next++) {
-      try {
-        report.tests[i] = verify_test(tests[i], table, options, cache);
-      } catch (...) {
-        std::lock_guard lock(progress_mutex);
-        if (!failure) failure = std::current_exception();
-        next = tests.size();
-        return;
-      }
-      if (progress) {
-        std::lock_guard lock(progress_mutex);
-        progress(report.tests[i]);
-      }
-    }
-  };
-  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.jobs)), tests.size());
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  detail::for_each_in_parallel(
+      tests.size(), options.jobs,
+      [&](std::size_t i) { report.tests[i] = verify_test(tests[i], table, options, cache); },
+      [&](std::size_t i) {
+        if (progress) progress(report.tests[i]);
+      });
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include "elapsed.hpp"
 #include "hsalit/codegen/llc_program.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "parallel.hpp"
 
 namespace hsalit::verify {
 
@@ -133,10 +134,14 @@ VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::
                             const LlcVerifyOptions& options, ModelCache& cache,
                             const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
-  for (const litmus::Test& t : tests) {
-    report.tests.push_back(verify_via_llc(t, llc, options, cache));
-    if (progress) progress(report.tests.back());
-  }
+  report.tests.resize(tests.size());
+  // Each test runs its own llc process in its own temporary folder (run_llc).
+  detail::for_each_in_parallel(
+      tests.size(), options.jobs,
+      [&](std::size_t i) { report.tests[i] = verify_via_llc(tests[i], llc, options, cache); },
+      [&](std::size_t i) {
+        if (progress) progress(report.tests[i]);
+      });
   return report;
 }
 

@@ -23,6 +23,7 @@ struct LlcVerifyOptions {
   codegen::LlvmIrOptions ir;
   runner::SimOptions sim;
   model::CheckOptions model;
+  int jobs = 1;  // tests verified in parallel (one llc process each)
 };
 
 // Judges compiled code for a test: the model's allowed final states (computed once per test
@@ -39,6 +40,7 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
                                 ModelCache& cache);
 
+// Every test, `options.jobs` at a time; the report keeps the order of `tests`.
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
                             const LlcVerifyOptions& options, ModelCache& cache,
                             const std::function<void(const TestVerification&)>& progress = {});

@@ -1,0 +1,176 @@
+#include "verify_results.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/report.hpp"
+
+namespace hsalit::cli {
+
+namespace {
+
+// One verified test as a campaign record (results/include/hsalit/results/campaign.hpp), so
+// that `hsalit report DIR` renders verify-mapping results like a campaign's.
+results::TestRecord to_record(const verify::TestVerification& v) {
+  results::TestRecord r;
+  r.file = v.name + ".litmus";
+  r.name = v.name;
+  r.description = v.test.description;
+  const std::string text = litmus::print_litmus(v.test);
+  r.content_hash = results::content_hash(text);
+  r.condition =
+      fmt::format("{} ({})", litmus::to_string(v.test.condition.quantifier), litmus::print_prop(v.test.condition.prop));
+  r.reason = v.reason;
+  r.seconds = v.seconds;
+  switch (v.status) {
+    case verify::TestStatus::Sound: r.verdict = results::VerdictClass::Consistent; break;
+    case verify::TestStatus::Counterexample: r.verdict = results::VerdictClass::Violation; break;
+    case verify::TestStatus::Racy: r.verdict = results::VerdictClass::Undefined; break;
+    default: r.verdict = results::VerdictClass::Unknown; break;
+  }
+  auto satisfies = [&](const std::vector<litmus::ObservedRef>& refs, const std::vector<std::int64_t>& values) {
+    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+      for (std::size_t i = 0; i < refs.size(); ++i)
+        if (refs[i].thread == ref.thread && refs[i].name == ref.name) return values[i];
+      return 0;
+    };
+    return litmus::evaluate(v.test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; });
+  };
+  if (v.model) {
+    const model::CheckResult& m = *v.model;
+    for (const auto& ref : m.observed) r.observed_refs.push_back(ref.to_string());
+    r.model.status = m.unknown() ? results::StageStatus::Unknown : results::StageStatus::Ok;
+    if (m.unknown()) r.model.reason = *m.unknown_reason;
+    r.model.result = m.unknown() ? "" : std::string(model::to_string(m.verdict));
+    r.model.racy = m.racy;
+    if (m.race) r.model.race = fmt::format("{} and {}", m.race->first, m.race->second);
+    r.model.seconds = m.time_ms / 1000;
+    for (const model::Outcome& o : m.outcomes) {
+      results::AllowedOutcome a;
+      for (std::size_t i = 0; i < m.observed.size(); ++i) a.outcome.values.push_back(std::to_string(o.values[i]));
+      a.satisfies = satisfies(m.evaluated, o.values);
+      if (v.sim) {
+        for (const auto& [so, n] : v.sim->histogram) {
+          bool same = true;
+          for (std::size_t i = 0; i < v.sim->observed.size() && same; ++i)
+            for (std::size_t j = 0; j < m.evaluated.size(); ++j)
+              if (m.evaluated[j].thread == v.sim->observed[i].thread && m.evaluated[j].name == v.sim->observed[i].name)
+                same = so.values[i] == o.values[j];
+          if (same) a.observed += n;
+        }
+      }
+      r.model.allowed.push_back(std::move(a));
+    }
+  }
+  if (v.compiled) {
+    r.compile.status = results::StageStatus::Ok;
+    for (const codegen::CompiledThread& t : v.compiled->threads) {
+      results::ThreadCode code;
+      code.thread = t.thread;
+      for (const codegen::Instruction& ins : t.code)
+        code.lines.push_back(ins.origin.row.empty() ? codegen::print(ins)
+                                                    : fmt::format("{}  ; {}", codegen::print(ins), ins.origin.row));
+      r.compile.threads.push_back(std::move(code));
+    }
+  } else if (v.status == verify::TestStatus::Unsupported) {
+    r.compile.status = results::StageStatus::Unknown;
+    r.compile.reason = v.reason;
+  }
+  if (v.sim) {
+    r.run.status = v.sim->unknown ? results::StageStatus::Unknown : results::StageStatus::Ok;
+    if (v.sim->unknown) r.run.reason = *v.sim->unknown;
+    r.run.states = v.sim->states;
+    r.run.seconds = v.sim->seconds;
+    for (const auto& [o, n] : v.sim->histogram) {
+      results::ObservedOutcome obs;
+      for (std::int64_t value : o.values) obs.outcome.values.push_back(std::to_string(value));
+      obs.count = n;
+      obs.satisfies = satisfies(v.sim->observed, o.values);
+      obs.judgement = std::find(v.forbidden.begin(), v.forbidden.end(), o) != v.forbidden.end()
+                          ? results::Judgement::Forbidden
+                          : results::Judgement::Allowed;
+      r.run.histogram.push_back(std::move(obs));
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string spec_without_shard(std::string_view spec) {
+  std::vector<std::string_view> kept;
+  for (std::size_t start = 0; start <= spec.size();) {
+    std::size_t end = spec.find(',', start);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view item = spec.substr(start, end - start);
+    if (!item.starts_with("shard=")) kept.push_back(item);
+    start = end + 1;
+  }
+  return fmt::format("{}", fmt::join(kept, ","));
+}
+
+results::Verification verification_record(const verify::VerifyReport& report, const std::string& bound,
+                                          const std::vector<std::string>& rows_used,
+                                          const std::optional<verify::BoundStatistics>& statistics) {
+  results::Verification v;
+  v.bound = bound;
+  v.tests = report.total();
+  v.sound = report.count(verify::TestStatus::Sound);
+  v.counterexamples = report.count(verify::TestStatus::Counterexample);
+  v.racy = report.count(verify::TestStatus::Racy);
+  v.unsupported = report.count(verify::TestStatus::Unsupported);
+  v.unknown = report.count(verify::TestStatus::Unknown);
+  v.rows_used = results::name_set(rows_used);
+  if (statistics) {
+    const verify::BoundStatistics& s = *statistics;
+    v.statistics = {{"spaces", s.spaces},
+                    {"same_program_spaces", s.same_program_spaces},
+                    {"variations", s.variations},
+                    {"classes", s.classes},
+                    {"checked", s.checked},
+                    {"symmetric", s.symmetric},
+                    {"racy_below_racy", s.racy_below_racy},
+                    {"decided_below_weaker", s.decided_below_weaker},
+                    {"weaker_code_simulations", s.weaker_code_simulations},
+                    {"weaker_code_left_out", s.weaker_code_left_out},
+                    {"compiles", s.compiles}};
+    v.cpu_seconds = s.cpu_seconds_workers;
+  }
+  return v;
+}
+
+void record_inputs(results::CampaignInfo& info, const std::vector<std::string>& inputs, const std::string& generate,
+                   const std::optional<litmus::GenerateOptions>& generated) {
+  info.inputs = generate.empty() ? inputs : std::vector<std::string>{"--generate " + spec_without_shard(generate)};
+  if (generated && generated->shard.count > 1)
+    info.shard =
+        results::Shard{static_cast<unsigned>(generated->shard.index), static_cast<unsigned>(generated->shard.count)};
+}
+
+void write_verify_results(const std::filesystem::path& dir, results::CampaignInfo info,
+                          const verify::VerifyReport& report, results::Verification verification,
+                          const std::string& text) {
+  std::filesystem::create_directories(dir);
+  results::CampaignResults res;
+  res.info = std::move(info);
+  res.info.backend = "sim";
+  res.info.exhaustive = true;
+  for (const verify::TestVerification& v : report.tests) res.tests.push_back(to_record(v));
+  std::sort(res.tests.begin(), res.tests.end(),
+            [](const results::TestRecord& a, const results::TestRecord& b) { return a.file < b.file; });
+  res.verification = std::move(verification);
+  results::write_all(dir, res);
+  results::write_file_atomically(dir / "verify.txt", text);
+  for (const verify::TestVerification& v : report.tests)
+    if (v.counterexample) {
+      std::filesystem::create_directories(dir / "counterexamples");
+      results::write_file_atomically(dir / "counterexamples" / (v.counterexample->test.name + ".litmus"),
+                                     litmus::print_litmus(v.counterexample->test));
+    }
+}
+
+}  // namespace hsalit::cli
