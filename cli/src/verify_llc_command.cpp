@@ -60,6 +60,8 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   const std::optional<model::Engine> engine = model::engine_from_string(opt.engine);
   if (!engine) return bad(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
   options.model.engine = *engine;
+  // Every counterexample is confirmed by the other engine (as verify-mapping does).
+  options.confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, options.sim.hw))
       return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
@@ -153,7 +155,8 @@ Command add_verify_llc_command(CLI::App& app) {
   cmd->add_option("--out", opt->out,
                   "write results.json (campaign format with the verification), the reports, verify.txt and "
                   "counterexamples here");
-  cmd->add_option("--engine", opt->engine, "model engine: z3 or enum (default z3)");
+  cmd->add_option("--engine", opt->engine,
+                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
   cmd->add_option("-j,--jobs", opt->jobs, "tests verified in parallel, one llc process each (default 1)");
   return {cmd, [opt] { return run_verify_llc(*opt); }};
 }

@@ -11,6 +11,7 @@
 #include "elapsed.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "judge.hpp"
 #include "parallel.hpp"
 
 namespace hsalit::verify {
@@ -206,22 +207,36 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   } catch (const std::exception& e) {
     return finish(TestStatus::Unsupported, fmt::format("compile: {}", e.what()));
   }
+  detail::judge(v, m, options.sim, options.model, options.confirm_engine, cache);
+  v.seconds = seconds_since(start);
+  return v;
+}
+
+}  // namespace
+
+void detail::judge(TestVerification& v, const model::CheckResult& m, const runner::SimOptions& sim,
+                   const model::CheckOptions& model, std::optional<model::Engine> confirm_engine, ModelCache& cache) {
+  auto finish = [&](TestStatus status, std::string reason) {
+    v.status = status;
+    v.reason = std::move(reason);
+  };
   try {
-    v.sim = runner::run_exhaustive(v.test, *v.compiled, options.sim);
+    v.sim = runner::run_exhaustive(v.test, *v.compiled, sim);
   } catch (const std::exception& e) {
-    return finish(TestStatus::Unsupported, fmt::format("simulator: {}", e.what()));
+    // The decoder names the instruction it cannot execute (runner/src/sim_program.cpp).
+    return finish(TestStatus::Unknown, fmt::format("simulator: {}", e.what()));
   }
   if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
 
   Containment c = contained(m, *v.sim);
-  if (c.incomparable) return finish(TestStatus::Unsupported, *c.incomparable);
+  if (c.incomparable) return finish(TestStatus::Unknown, *c.incomparable);
   v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
   std::string unconfirmed;
-  if (options.confirm_engine && *options.confirm_engine != options.model.engine) {
-    model::CheckOptions second = options.model;
-    second.engine = *options.confirm_engine;
+  if (confirm_engine && *confirm_engine != model.engine) {
+    model::CheckOptions second = model;
+    second.engine = *confirm_engine;
     const model::CheckResult& m2 = cache.check(v.test, second);
     if (m2.unknown()) {
       // The second engine gave up: the counterexample stands on the first engine's word.
@@ -233,15 +248,13 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
         return finish(TestStatus::Unknown,
                       fmt::format("the model's engines disagree on this test ({} and {}): a bug of the model, please "
                                   "report it",
-                                  model::to_string(options.model.engine), model::to_string(second.engine)));
+                                  model::to_string(model.engine), model::to_string(second.engine)));
     }
   }
-  return finish(TestStatus::Counterexample,
-                fmt::format("reaches {}, which the model forbids{}",
-                            runner::format_outcome(v.test, *v.sim, v.forbidden.front()), unconfirmed));
+  finish(TestStatus::Counterexample,
+         fmt::format("reaches {}, which the model forbids{}",
+                     runner::format_outcome(v.test, *v.sim, v.forbidden.front()), unconfirmed));
 }
-
-}  // namespace
 
 std::string_view to_string(TestStatus status) {
   switch (status) {

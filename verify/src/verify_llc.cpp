@@ -10,6 +10,7 @@
 #include "elapsed.hpp"
 #include "hsalit/codegen/llc_program.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "judge.hpp"
 #include "parallel.hpp"
 
 namespace hsalit::verify {
@@ -43,7 +44,8 @@ Counterexample make_counterexample(const TestVerification& v) {
 }  // namespace
 
 TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache) {
+                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache,
+                                 std::optional<model::Engine> confirm_engine) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -59,22 +61,10 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
   v.model = m;
   if (m.unknown()) return finish(TestStatus::Unknown, "model: " + *m.unknown_reason);
   if (m.racy) return finish(TestStatus::Racy, racy_reason(m));
-  try {
-    v.sim = runner::run_exhaustive(v.test, compiled, sim);
-  } catch (const std::exception& e) {
-    // The decoder names the instruction it cannot execute (runner/src/sim_program.cpp).
-    return finish(TestStatus::Unknown, fmt::format("unsupported instruction: {}", e.what()));
-  }
-  if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
-
-  Containment c = contained(m, *v.sim);
-  if (c.incomparable) return finish(TestStatus::Unknown, *c.incomparable);
-  v.forbidden = std::move(c.forbidden);
-  if (v.forbidden.empty())
-    return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
-  v.counterexample = make_counterexample(v);
-  return finish(TestStatus::Counterexample, fmt::format("reaches {}, which the model forbids",
-                                                        runner::format_outcome(v.test, *v.sim, v.forbidden.front())));
+  detail::judge(v, m, sim, model, confirm_engine, cache);
+  if (v.status == TestStatus::Counterexample) v.counterexample = make_counterexample(v);
+  v.seconds = seconds_since(start);
+  return v;
 }
 
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
@@ -98,7 +88,7 @@ TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool
   const model::CheckResult& m = cache.check(v.test, options.model);
   if (m.unknown() || m.racy) {
     codegen::CompiledTest none;
-    TestVerification judged = verify_compiled(v.test, none, options.sim, options.model, cache);
+    TestVerification judged = verify_compiled(v.test, none, options.sim, options.model, cache, options.confirm_engine);
     judged.compiled.reset();
     judged.seconds = seconds_since(start);
     return judged;
@@ -119,7 +109,7 @@ TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool
   } catch (const std::exception& e) {
     return finish(TestStatus::Unknown, fmt::format("llc's code: {}", e.what()));
   }
-  TestVerification judged = verify_compiled(v.test, program, options.sim, options.model, cache);
+  TestVerification judged = verify_compiled(v.test, program, options.sim, options.model, cache, options.confirm_engine);
   // What llc removed, merged or reordered (not an error: the program is judged as compiled).
   std::size_t problems = 0;
   for (const codegen::LlcThread& t : compiled.threads) problems += t.problems.size();

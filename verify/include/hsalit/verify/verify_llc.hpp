@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,16 +24,20 @@ struct LlcVerifyOptions {
   codegen::LlvmIrOptions ir;
   runner::SimOptions sim;
   model::CheckOptions model;
+  // As VerifyOptions::confirm_engine: each counterexample checked again by this engine.
+  std::optional<model::Engine> confirm_engine;
   int jobs = 1;  // tests verified in parallel (one llc process each)
 };
 
 // Judges compiled code for a test: the model's allowed final states (computed once per test
 // by `cache`) against the simulator's exhaustive set. `test` must observe everything
 // (observe_everything). Sound, Counterexample (with `counterexample` filled: outcome, code,
-// trace; not minimised), Racy, or Unknown with the reason (the model or the simulator gave up,
-// or the simulator cannot execute an instruction: "unsupported instruction: ...").
+// trace; not minimised; checked again with `confirm_engine` when given), Racy, or Unknown with
+// the reason (the model or the simulator gave up, the engines disagree, or the simulator cannot
+// execute an instruction: "simulator: the simulator cannot execute '...'").
 TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache);
+                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache,
+                                 std::optional<model::Engine> confirm_engine = std::nullopt);
 
 // One test through llc: emit the IR, run llc, convert, judge. Never throws for a test: what
 // LLVM IR cannot express is Unsupported; an llc failure or code the conversion or simulator
