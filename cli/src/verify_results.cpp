@@ -14,7 +14,7 @@ namespace hsalit::cli {
 namespace {
 
 // One verified test as a campaign record (results/include/hsalit/results/campaign.hpp), so
-// that `hsalit report DIR` renders verify-mapping results like a campaign's.
+// that `hsalit report DIR` renders verify-mapping's and verify-llc's results like a campaign's.
 results::TestRecord to_record(const verify::TestVerification& v) {
   results::TestRecord r;
   r.file = v.name + ".litmus";
@@ -80,6 +80,10 @@ results::TestRecord to_record(const verify::TestVerification& v) {
     r.compile.status = results::StageStatus::Unknown;
     r.compile.reason = v.reason;
   }
+  if (v.compiled && !v.sim && v.status == verify::TestStatus::Unknown) {
+    r.run.status = results::StageStatus::Unknown;  // the simulator could not run the code
+    r.run.reason = v.reason;
+  }
   if (v.sim) {
     r.run.status = v.sim->unknown ? results::StageStatus::Unknown : results::StageStatus::Ok;
     if (v.sim->unknown) r.run.reason = *v.sim->unknown;
@@ -107,7 +111,7 @@ std::string spec_without_shard(std::string_view spec) {
     std::size_t end = spec.find(',', start);
     if (end == std::string_view::npos) end = spec.size();
     const std::string_view item = spec.substr(start, end - start);
-    if (!item.starts_with("shard=")) kept.push_back(item);
+    if (!item.empty() && !item.starts_with("shard=")) kept.push_back(item);  // as parse_generate_spec splits
     start = end + 1;
   }
   return fmt::format("{}", fmt::join(kept, ","));
