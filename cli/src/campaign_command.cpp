@@ -119,6 +119,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   }
   if (opt.instances < 1) return fail("--instances must be at least 1");
   harness.instances = opt.instances;
+  harness.sc_orders = opt.sc_orders;
   auto variant = model::model_variant_from_string(opt.model);
   if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
   auto engine = model::engine_from_string(opt.engine);

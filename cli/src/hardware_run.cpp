@@ -96,6 +96,7 @@ int run_hardware_backend(const HardwareRunOptions& hw, const HardwareRunRequest&
     return kExitBadInput;
   }
   options.hip_builtins = hw.hip_builtins;
+  options.sc_orders = req.sc_orders;
   std::string error;
   auto inc = runner::parse_incantations(hw.incantations, error);
   if (!inc) {

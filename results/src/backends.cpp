@@ -90,7 +90,7 @@ class CudaBackend final : public runner::Backend {
     return std::nullopt;
   }
   std::optional<std::vector<std::string>> own_code(const litmus::Test& test) const override {
-    return runner::cuda_thread_code(test);
+    return runner::cuda_thread_code(test, harness_.sc_orders);
   }
   runner::BackendResult run(const litmus::Test& test, const codegen::CompiledTest&,
                             const runner::BackendRequest& request) const override {

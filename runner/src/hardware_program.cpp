@@ -1017,10 +1017,24 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   return prog;
 }
 
+// The test with its scacq and screl atomics and fences made scar (HarnessOptions::sc_orders).
+litmus::Test with_seq_cst_orders(litmus::Test test) {
+  for (litmus::Thread& t : test.threads)
+    for (litmus::Instruction& ins : t.code) {
+      const bool ordered =
+          ins.kind == OpKind::Fence ||
+          ((ins.kind == OpKind::Load || ins.kind == OpKind::Store || ins.kind == OpKind::Rmw) && ins.annots.atomic);
+      if (ordered && (ins.annots.order == MemoryOrder::Acquire || ins.annots.order == MemoryOrder::Release))
+        ins.annots.order = MemoryOrder::AcquireRelease;
+    }
+  return test;
+}
+
 }  // namespace
 
-HarnessProgram generate_hip_program(const litmus::Test& test, const codegen::CompiledTest* compiled,
+HarnessProgram generate_hip_program(const litmus::Test& given, const codegen::CompiledTest* compiled,
                                     const HarnessOptions& options) {
+  const litmus::Test test = options.sc_orders ? with_seq_cst_orders(given) : given;
   HarnessOptions opt = options;
   opt.backend = HardwareBackend::Hip;
   const detail::TestFacts facts = detail::test_facts(test);
@@ -1045,7 +1059,8 @@ HarnessProgram generate_hip_program(const litmus::Test& test, const codegen::Com
                   fmt::format("hipcc --offload-arch={} -O2 -std=c++17 FILE.hip -o program", opt.target), g);
 }
 
-std::vector<std::string> cuda_thread_code(const litmus::Test& test) {
+std::vector<std::string> cuda_thread_code(const litmus::Test& given, bool sc_orders) {
+  const litmus::Test test = sc_orders ? with_seq_cst_orders(given) : given;
   HarnessOptions opt;
   opt.backend = HardwareBackend::Cuda;
   if (auto why = hardware_unsupported_reason(test, opt)) throw HardwareUnsupported(*why);
@@ -1056,7 +1071,8 @@ std::vector<std::string> cuda_thread_code(const litmus::Test& test) {
   return out;
 }
 
-HarnessProgram generate_cuda_program(const litmus::Test& test, const HarnessOptions& options) {
+HarnessProgram generate_cuda_program(const litmus::Test& given, const HarnessOptions& options) {
+  const litmus::Test test = options.sc_orders ? with_seq_cst_orders(given) : given;
   HarnessOptions opt = options;
   opt.backend = HardwareBackend::Cuda;
   const detail::TestFacts facts = detail::test_facts(test);

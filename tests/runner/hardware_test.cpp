@@ -105,6 +105,42 @@ exists (0:r0=0 /\ 1:r1=0 /\ 1:r2=0)
   EXPECT_TRUE(contains(q.source, "fence.sc.gpu; ld.acquire.gpu.b64 %0, [%1];"));
 }
 
+// With sc_orders (`--sc-orders`), scacq and screl take the seq_cst sequences: the remedy of
+// docs/mappings.md finding 1, whose store-buffering outcome an H100 shows with the plain
+// acquire/release mapping (docs/campaigns/). Fences and the emulation's C++ orders follow.
+TEST(HardwareSource, CudaScOrdersPutAnScFenceBeforeAcquireAndRelease) {
+  litmus::Test mp = load(kMp);
+  HarnessOptions o;
+  o.backend = HardwareBackend::Cuda;
+  o.target = "sm_90";
+  o.sc_orders = true;
+  const HarnessProgram p = generate_cuda_program(mp, o);
+  EXPECT_TRUE(contains(p.source, "fence.sc.cta; st.relaxed.cta.b32 [%0], %1;")) << p.source;  // screl wg
+  EXPECT_TRUE(contains(p.source, "fence.sc.gpu; ld.acquire.gpu.b32 %0, [%1];"));              // scacq agent
+  EXPECT_FALSE(contains(p.source, "st.release"));
+  EXPECT_TRUE(contains(p.source, ".load(std::memory_order_seq_cst)"));  // the host-emulation bodies
+  EXPECT_TRUE(contains(p.source, "std::memory_order_seq_cst);"));
+  HarnessOptions plain = o;
+  plain.sc_orders = false;
+  EXPECT_FALSE(contains(generate_cuda_program(mp, plain).source, ".load(std::memory_order_seq_cst)"));
+  const std::vector<std::string> shown = cuda_thread_code(mp, true);
+  EXPECT_TRUE(contains(shown[1], "fence.sc.gpu; ld.acquire.gpu.b32")) << shown[1];
+  EXPECT_FALSE(contains(cuda_thread_code(mp)[1], "fence.sc")) << cuda_thread_code(mp)[1];
+
+  litmus::Test fences = parse(R"(LISA FENCES
+{ x = 0; }
+ P0           | P1          ;
+ f[screl,agent] | f[scacq,wg] ;
+ w[atomic,rlx,agent] x 1 | r[atomic,rlx,agent] r0 x ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1)
+)");
+  const HarnessProgram f = generate_cuda_program(fences, o);
+  EXPECT_TRUE(contains(f.source, "fence.sc.gpu;")) << f.source;
+  EXPECT_TRUE(contains(f.source, "fence.sc.cta;"));
+  EXPECT_FALSE(contains(f.source, "fence.acq_rel"));
+}
+
 TEST(HardwareSource, UnsupportedTestsSayWhy) {
   HarnessOptions o;
   o.hip_builtins = true;

@@ -53,6 +53,10 @@ struct HarnessOptions {
   // HIP only: __hip_atomic_* builtins (the compiler's own mapping) instead of the mapping
   // table's GCN sequences as inline assembly.
   bool hip_builtins = false;
+  // scacq and screl atomics and fences as scar (seq_cst), as `--sc-orders` selects a table's
+  // seq_cst rows (docs/mappings.md, finding 1): CUDA `fence.sc` before the access, seq_cst
+  // builtins and C++ orders. HIP inline assembly takes the code compiled with that option.
+  bool sc_orders = false;
   Incantations incantations;
   int instances = 1024;            // test instances per kernel launch
   std::uint64_t iterations = 100;  // kernel launches
@@ -113,8 +117,9 @@ HarnessProgram generate_hip_program(const litmus::Test& test, const codegen::Com
 // A CUDA program: inline PTX per memory operation (docs/hardware.md, "CUDA mapping").
 HarnessProgram generate_cuda_program(const litmus::Test& test, const HarnessOptions& options);
 // Each thread's device code in the CUDA program (inline PTX per memory operation), as it
-// appears in the generated source. Throws HardwareUnsupported for a test the harness cannot run.
-std::vector<std::string> cuda_thread_code(const litmus::Test& test);
+// appears in the generated source (with HarnessOptions::sc_orders when `sc_orders`). Throws
+// HardwareUnsupported for a test the harness cannot run.
+std::vector<std::string> cuda_thread_code(const litmus::Test& test, bool sc_orders = false);
 
 // The compilers: HIP: `hipcc` (HSALIT_HIPCC, else PATH); CUDA: HSALIT_NVCC, else `nvcc` in
 // PATH, else /usr/local/cuda/bin/nvcc; host emulation: HSALIT_CXX, else c++, g++, clang++.
