@@ -28,22 +28,15 @@ namespace hsalit::cli {
 namespace {
 
 struct VerifyCommandOptions {
-  std::vector<std::string> inputs;
-  std::string generate;
+  VerifyRunOptions run;
   std::string mapping_file;
   std::string table;
   std::string target = "gfx900";
   std::string flavour = "hsa";
-  bool sc_orders = false;
-  std::vector<std::string> assume;
-  double timeout = 60;
   bool no_minimise = false;
   bool mutate = false;
   std::string larger;
-  std::string out;
   bool every_variation = false;
-  std::string engine = "z3";
-  int jobs = 1;
 };
 
 std::string bound_text(const litmus::GenerateOptions& o, std::string_view spec) {
@@ -58,8 +51,6 @@ int run_verify(const VerifyCommandOptions& opt) {
     fmt::print(stderr, "hsalit verify-mapping: error: {}\n", message);
     return kExitBadInput;
   };
-  if (opt.inputs.empty() == opt.generate.empty())
-    return bad("give test files or folders, or --generate SPEC (one of the two)");
   if (!opt.mapping_file.empty() && !opt.table.empty()) return bad("--mapping and --table exclude each other");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target* target = catalog.find(opt.target);
@@ -68,19 +59,10 @@ int run_verify(const VerifyCommandOptions& opt) {
   verify::VerifyOptions options;
   options.target = opt.target;
   options.compile.flavour = opt.flavour;
-  options.compile.sc_acquire_release = opt.sc_orders;
+  options.compile.sc_acquire_release = opt.run.sc_orders;
   options.minimise = !opt.no_minimise;
-  options.sim.timeout_seconds = opt.timeout;
-  options.jobs = opt.jobs;
-  if (opt.jobs < 1) return bad("--jobs must be at least 1");
-  const std::optional<model::Engine> engine = model::engine_from_string(opt.engine);
-  if (!engine) return bad(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
-  options.model.engine = *engine;
-  // Every counterexample is confirmed by the other engine.
-  options.confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
-  for (const std::string& a : opt.assume)
-    if (!runner::apply_assumption(a, options.sim.hw))
-      return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
+  options.jobs = opt.run.jobs;
+  if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
 
   std::optional<codegen::MappingTable> table;
   try {
@@ -97,10 +79,10 @@ int run_verify(const VerifyCommandOptions& opt) {
   std::string bound, larger_bound;
   std::optional<litmus::GenerateOptions> generated, larger_generated;
   try {
-    if (!opt.generate.empty()) {
-      generated = litmus::parse_generate_spec(opt.generate);
+    if (!opt.run.generate.empty()) {
+      generated = litmus::parse_generate_spec(opt.run.generate);
       const litmus::GenerateOptions& g = *generated;
-      bound = bound_text(g, opt.generate);
+      bound = bound_text(g, opt.run.generate);
       if (opt.mutate && (opt.larger.empty() ? g.cycles.empty() : true)) {
         larger_generated = opt.larger.empty() ? g : litmus::parse_generate_spec(opt.larger);
         if (opt.larger.empty()) ++larger_generated->max_accesses;
@@ -109,7 +91,7 @@ int run_verify(const VerifyCommandOptions& opt) {
                                           : opt.larger;
       }
     } else {
-      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.inputs);
+      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.run.inputs);
       if (!read) return kExitBadInput;
       tests = std::move(*read);
       bound = fmt::format("{} given tests", tests.size());
@@ -175,28 +157,17 @@ int run_verify(const VerifyCommandOptions& opt) {
     fmt::print("\n{}", verify::render_text(*mutation));
   }
 
-  if (!opt.out.empty()) {
+  if (!opt.run.out.empty()) {
     try {
-      results::CampaignInfo info;
-      info.hsalit_version = HSALIT_VERSION;
-      info.target = opt.target;
-      info.mapping = table->name();
-      info.mapping_file = opt.mapping_file;
-      info.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
-      info.flavour = opt.flavour;
-      info.engine = opt.engine;
-      info.sc_orders = opt.sc_orders;
-      info.assumptions = results::name_set(opt.assume);
-      info.time_limit_seconds = opt.timeout;
-      record_inputs(info, opt.inputs, opt.generate, generated);
-      info.started = started_at;
-      info.finished = results::utc_now();
-      info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const std::filesystem::path dir(opt.out);
-      write_verify_results(dir, std::move(info), report,
-                           verification_record(report, generated ? spec_without_shard(opt.generate) : bound, rows_used,
-                                               bound_statistics),
-                           text);
+      results::CampaignInfo code_origin;
+      code_origin.target = opt.target;
+      code_origin.mapping = table->name();
+      code_origin.mapping_file = opt.mapping_file;
+      code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
+      code_origin.flavour = opt.flavour;
+      write_verify_results(std::move(code_origin), opt.run, generated, started, started_at, report, rows_used,
+                           bound_statistics, text);
+      const std::filesystem::path dir(opt.run.out);
       if (mutation) {
         results::write_file_atomically(dir / "mutation.txt", verify::render_text(*mutation));
         results::write_file_atomically(dir / "mutation.json", verify::to_json(*mutation).dump(2) + "\n");
@@ -216,30 +187,20 @@ Command add_verify_command(CLI::App& app) {
       "verify-mapping",
       "Check that a mapping table is sound up to a bound: on every race-free test, every final state the "
       "simulator reaches is one the model allows");
-  cmd->add_option("inputs", opt->inputs, "litmus files or folders");
-  cmd->add_option("--generate", opt->generate,
-                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
-                  "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)");
+  add_run_options(*cmd, opt->run);
   cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
-  cmd->add_flag("--sc-orders", opt->sc_orders,
+  cmd->add_flag("--sc-orders", opt->run.sc_orders,
                 "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
-  cmd->add_option("--assume", opt->assume, fmt::format("hardware assumption: {}", runner::kAssumptionNames))
-      ->allow_extra_args(false);
-  cmd->add_option("--timeout", opt->timeout, "simulator seconds per test (default 60)");
   cmd->add_flag("--no-minimise", opt->no_minimise, "report counterexamples as found, without shrinking them");
   cmd->add_flag("--mutate", opt->mutate,
                 "mutation score: remove each instruction and clear each cache bit of each used row, verify again");
   cmd->add_option("--larger", opt->larger,
                   "the bound on which surviving mutants are checked (default: --generate with one more access)");
-  cmd->add_option("--out", opt->out, "write results.json, the campaign reports, verify.txt and counterexamples here");
   cmd->add_flag("--every-variation", opt->every_variation,
                 "--generate: check every test of the bound, not one per class of variations with the same code");
-  cmd->add_option("--engine", opt->engine,
-                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
-  cmd->add_option("-j,--jobs", opt->jobs, "tests verified in parallel (default 1)");
   return {cmd, [opt] { return run_verify(*opt); }};
 }
 

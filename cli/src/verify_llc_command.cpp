@@ -23,18 +23,11 @@ namespace hsalit::cli {
 namespace {
 
 struct VerifyLlcOptions {
-  std::vector<std::string> inputs;
-  std::string generate;
+  VerifyRunOptions run;
   std::string llc = "llc";
   std::string mcpu = "gfx900";
   bool volatile_ordinary = false;
-  bool sc_orders = false;
-  std::vector<std::string> assume;
-  double timeout = 60;
   bool json = false;
-  std::string out;
-  std::string engine = "z3";
-  int jobs = 1;
 };
 
 int run_verify_llc(const VerifyLlcOptions& opt) {
@@ -44,8 +37,6 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
     fmt::print(stderr, "hsalit verify-llc: error: {}\n", message);
     return kExitBadInput;
   };
-  if (opt.inputs.empty() == opt.generate.empty())
-    return bad("give test files or folders, or --generate SPEC (one of the two)");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   if (!catalog.find(opt.mcpu))
     return bad(fmt::format("unknown target '{}' (known: {})", opt.mcpu, fmt::join(catalog.names(), ", ")));
@@ -53,18 +44,9 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   verify::LlcVerifyOptions options;
   options.target = opt.mcpu;
   options.ir.volatile_ordinary = opt.volatile_ordinary;
-  options.ir.sc_orders = opt.sc_orders;
-  options.sim.timeout_seconds = opt.timeout;
-  if (opt.jobs < 1) return bad("--jobs must be at least 1");
-  options.jobs = opt.jobs;
-  const std::optional<model::Engine> engine = model::engine_from_string(opt.engine);
-  if (!engine) return bad(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
-  options.model.engine = *engine;
-  // Every counterexample is confirmed by the other engine (as verify-mapping does).
-  options.confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
-  for (const std::string& a : opt.assume)
-    if (!runner::apply_assumption(a, options.sim.hw))
-      return bad(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
+  options.ir.sc_orders = opt.run.sc_orders;
+  options.jobs = opt.run.jobs;
+  if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
 
   codegen::LlcTool llc;
   try {
@@ -76,11 +58,11 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   std::vector<litmus::Test> tests;
   std::optional<litmus::GenerateOptions> generated;
   try {
-    if (!opt.generate.empty()) {
-      generated = litmus::parse_generate_spec(opt.generate);
+    if (!opt.run.generate.empty()) {
+      generated = litmus::parse_generate_spec(opt.run.generate);
       for (auto& t : litmus::generate_tests(*generated)) tests.push_back(std::move(t.test));
     } else {
-      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.inputs);
+      std::optional<std::vector<litmus::Test>> read = read_all_tests(opt.run.inputs);
       if (!read) return kExitBadInput;
       tests = std::move(*read);
     }
@@ -102,29 +84,19 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   } else {
     fmt::print("{}", text);
   }
-  if (!opt.out.empty()) {
+  if (!opt.run.out.empty()) {
     try {
       // The compiler stands where a campaign names its table: llc's name, its path and a hash
       // of its version and flags (the code depends on them), and the IR's flavour.
-      results::CampaignInfo info;
-      info.hsalit_version = HSALIT_VERSION;
-      info.target = opt.mcpu;
-      info.mapping = llc.name;
-      info.mapping_file = llc.path.string();
-      info.mapping_hash = results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
-      info.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
-      info.engine = opt.engine;
-      info.sc_orders = opt.sc_orders;
-      info.assumptions = results::name_set(opt.assume);
-      info.time_limit_seconds = opt.timeout;
-      record_inputs(info, opt.inputs, opt.generate, generated);
-      info.started = started_at;
-      info.finished = results::utc_now();
-      info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const std::string bound =
-          generated ? spec_without_shard(opt.generate) : fmt::format("{} given tests", tests.size());
-      write_verify_results(opt.out, std::move(info), report,
-                           verification_record(report, bound, verify::rows_used(report), std::nullopt), text);
+      results::CampaignInfo code_origin;
+      code_origin.target = opt.mcpu;
+      code_origin.mapping = llc.name;
+      code_origin.mapping_file = llc.path.string();
+      code_origin.mapping_hash =
+          results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
+      code_origin.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
+      write_verify_results(std::move(code_origin), opt.run, generated, started, started_at, report,
+                           verify::rows_used(report), std::nullopt, text);
     } catch (const std::exception& e) {
       return bad(e.what());
     }
@@ -140,24 +112,12 @@ Command add_verify_llc_command(CLI::App& app) {
       "verify-llc",
       "Check a real llc's code: on every race-free test, every final state the simulator reaches with the test "
       "compiled by llc is one the model allows");
-  cmd->add_option("inputs", opt->inputs, "litmus files or folders");
-  cmd->add_option("--generate", opt->generate,
-                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,...] (docs/generation.md)");
+  add_run_options(*cmd, opt->run);
   cmd->add_option("--llc", opt->llc, "the llc: llc-19, llc, or a path (default llc)");
   cmd->add_option("--mcpu", opt->mcpu, "processor (default gfx900)");
   cmd->add_flag("--volatile", opt->volatile_ordinary, "ordinary accesses become volatile in the IR");
-  cmd->add_flag("--sc-orders", opt->sc_orders, "scacq and screl become seq_cst in the IR");
-  cmd->add_option("--assume", opt->assume,
-                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
-      ->allow_extra_args(false);
-  cmd->add_option("--timeout", opt->timeout, "simulator seconds per test (default 60)");
+  cmd->add_flag("--sc-orders", opt->run.sc_orders, "scacq and screl become seq_cst in the IR");
   cmd->add_flag("--json", opt->json, "one JSON object per test, then a summary object");
-  cmd->add_option("--out", opt->out,
-                  "write results.json (campaign format with the verification), the reports, verify.txt and "
-                  "counterexamples here");
-  cmd->add_option("--engine", opt->engine,
-                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
-  cmd->add_option("-j,--jobs", opt->jobs, "tests verified in parallel, one llc process each (default 1)");
   return {cmd, [opt] { return run_verify_llc(*opt); }};
 }
 

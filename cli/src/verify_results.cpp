@@ -7,6 +7,7 @@
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
 
 namespace hsalit::cli {
@@ -103,8 +104,7 @@ results::TestRecord to_record(const verify::TestVerification& v) {
   return r;
 }
 
-}  // namespace
-
+// A `--generate` spec without its `shard=I/N` item: what the shards of one bound share.
 std::string spec_without_shard(std::string_view spec) {
   std::vector<std::string_view> kept;
   for (std::size_t start = 0; start <= spec.size();) {
@@ -147,26 +147,72 @@ results::Verification verification_record(const verify::VerifyReport& report, co
   return v;
 }
 
-void record_inputs(results::CampaignInfo& info, const std::vector<std::string>& inputs, const std::string& generate,
-                   const std::optional<litmus::GenerateOptions>& generated) {
-  info.inputs = generate.empty() ? inputs : std::vector<std::string>{"--generate " + spec_without_shard(generate)};
+}  // namespace
+
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
+  cmd.add_option("inputs", run.inputs, "litmus files or folders");
+  cmd.add_option("--generate", run.generate,
+                 "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
+                 "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)");
+  cmd.add_option("--assume", run.assume,
+                 fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
+      ->allow_extra_args(false);
+  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)");
+  cmd.add_option("--engine", run.engine,
+                 "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
+  cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (default 1)");
+  cmd.add_option("--out", run.out,
+                 "write results.json (campaign format with the verification), the reports, verify.txt and "
+                 "counterexamples here");
+}
+
+std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
+                                             model::CheckOptions& model, std::optional<model::Engine>& confirm_engine) {
+  if (run.inputs.empty() == run.generate.empty())
+    return "give test files or folders, or --generate SPEC (one of the two)";
+  if (run.jobs < 1) return "--jobs must be at least 1";
+  const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
+  if (!engine) return fmt::format("unknown engine '{}' (z3, enum)", run.engine);
+  model.engine = *engine;
+  confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
+  sim.timeout_seconds = run.timeout;
+  for (const std::string& a : run.assume)
+    if (!runner::apply_assumption(a, sim.hw))
+      return fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames);
+  return std::nullopt;
+}
+
+void write_verify_results(results::CampaignInfo info, const VerifyRunOptions& run,
+                          const std::optional<litmus::GenerateOptions>& generated,
+                          std::chrono::steady_clock::time_point started, const std::string& started_at,
+                          const verify::VerifyReport& report, const std::vector<std::string>& rows_used,
+                          const std::optional<verify::BoundStatistics>& statistics, const std::string& text) {
+  info.hsalit_version = HSALIT_VERSION;
+  info.backend = "sim";
+  info.exhaustive = true;
+  info.engine = run.engine;
+  info.sc_orders = run.sc_orders;
+  info.assumptions = results::name_set(run.assume);
+  info.time_limit_seconds = run.timeout;
+  info.inputs =
+      run.generate.empty() ? run.inputs : std::vector<std::string>{"--generate " + spec_without_shard(run.generate)};
   if (generated && generated->shard.count > 1)
     info.shard =
         results::Shard{static_cast<unsigned>(generated->shard.index), static_cast<unsigned>(generated->shard.count)};
-}
+  info.started = started_at;
+  info.finished = results::utc_now();
+  info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-void write_verify_results(const std::filesystem::path& dir, results::CampaignInfo info,
-                          const verify::VerifyReport& report, results::Verification verification,
-                          const std::string& text) {
+  const std::filesystem::path dir(run.out);
   std::filesystem::create_directories(dir);
   results::CampaignResults res;
   res.info = std::move(info);
-  res.info.backend = "sim";
-  res.info.exhaustive = true;
   for (const verify::TestVerification& v : report.tests) res.tests.push_back(to_record(v));
   std::sort(res.tests.begin(), res.tests.end(),
             [](const results::TestRecord& a, const results::TestRecord& b) { return a.file < b.file; });
-  res.verification = std::move(verification);
+  const std::string bound =
+      run.generate.empty() ? fmt::format("{} given tests", report.total()) : spec_without_shard(run.generate);
+  res.verification = verification_record(report, bound, rows_used, statistics);
   results::write_all(dir, res);
   results::write_file_atomically(dir / "verify.txt", text);
   for (const verify::TestVerification& v : report.tests)

@@ -1,41 +1,58 @@
-// The results folder of `verify-mapping` and `verify-llc` (docs/verification.md, "Results"):
-// the campaign format (results.json and its reports) with a verification block, the text
-// report as verify.txt, and each counterexample's test.
+// What `verify-mapping` and `verify-llc` share: the options of a run (tests, model engine,
+// simulator assumptions, jobs, output) and its results folder (docs/verification.md,
+// "Results"): the campaign format (results.json and its reports) with a verification block,
+// the text report as verify.txt, and each counterexample's test.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "hsalit/litmus/generate.hpp"
+#include "hsalit/model/checker.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/runner/sim.hpp"
 #include "hsalit/verify/bound.hpp"
 #include "hsalit/verify/verify.hpp"
 
 namespace hsalit::cli {
 
-// A `--generate` spec without its `shard=I/N` item: what the shards of one bound share.
-std::string spec_without_shard(std::string_view spec);
+struct VerifyRunOptions {
+  std::vector<std::string> inputs;  // litmus files or folders
+  std::string generate;             // or a --generate spec
+  bool sc_orders = false;           // each command says what it selects
+  std::vector<std::string> assume;
+  double timeout = 60;  // simulator seconds per test
+  std::string engine = "z3";
+  int jobs = 1;
+  std::string out;  // the results folder, or none
+};
 
-// The inputs a run records: the files and folders given, or `--generate SPEC` without the
-// shard, which goes to `info.shard`, so that `hsalit results merge` joins the shards of a
-// bound into the bound's verification (and refuses an incomplete set).
-void record_inputs(results::CampaignInfo& info, const std::vector<std::string>& inputs, const std::string& generate,
-                   const std::optional<litmus::GenerateOptions>& generated);
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j and --out.
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 
-// The verification as results.json records it: counts, rows used, the bound's statistics
-// (when the tests were a generated bound verified by classes).
-results::Verification verification_record(const verify::VerifyReport& report, const std::string& bound,
-                                          const std::vector<std::string>& rows_used,
-                                          const std::optional<verify::BoundStatistics>& statistics);
+// Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
+// applies them: the simulator's time limit and assumptions, the model's engine, and the other
+// engine to confirm counterexamples. Returns the error for the user, if any.
+std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
+                                             model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
 
-// Writes `dir`: results.json (the report's kept tests as campaign records, `verification`),
-// the campaign reports, `text` as verify.txt, and counterexamples/NAME.litmus. Every file is
-// written atomically; throws what the writes throw.
-void write_verify_results(const std::filesystem::path& dir, results::CampaignInfo info,
-                          const verify::VerifyReport& report, results::Verification verification,
-                          const std::string& text);
+// Writes `run.out`: results.json (the report's kept tests as campaign records, and the
+// verification: counts, rows used, the bound's statistics when the tests were a generated
+// bound verified by classes), the campaign reports, `text` as verify.txt, and
+// counterexamples/NAME.litmus. `code_origin` says where the code came from (target, mapping
+// and its file, hash and flavour: a table or an llc); the run's settings and times are added
+// here. A shard of a bound is recorded as the bound and its shard, so that `hsalit results
+// merge` joins the shards into the bound's verification. Every file is written atomically;
+// throws what the writes throw.
+void write_verify_results(results::CampaignInfo code_origin, const VerifyRunOptions& run,
+                          const std::optional<litmus::GenerateOptions>& generated,
+                          std::chrono::steady_clock::time_point started, const std::string& started_at,
+                          const verify::VerifyReport& report, const std::vector<std::string>& rows_used,
+                          const std::optional<verify::BoundStatistics>& statistics, const std::string& text);
 
 }  // namespace hsalit::cli
