@@ -1,12 +1,9 @@
 // `hsalit check FILE...`: the model's verdict on each test, as herd7 prints it or as JSON.
 #include <fmt/format.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "commands.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -14,6 +11,7 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/support/parallel.hpp"
 
 namespace hsalit::cli {
 
@@ -119,37 +117,31 @@ int run_check(const CheckCommandOptions& opt) {
   std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
   std::vector<FileReport> reports(files.size());
   std::vector<char> done(files.size(), 0);
-  std::atomic<std::size_t> next{0};
-  std::mutex print_mutex;
   std::size_t printed = 0;
   if (opt.summary && !opt.json)
     fmt::print("{:<48} {:<8} {:<5} {:>6} {:>10}\n", "test", "result", "racy", "states", "time (ms)");
-  // Workers check files in any order; reports are printed in input order as they complete.
-  auto worker = [&] {
-    for (std::size_t i; (i = next++) < files.size();) {
-      FileReport rep;
-      try {
-        rep = check_file(files[i], opt, *variant, *engine);
-      } catch (const std::exception& e) {
-        rep.err = fmt::format("{}: error: {}\n", files[i].string(), e.what());
-        rep.bad_input = true;
-      }
-      std::lock_guard lock(print_mutex);
-      reports[i] = std::move(rep);
-      done[i] = 1;
-      while (printed < files.size() && done[printed]) {
-        fmt::print(stderr, "{}", reports[printed].err);
-        fmt::print("{}", reports[printed].out);
-        std::fflush(stdout);
-        ++printed;
-      }
-    }
-  };
-  unsigned jobs = opt.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : opt.jobs;
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < std::min<std::size_t>(jobs, files.size()); ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  // Files are checked in any order; reports are printed in input order as they complete.
+  support::parallel_for_each(
+      files.size(), opt.jobs == 0 ? support::default_jobs() : static_cast<int>(opt.jobs),
+      [&](std::size_t i) {
+        FileReport rep;
+        try {
+          rep = check_file(files[i], opt, *variant, *engine);
+        } catch (const std::exception& e) {
+          rep.err = fmt::format("{}: error: {}\n", files[i].string(), e.what());
+          rep.bad_input = true;
+        }
+        reports[i] = std::move(rep);
+      },
+      [&](std::size_t i) {
+        done[i] = 1;
+        while (printed < files.size() && done[printed]) {
+          fmt::print(stderr, "{}", reports[printed].err);
+          fmt::print("{}", reports[printed].out);
+          std::fflush(stdout);
+          ++printed;
+        }
+      });
   bool bad = false, failed = false;
   std::size_t unknown = 0, racy = 0, met = 0, bad_files = 0;
   for (const FileReport& r : reports) {

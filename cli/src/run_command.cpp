@@ -2,8 +2,8 @@
 // simulator), printing a litmus7-style histogram.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 #include "commands.hpp"
@@ -14,6 +14,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/sim.hpp"
+#include "hsalit/support/parallel.hpp"
 #include "run_output.hpp"
 
 namespace hsalit::cli {
@@ -118,7 +119,7 @@ int run_run(const RunCommandOptions& opt) {
   runner::SimOptions so;
   so.timeout_seconds = opt.timeout;
   so.keep_traces = opt.exhaustive;
-  so.jobs = opt.jobs > 0 ? opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  so.jobs = opt.jobs > 0 ? opt.jobs : support::default_jobs();
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, so.hw)) {
       fmt::print(stderr, "hsalit run: error: unknown assumption '{}' ({})\n", a, runner::kAssumptionNames);

@@ -3,17 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <ctime>
 #include <exception>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/parser.hpp"
@@ -22,6 +19,7 @@
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/journal.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/parallel.hpp"
 
 namespace hsalit::results {
 
@@ -370,37 +368,25 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
   Progress progress;
   progress.total = run.files.size();
   progress.done = progress.resumed = done.size();
-  std::mutex mutex;
   if (run.on_progress) run.on_progress(progress);
-  std::atomic<std::size_t> next{0};
+  // Each test's record, from its run until the progress step moves it into `done`.
+  std::vector<TestRecord> records(pending.size());
   // A failure to journal (disk full, folder removed) stops the campaign: what is journalled
   // so far stays resumable.
-  std::exception_ptr failure;
-  auto worker = [&] {
-    for (std::size_t i; (i = next++) < pending.size();) {
-      try {
-        TestRecord rec = run_test(pending[i], context);
-        journal->append(rec);
-        std::lock_guard lock(mutex);
-        done.push_back(std::move(rec));
+  support::parallel_for_each(
+      pending.size(), run.jobs == 0 ? support::default_jobs() : static_cast<int>(run.jobs),
+      [&](std::size_t i) {
+        records[i] = run_test(pending[i], context);
+        journal->append(records[i]);
+      },
+      [&](std::size_t i) {
+        done.push_back(std::move(records[i]));
         ++progress.done;
         progress.elapsed_seconds = seconds_since(start);
         progress.last = &done.back();
         if (run.on_progress) run.on_progress(progress);
         progress.last = nullptr;
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = pending.size();
-      }
-    }
-  };
-  unsigned jobs = run.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : run.jobs;
-  std::vector<std::jthread> pool;
-  for (unsigned j = 1; j < std::min<std::size_t>(jobs, pending.size()); ++j) pool.emplace_back(worker);
-  worker();
-  pool.clear();
-  if (failure) std::rethrow_exception(failure);
+      });
 
   CampaignResults results;
   info.finished = utc_now();

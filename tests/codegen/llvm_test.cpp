@@ -7,11 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <thread>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/llc.hpp"
@@ -20,6 +18,7 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/support/parallel.hpp"
 #include "litmus_support.hpp"
 
 namespace hsalit::codegen {
@@ -60,18 +59,6 @@ bool require_tool(const std::string& name) {
   if (find_program(name)) return true;
   ADD_FAILURE() << fmt::format("{} not found: install Debian package {}", name, debian_package_for(name));
   return false;
-}
-
-// fn(0) ... fn(n-1) on all cores (each call runs an LLVM tool, which is the slow part).
-template <typename Fn>
-void parallel_for(std::size_t n, Fn fn) {
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> workers;
-  for (unsigned w = 0; w < std::max(1u, std::thread::hardware_concurrency()); ++w)
-    workers.emplace_back([&] {
-      for (std::size_t i = next++; i < n; i = next++) fn(i);
-    });
-  for (std::thread& w : workers) w.join();
 }
 
 // Runs `opt-19 -passes=verify` on the module; "" when it is valid, else opt's messages.
@@ -180,7 +167,8 @@ TEST(LlvmIr, EveryBundledTestVerifies) {
   ASSERT_GT(bundled().size(), 50u);
   const std::vector<LlvmIrOptions> modes = {{}, {.generic = true}, {.volatile_ordinary = true}};
   std::vector<std::string> errors(bundled().size() * modes.size());
-  parallel_for(errors.size(), [&](std::size_t i) {
+  // On all cores: each call runs an LLVM tool, which is the slow part.
+  support::parallel_for_each(errors.size(), support::default_jobs(), [&](std::size_t i) {
     errors[i] = verify(emit_llvm_ir(bundled()[i / modes.size()].test, modes[i % modes.size()]).text);
   });
   for (std::size_t i = 0; i < errors.size(); ++i)
@@ -354,7 +342,7 @@ struct LlcRun {
 // Every bundled test through llc, in parallel.
 std::vector<LlcRun> run_all(const LlcTool& llc, const Target& target, const LlvmIrOptions& options) {
   std::vector<LlcRun> runs(bundled().size());
-  parallel_for(runs.size(), [&](std::size_t i) {
+  support::parallel_for_each(runs.size(), support::default_jobs(), [&](std::size_t i) {
     const litmus::Test& t = bundled()[i].test;
     runs[i].module = emit_llvm_ir(t, options);
     runs[i].result = import_llc_assembly(run_llc(llc, runs[i].module.text, target), t, runs[i].module, target);

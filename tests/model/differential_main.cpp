@@ -20,10 +20,10 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include "differential.hpp"
+#include "hsalit/support/parallel.hpp"
 
 namespace {
 
@@ -51,7 +51,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
 int main(int argc, char** argv) {
   CLI::App app{"Differential testing of the Z3 and enumeration engines on random litmus tests"};
   std::uint64_t count = 100000, first = 1;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs = static_cast<unsigned>(hsalit::support::default_jobs());
   std::string models = "hsa", failures;
   double timeout = 120;
   int max_threads = 4, max_instructions = 4, max_total = 10;
@@ -108,7 +108,6 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Totals totals;
-  std::atomic<std::uint64_t> next{0};
   double last_report = 0;
 
   auto record_failure = [&](std::uint64_t seed, const hsalit::litmus::Test& test, ModelVariant v,
@@ -126,68 +125,61 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
 
-  auto worker = [&] {
-    for (;;) {
-      const std::uint64_t i = next.fetch_add(1);
-      if (i >= count) return;
-      const std::uint64_t seed = first + i;
-      bool ok = true;
-      try {
-        const hsalit::litmus::Test test = hsalit::litmus::random_test(seed, options);
-        for (ModelVariant v : variants) {
-          auto c = hsalit::testing::compare_engines(test, v, timeout);
-          const double ms = c.z3.time_ms + c.enumeration.time_ms;
-          {
-            std::lock_guard lock(totals.mutex);
-            if (verbose) {
-              fmt::print("seed {} {}: z3 {:.1f} ms, enum {:.1f} ms, {} outcomes{}\n", seed, to_string(v), c.z3.time_ms,
-                         c.enumeration.time_ms, c.z3.outcomes.size(), c.z3.racy ? ", racy" : "");
-              std::fflush(stdout);
-            }
-            if (ms > totals.slowest_ms) {
-              totals.slowest_ms = ms;
-              totals.slowest = fmt::format("seed {} under {} (z3 {:.0f} ms, enum {:.0f} ms)", seed, to_string(v),
-                                           c.z3.time_ms, c.enumeration.time_ms);
-            }
+  // Each seed on its own; the task prints (under totals.mutex) as it goes.
+  hsalit::support::parallel_for_each(static_cast<std::size_t>(count), static_cast<int>(jobs), [&](std::size_t i) {
+    const std::uint64_t seed = first + i;
+    bool ok = true;
+    try {
+      const hsalit::litmus::Test test = hsalit::litmus::random_test(seed, options);
+      for (ModelVariant v : variants) {
+        auto c = hsalit::testing::compare_engines(test, v, timeout);
+        const double ms = c.z3.time_ms + c.enumeration.time_ms;
+        {
+          std::lock_guard lock(totals.mutex);
+          if (verbose) {
+            fmt::print("seed {} {}: z3 {:.1f} ms, enum {:.1f} ms, {} outcomes{}\n", seed, to_string(v), c.z3.time_ms,
+                       c.enumeration.time_ms, c.z3.outcomes.size(), c.z3.racy ? ", racy" : "");
+            std::fflush(stdout);
           }
-          std::string problem = c.difference;
-          if (c.agree) {
-            const auto sc = hsalit::testing::compare_with_sc(test, c.z3);
-            problem = sc.missing;
-            // --sc-atomics: the theorem of HSA SysArch 3.12 on race-free tests.
-            if (sc_only && v == ModelVariant::Hsa && !c.z3.racy) {
-              totals.race_free++;
-              problem += sc.not_sc;
-            }
+          if (ms > totals.slowest_ms) {
+            totals.slowest_ms = ms;
+            totals.slowest = fmt::format("seed {} under {} (z3 {:.0f} ms, enum {:.0f} ms)", seed, to_string(v),
+                                         c.z3.time_ms, c.enumeration.time_ms);
           }
-          if (problem.empty()) continue;
-          ok = false;
-          (c.undecided ? totals.undecided : c.agree ? totals.not_sc : totals.disagreements)++;
-          record_failure(seed, test, v, problem);
         }
-      } catch (const std::exception& e) {
+        std::string problem = c.difference;
+        if (c.agree) {
+          const auto sc = hsalit::testing::compare_with_sc(test, c.z3);
+          problem = sc.missing;
+          // --sc-atomics: the theorem of HSA SysArch 3.12 on race-free tests.
+          if (sc_only && v == ModelVariant::Hsa && !c.z3.racy) {
+            totals.race_free++;
+            problem += sc.not_sc;
+          }
+        }
+        if (problem.empty()) continue;
         ok = false;
-        totals.errors++;
-        std::lock_guard lock(totals.mutex);
-        fmt::print("FAIL seed {}: {}\n", seed, e.what());
+        (c.undecided ? totals.undecided : c.agree ? totals.not_sc : totals.disagreements)++;
+        record_failure(seed, test, v, problem);
       }
-      (ok ? totals.passed : totals.failed)++;
-      const std::uint64_t done = ++totals.done;
+    } catch (const std::exception& e) {
+      ok = false;
+      totals.errors++;
       std::lock_guard lock(totals.mutex);
-      const double now = elapsed();
-      if (now - last_report >= 30 || done == count) {
-        last_report = now;
-        const double rate = done / std::max(now, 1e-9);
-        fmt::print("{}/{} tests, {} failed, {:.1f} tests/s, {:.0f} s elapsed, about {:.0f} s left\n", done, count,
-                   totals.failed.load(), rate, now, static_cast<double>(count - done) / std::max(rate, 1e-9));
-        std::fflush(stdout);
-      }
+      fmt::print("FAIL seed {}: {}\n", seed, e.what());
     }
-  };
-
-  std::vector<std::thread> pool;
-  for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
-  for (std::thread& t : pool) t.join();
+    (ok ? totals.passed : totals.failed)++;
+    const std::uint64_t done = ++totals.done;
+    std::lock_guard lock(totals.mutex);
+    const double now = elapsed();
+    if (now - last_report >= 30 || done == count) {
+      last_report = now;
+      const double rate = done / std::max(now, 1e-9);
+      fmt::print("{}/{} tests, {} failed, {:.1f} tests/s, {:.0f} s elapsed, about {:.0f} s left\n", done, count,
+                 totals.failed.load(), rate, now, static_cast<double>(count - done) / std::max(rate, 1e-9));
+      std::fflush(stdout);
+    }
+  });
 
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

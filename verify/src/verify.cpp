@@ -11,8 +11,8 @@
 #include "elapsed.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/support/parallel.hpp"
 #include "judge.hpp"
-#include "parallel.hpp"
 
 namespace hsalit::verify {
 
@@ -401,7 +401,7 @@ VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::Ma
                           const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
   report.tests.resize(tests.size());
-  detail::for_each_in_parallel(
+  support::parallel_for_each(
       tests.size(), options.jobs,
       [&](std::size_t i) { report.tests[i] = verify_test(tests[i], table, options, cache); },
       [&](std::size_t i) {

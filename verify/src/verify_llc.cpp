@@ -10,8 +10,8 @@
 #include "elapsed.hpp"
 #include "hsalit/codegen/llc_program.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/support/parallel.hpp"
 #include "judge.hpp"
-#include "parallel.hpp"
 
 namespace hsalit::verify {
 
@@ -126,7 +126,7 @@ VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::
   VerifyReport report;
   report.tests.resize(tests.size());
   // Each test runs its own llc process in its own temporary folder (run_llc).
-  detail::for_each_in_parallel(
+  support::parallel_for_each(
       tests.size(), options.jobs,
       [&](std::size_t i) { report.tests[i] = verify_via_llc(tests[i], llc, options, cache); },
       [&](std::size_t i) {
