@@ -6,6 +6,7 @@
 
 #include "engines.hpp"
 #include "hsalit/litmus/evaluate.hpp"
+#include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::model {
 
@@ -53,7 +54,26 @@ bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& ref
   return litmus::evaluate(prop, value, address);
 }
 
-CheckResult check(const litmus::Test& test, const CheckOptions& options) {
+namespace {
+
+// What the enum engine's list of candidates depends on: the test without its name, its
+// metadata and the atomicity, order and scope of each instruction (Program copies those
+// into its events and nothing else reads them; the engine's listing reads no event's).
+std::string enumeration_key(const litmus::Test& test) {
+  litmus::Test t = test;
+  t.name.clear();
+  t.description.clear();
+  t.metadata.clear();
+  for (litmus::Thread& thread : t.threads)
+    for (litmus::Instruction& ins : thread.code) {
+      ins.annots.atomic = false;
+      ins.annots.order = MemoryOrder::Relaxed;
+      ins.annots.scope = Scope::WorkItem;
+    }
+  return litmus::print_litmus(t);
+}
+
+CheckResult check_with(const litmus::Test& test, const CheckOptions& options, CandidateMemo* memo) {
   auto start = std::chrono::steady_clock::now();
   Deadline deadline(options.timeout_seconds);
   Program program(test);
@@ -68,8 +88,23 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options) {
 
   detail::EngineQuery query{
       program, options, result.evaluated, test.filter ? &*test.filter : nullptr, test.condition.prop, deadline};
+  std::string key;
+  std::shared_ptr<const detail::CandidateList> kept;
+  std::shared_ptr<detail::CandidateList> listing;
+  if (memo && options.engine == Engine::Enum) {
+    key = enumeration_key(test);
+    kept = memo->find(key);
+    if (kept) {
+      query.replay = kept.get();
+    } else {
+      listing = std::make_shared<detail::CandidateList>();
+      query.record = listing.get();
+      query.record_limit = memo->max_candidates();
+    }
+  }
   detail::EngineResult r =
       options.engine == Engine::Enum ? detail::run_enum_engine(query) : detail::run_z3_engine(query);
+  if (listing && listing->complete && !r.unknown) memo->keep(key, std::move(listing));
   result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.unknown) {
     result.unknown_reason = r.unknown;
@@ -96,6 +131,51 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options) {
   }
   result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+CheckResult check(const litmus::Test& test, const CheckOptions& options) { return check_with(test, options, nullptr); }
+
+CheckResult check(const litmus::Test& test, const CheckOptions& options, CandidateMemo& memo) {
+  return check_with(test, options, &memo);
+}
+
+CandidateMemo::CandidateMemo(std::size_t capacity, std::size_t max_candidates)
+    : capacity_(std::max<std::size_t>(1, capacity)), max_candidates_(max_candidates) {}
+
+CandidateMemo::~CandidateMemo() = default;
+
+std::size_t CandidateMemo::hits() const {
+  std::lock_guard lock(mutex_);
+  return hits_;
+}
+
+std::size_t CandidateMemo::misses() const {
+  std::lock_guard lock(mutex_);
+  return misses_;
+}
+
+std::shared_ptr<const detail::CandidateList> CandidateMemo::find(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = kept_.find(key);
+  if (it == kept_.end()) {
+    ++misses_;
+    return nullptr;
+  }
+  ++hits_;
+  it->second.used = ++tick_;
+  return it->second.list;
+}
+
+void CandidateMemo::keep(const std::string& key, std::shared_ptr<const detail::CandidateList> list) {
+  std::lock_guard lock(mutex_);
+  if (kept_.size() >= capacity_ && !kept_.count(key)) {
+    auto oldest = std::min_element(kept_.begin(), kept_.end(),
+                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+    kept_.erase(oldest);
+  }
+  kept_[key] = {std::move(list), ++tick_};
 }
 
 }  // namespace hsalit::model

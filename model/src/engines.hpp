@@ -11,8 +11,21 @@
 
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/execution.hpp"
+#include "interpreter.hpp"
 
 namespace hsalit::model::detail {
+
+// Every candidate execution the enum engine listed for a program, in the order it listed
+// them, with the thread runs they were built from (CandidateMemo).
+struct CandidateList {
+  struct Candidate {
+    std::vector<std::size_t> runs;  // per thread, the index of its run in `runs`
+    ConcreteExecution execution;
+  };
+  std::vector<std::vector<ThreadRun>> runs;  // per thread
+  std::vector<Candidate> candidates;
+  bool complete = false;  // every candidate of the program is listed
+};
 
 struct EngineQuery {
   const Program& program;
@@ -21,6 +34,12 @@ struct EngineQuery {
   const litmus::Prop* filter;                    // executions failing it are discarded
   const litmus::Prop& condition;                 // for the witness execution
   const Deadline& deadline;
+  // Enum engine only, at most one of them: evaluate this list instead of listing the
+  // candidates, or list them into `record` (complete only if the engine returns without
+  // `unknown` and sets `record->complete`; at most `record_limit` candidates).
+  const CandidateList* replay = nullptr;
+  CandidateList* record = nullptr;
+  std::size_t record_limit = 0;
 };
 
 struct EngineResult {

@@ -54,20 +54,41 @@ class EnumEngine {
       result_.unknown = *p_.unsupported();
       return result_;
     }
+    if (q_.replay) return replay(*q_.replay);
     if (!compute_domains() || !compute_runs()) return result_;
     compute_value_masks();
     std::vector<std::size_t> choice(runs_.size(), 0);
+    current_runs_ = &choice;
     // combine() rejects many choices before they become candidates, so the deadline is also
     // checked here: evaluate() alone may never see it.
     for (std::uint64_t combinations = 1;; ++combinations) {
       if ((combinations & 255) == 0 && q_.deadline.passed()) {
-        give_up("time limit");
+        if (!stopped_) give_up("time limit");
+        abandon_record();
         return result_;
       }
-      if (values_available(choice) && !combine(choice)) return result_;
+      if (values_available(choice) && !combine(choice)) {
+        abandon_record();  // stopped early or gave up: the list is not complete
+        return result_;
+      }
       std::size_t t = 0;
       while (t < choice.size() && ++choice[t] == runs_[t].size()) choice[t++] = 0;
       if (t == choice.size()) break;
+    }
+    if (recording()) {
+      q_.record->runs = runs_;
+      q_.record->complete = true;
+    }
+    return result_;
+  }
+
+  // The candidates of an earlier program with the same runs, rf and co choices, evaluated
+  // under this program's orders and scopes, in the order they were listed.
+  EngineResult replay(const CandidateList& list) {
+    for (const CandidateList::Candidate& c : list.candidates) {
+      registers_.clear();
+      for (std::size_t t = 0; t < c.runs.size(); ++t) registers_.push_back(&list.runs[t][c.runs[t]].registers);
+      if (!evaluate(c.execution)) break;
     }
     return result_;
   }
@@ -388,7 +409,29 @@ class EnumEngine {
     return alive == 0;
   }
 
+  bool recording() const { return q_.record && !record_abandoned_; }
+  void abandon_record() {
+    if (!q_.record) return;
+    record_abandoned_ = true;
+    q_.record->candidates.clear();
+  }
+  // Lists x for the record; false when the record is abandoned and nothing else needs the
+  // enumeration to go on (it stopped at a race).
+  bool list_candidate(const ConcreteExecution& x) {
+    if (!recording()) return !stopped_;
+    if (q_.record->candidates.size() >= q_.record_limit || (stopped_ && q_.deadline.passed())) {
+      abandon_record();
+      return !stopped_;
+    }
+    q_.record->candidates.push_back({*current_runs_, x});
+    return true;
+  }
+
   bool evaluate(const ConcreteExecution& x) {
+    if (!list_candidate(x)) return false;
+    // After a race that stops the evaluation, the candidates are only listed for the record:
+    // the result is the one of an enumeration stopped there.
+    if (stopped_) return true;
     if (++candidates_ > q_.options.max_candidates) return give_up("more candidate executions than the bound");
     if ((candidates_ & 1023) == 0 && q_.deadline.passed()) return give_up("time limit");
     Evaluation e = evaluate_execution(p_, x, q_.options.variant);
@@ -402,7 +445,10 @@ class EnumEngine {
       }
     result_.outcomes.insert(o);
     if (e.race && !result_.race) result_.race.emplace(x, *e.race);
-    if (e.race && q_.options.stop_at_race) return false;  // stops the enumeration, not a failure
+    if (e.race && q_.options.stop_at_race) {  // stops the evaluation, not a failure
+      stopped_ = true;
+      return recording();
+    }
     if (!result_.satisfying && holds(q_.condition, q_.refs, o, p_)) result_.satisfying = x;
     return true;
   }
@@ -422,6 +468,9 @@ class EnumEngine {
   std::vector<std::vector<ValueMasks>> masks_;  // per thread and run; empty: no pre-test
   std::uint64_t initial_mask_ = 0;              // the (cell, initial value) pairs
   std::size_t candidates_ = 0;
+  const std::vector<std::size_t>* current_runs_ = nullptr;  // the choice combine() is building
+  bool stopped_ = false;                                    // at a race, with stop_at_race
+  bool record_abandoned_ = false;
 };
 
 }  // namespace

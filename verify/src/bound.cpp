@@ -378,8 +378,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     }
     std::vector<std::size_t> choice(n, 0);
     // The model's answers within the space: the upper test of the last slot is also the
-    // leaf whose last choice is that slot's strongest, and is judged once.
-    ModelCache cache;
+    // leaf whose last choice is that slot's strongest, and is judged once. The space's
+    // tests differ only in orders and scopes, so the enum engine lists the candidate
+    // executions of each program once and evaluates them again for the others.
+    ModelCache cache(/*keep_candidates=*/true);
     // Per depth of the search, how the weakest-code simulations there went in this space.
     // Near the root they fail (the weakest code of many open slots reaches what the strongest
     // test forbids) and cost the most; after kFutileWeakest failures without a success at a

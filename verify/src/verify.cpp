@@ -267,6 +267,10 @@ std::string_view to_string(TestStatus status) {
   return "?";
 }
 
+ModelCache::ModelCache(bool keep_candidates) {
+  if (keep_candidates) candidates_.emplace();
+}
+
 const model::CheckResult& ModelCache::check(const litmus::Test& test, const model::CheckOptions& options) {
   std::string key = fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
                                 options.timeout_seconds, options.stop_at_race) +
@@ -275,7 +279,8 @@ const model::CheckResult& ModelCache::check(const litmus::Test& test, const mode
     std::lock_guard lock(mutex_);
     if (auto it = results_.find(key); it != results_.end()) return it->second;
   }
-  model::CheckResult result = model::check(test, options);  // outside the lock: other threads go on
+  // Outside the lock: other threads go on.
+  model::CheckResult result = candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
   std::lock_guard lock(mutex_);
   return results_.try_emplace(std::move(key), std::move(result)).first->second;
 }

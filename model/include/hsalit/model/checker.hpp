@@ -3,6 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +69,47 @@ struct CheckResult {
 };
 
 CheckResult check(const litmus::Test& test, const CheckOptions& options = {});
+
+namespace detail {
+struct CandidateList;
+}
+
+// The enum engine's candidate executions, kept between checks of programs that differ only
+// in the orders, scopes and atomicity of their accesses and fences (the tests of one
+// variation space of a bound). Which candidates the engine lists (thread runs, rf, co)
+// depends on none of these, only whether each is consistent or racy does, so a later check
+// of such a program evaluates the kept list, in the same order, instead of listing it again:
+// the same result, race witness and deadline behaviour (docs/model.md, "Candidates kept
+// between checks"). Thread-safe; keeps the lists of the `capacity` latest programs, each of
+// at most `max_candidates` candidates (a longer one is not kept).
+class CandidateMemo {
+ public:
+  explicit CandidateMemo(std::size_t capacity = 4, std::size_t max_candidates = 50'000);
+  ~CandidateMemo();
+  CandidateMemo(const CandidateMemo&) = delete;
+  CandidateMemo& operator=(const CandidateMemo&) = delete;
+
+  std::size_t hits() const;
+  std::size_t misses() const;
+
+  // For check(): the list kept for `key`, if any; keeping a new one.
+  std::shared_ptr<const detail::CandidateList> find(const std::string& key);
+  void keep(const std::string& key, std::shared_ptr<const detail::CandidateList> list);
+  std::size_t max_candidates() const { return max_candidates_; }
+
+ private:
+  mutable std::mutex mutex_;
+  std::size_t capacity_, max_candidates_;
+  std::size_t hits_ = 0, misses_ = 0, tick_ = 0;
+  struct Kept {
+    std::shared_ptr<const detail::CandidateList> list;
+    std::size_t used = 0;  // tick of the last use
+  };
+  std::map<std::string, Kept> kept_;
+};
+
+// check() with the enum engine's candidates kept in `memo` (the Z3 engine ignores it).
+CheckResult check(const litmus::Test& test, const CheckOptions& options, CandidateMemo& memo);
 
 // Whether `prop` holds in `outcome` (values over `refs`).
 bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs, const Outcome& outcome,

@@ -84,11 +84,17 @@ struct TestVerification {
 // threads; answers are never removed, so the references stay valid.
 class ModelCache {
  public:
+  // `keep_candidates`: the tests checked differ only in orders and scopes (one variation
+  // space), so the enum engine's candidate executions are listed once and kept
+  // (model::CandidateMemo).
+  explicit ModelCache(bool keep_candidates = false);
+
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
 
  private:
   std::mutex mutex_;
   std::map<std::string, model::CheckResult> results_;
+  std::optional<model::CandidateMemo> candidates_;
 };
 
 // The test with a `locations` line naming every register a load or rmw writes and every
