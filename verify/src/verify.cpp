@@ -220,8 +220,13 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
     v.status = status;
     v.reason = std::move(reason);
   };
+  // Traces are only read for counterexamples, and building one per final state is a good
+  // part of a sound test's simulation: the search is made again, with them, when a final
+  // state is forbidden (it finds the same states).
+  runner::SimOptions without_traces = sim;
+  without_traces.keep_traces = false;
   try {
-    v.sim = runner::run_exhaustive(v.test, *v.compiled, sim);
+    v.sim = runner::run_exhaustive(v.test, *v.compiled, without_traces);
   } catch (const std::exception& e) {
     // The decoder names the instruction it cannot execute (runner/src/sim_program.cpp).
     return finish(TestStatus::Unknown, fmt::format("simulator: {}", e.what()));
@@ -233,6 +238,10 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
   v.forbidden = std::move(c.forbidden);
   if (v.forbidden.empty())
     return finish(TestStatus::Sound, fmt::format("{} reachable final states, all allowed", v.sim->histogram.size()));
+  if (sim.keep_traces) {
+    v.sim = runner::run_exhaustive(v.test, *v.compiled, sim);
+    if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
+  }
   std::string unconfirmed;
   if (confirm_engine && *confirm_engine != model.engine) {
     model::CheckOptions second = model;
