@@ -47,7 +47,8 @@ constexpr std::size_t kMaxRunsPerThread = 1'000'000;
 
 class EnumEngine {
  public:
-  explicit EnumEngine(const EngineQuery& q) : q_(q), p_(q.program) {}
+  explicit EnumEngine(const EngineQuery& q)
+      : q_(q), p_(q.program), sc_domains_(sc_domains(q.program, q.options.variant)) {}
 
   EngineResult run() {
     if (p_.unsupported()) {
@@ -434,7 +435,7 @@ class EnumEngine {
     if (stopped_) return true;
     if (++candidates_ > q_.options.max_candidates) return give_up("more candidate executions than the bound");
     if ((candidates_ & 1023) == 0 && q_.deadline.passed()) return give_up("time limit");
-    Evaluation e = evaluate_execution(p_, x, q_.options.variant);
+    Evaluation e = evaluate_execution(p_, x, q_.options.variant, sc_domains_);
     if (!e.consistent) return true;
     Outcome o = outcome_of(p_, x, registers_, q_.refs);
     if (q_.filter && !holds(*q_.filter, q_.refs, o, p_)) return true;
@@ -455,6 +456,7 @@ class EnumEngine {
 
   const EngineQuery& q_;
   const Program& p_;
+  const std::vector<ScDomain> sc_domains_;  // of the program, for every candidate
   EngineResult result_;
   ValueDomains domains_;
   std::vector<std::vector<ThreadRun>> runs_;

@@ -150,6 +150,11 @@ class OrderSearch {
 }  // namespace
 
 Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant) {
+  return evaluate_execution(p, x, variant, sc_domains(p, variant));
+}
+
+Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant,
+                              std::span<const ScDomain> sc) {
   const int e_count = x.event_count();
   const int n = x.node_count();
   const auto& ev = p.events();
@@ -263,7 +268,7 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
       if (k >= 0) domains[static_cast<std::size_t>(k)].push_back(a);
     }
   const std::size_t cell_domains = domains.size();
-  for (const ScDomain& d : sc_domains(p, variant)) {
+  for (const ScDomain& d : sc) {
     std::vector<int> dom;
     for (int a : d.events)
       if (live(a)) dom.push_back(a);

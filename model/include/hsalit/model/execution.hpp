@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,10 @@ struct Evaluation {
 // Decides whether the execution is a valid candidate execution of the model (the orders
 // coh, sc_S and gdo exist as 3.7-3.12 require) and, if so, whether it has an HSA race.
 Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant);
+// The same with the program's sc domains, `sc_domains(p, variant)`, computed by the caller
+// (once per program, not once per candidate).
+Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant,
+                              std::span<const ScDomain> sc);
 
 // A witness execution ready for display: nodes and labelled edges.
 struct ExecutionGraph {
