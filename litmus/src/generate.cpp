@@ -198,53 +198,18 @@ Skeleton build_skeleton(const Cycle& cycle) {
 // ---------------------------------------------------------------------------------------
 // Variants: orders, decorations, segments and placements on a skeleton.
 
-struct Annot {
-  bool atomic = false;
-  MemoryOrder order = MemoryOrder::Relaxed;
-  Scope scope = Scope::WorkItem;
-  friend bool operator==(const Annot&, const Annot&) = default;
-};
-
-struct Decoration {
-  enum class Kind : std::uint8_t { None, Fence, Dep } kind = Kind::None;
-  MemoryOrder order = MemoryOrder::Relaxed;  // Fence
-  Scope scope = Scope::WorkItem;             // Fence
-  Dependency dep = Dependency::Address;      // Dep
-};
-
 struct PlacementSpec {
   std::vector<int> agent, wg;  // per thread, numbered by first appearance
 };
 
+// One test's choices, per thread: a Variation per access (Ordinary or Atomic) and per gap
+// between two accesses (Nothing, Fence or Dependency).
 struct Variant {
-  std::vector<std::vector<Annot>> annots;
-  std::vector<std::vector<Decoration>> decos;
+  std::vector<std::vector<Variation>> accesses;
+  std::vector<std::vector<Variation>> gaps;
   std::vector<Segment> segments;
   const PlacementSpec* placement = nullptr;
 };
-
-Variation to_variation(const Annot& a) {
-  Variation v;
-  v.kind = a.atomic ? Variation::Kind::Atomic : Variation::Kind::Ordinary;
-  v.order = a.order;
-  v.scope = a.scope;
-  return v;
-}
-
-Variation to_variation(const Decoration& d) {
-  Variation v;
-  v.kind = d.kind == Decoration::Kind::Fence ? Variation::Kind::Fence
-           : d.kind == Decoration::Kind::Dep ? Variation::Kind::Dependency
-                                             : Variation::Kind::Nothing;
-  v.order = d.order;
-  v.scope = d.scope;
-  v.dependency = d.dep;
-  return v;
-}
-
-// Names and keys spell annotations as the public Variation does (`to_string`).
-std::string annot_text(const Annot& a) { return to_string(to_variation(a)); }
-std::string decoration_text(const Decoration& d) { return to_string(to_variation(d)); }
 
 // Every placement of n threads on agents and work-groups (set partitions of the threads
 // into work-groups, then of the work-groups into agents), in a fixed order.
@@ -323,15 +288,15 @@ std::string location_name(int loc) {
 // The name: FAMILY+DESCRIPTORS_PLACEMENT[+group-LOCS] (litmus/library/README.md).
 std::string test_name(const Skeleton& s, const Variant& v) {
   std::vector<std::string> per_thread;
-  std::optional<Annot> common;
+  std::optional<Variation> common;
   bool uniform = true;
   for (std::size_t t = 0; t < s.threads.size(); ++t) {
-    const auto& annots = v.annots[t];
-    bool decorated = std::any_of(v.decos[t].begin(), v.decos[t].end(),
-                                 [](const Decoration& d) { return d.kind != Decoration::Kind::None; });
-    bool same = std::all_of(annots.begin(), annots.end(), [&](const Annot& a) { return a == annots.front(); });
+    const auto& annots = v.accesses[t];
+    bool decorated = std::any_of(v.gaps[t].begin(), v.gaps[t].end(),
+                                 [](const Variation& d) { return d.kind != Variation::Kind::Nothing; });
+    bool same = std::all_of(annots.begin(), annots.end(), [&](const Variation& a) { return a == annots.front(); });
     if (!decorated && same) {
-      per_thread.push_back(annot_text(annots.front()));
+      per_thread.push_back(to_string(annots.front()));
       if (!common) common = annots.front();
       uniform = uniform && *common == annots.front();
     } else {
@@ -340,16 +305,16 @@ std::string test_name(const Skeleton& s, const Variant& v) {
       for (std::size_t i = 0; i < annots.size(); ++i) {
         if (i > 0) {
           text += '.';
-          if (std::string d = decoration_text(v.decos[t][i - 1]); !d.empty()) text += d + '.';
+          if (std::string d = to_string(v.gaps[t][i - 1]); !d.empty()) text += d + '.';
         }
-        text += annot_text(annots[i]);
+        text += to_string(annots[i]);
       }
       per_thread.push_back(text);
     }
   }
   std::string name = s.family;
   if (uniform && common)
-    name += "+" + annot_text(*common);
+    name += "+" + to_string(*common);
   else
     for (const auto& d : per_thread) name += "+" + d;
   if (std::string p = placement_text(*v.placement); !p.empty()) name += "_" + p;
@@ -401,17 +366,17 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
         const Access& a = code[i];
         if (i > 0)
           key += of == KeyOf::Space ? (s.po_gap[t][i - 1] ? "/p/" : "/-/")
-                                    : fmt::format("/{}/", decoration_text(v.decos[t][i - 1]));
+                                    : fmt::format("/{}/", to_string(v.gaps[t][i - 1]));
         key += fmt::format("{}{}", a.kind, loc.at(a.loc));
         if (a.kind != 'R') key += fmt::format("w{}", mapped(a.loc, a.write_value));
         // The value a read expects is the condition's, and a guard's after it.
         const bool next_po = i + 1 < code.size() && s.po_gap[t][i];
         const bool compared = of == KeyOf::Test ||
-                              (of == KeyOf::Program && next_po && v.decos[t][i].kind == Decoration::Kind::Dep &&
-                               v.decos[t][i].dep == Dependency::Guard) ||
+                              (of == KeyOf::Program && next_po && v.gaps[t][i].kind == Variation::Kind::Dependency &&
+                               v.gaps[t][i].dependency == Dependency::Guard) ||
                               (of == KeyOf::Space && next_po && guards);
         if (a.kind != 'W' && compared) key += fmt::format("r{}", mapped(a.loc, a.read_value));
-        if (of != KeyOf::Space) key += annot_text(v.annots[t][i]);
+        if (of != KeyOf::Space) key += to_string(v.accesses[t][i]);
       }
     }
     std::vector<std::string> locs(loc.size());
@@ -427,10 +392,10 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
   return best;
 }
 
-Instruction access_instruction(const Access& a, const Annot& annot, const std::string& reg) {
+Instruction access_instruction(const Access& a, const Variation& annot, const std::string& reg) {
   Instruction ins;
   ins.kind = a.kind == 'R' ? OpKind::Load : a.kind == 'W' ? OpKind::Store : OpKind::Rmw;
-  ins.annots.atomic = annot.atomic;
+  ins.annots.atomic = annot.kind == Variation::Kind::Atomic;
   ins.annots.order = annot.order;
   ins.annots.scope = annot.scope;
   ins.addr.base = Expr::location(location_name(a.loc));
@@ -455,22 +420,22 @@ Test build_test(const Skeleton& s, const Variant& v) {
     const auto& code = s.threads[t];
     for (std::size_t i = 0; i < code.size(); ++i) {
       const Access& a = code[i];
-      Instruction ins = access_instruction(a, v.annots[t][i], a.kind == 'W' ? "" : fmt::format("r{}", next_reg));
+      Instruction ins = access_instruction(a, v.accesses[t][i], a.kind == 'W' ? "" : fmt::format("r{}", next_reg));
       std::string own_reg = ins.reg;
       if (!own_reg.empty()) ++next_reg;
       if (i > 0) {
-        const Decoration& d = v.decos[t][i - 1];
-        if (d.kind == Decoration::Kind::Fence) {
+        const Variation& d = v.gaps[t][i - 1];
+        if (d.kind == Variation::Kind::Fence) {
           Instruction f;
           f.kind = OpKind::Fence;
           f.annots.order = d.order;
           f.annots.scope = d.scope;
           thread.code.push_back(std::move(f));
-        } else if (d.kind == Decoration::Kind::Dep) {
+        } else if (d.kind == Variation::Kind::Dependency) {
           // diy7's dependencies: a register computed from the value read that is always 0
           // (address), the stored value through that register (data), or a branch on the
           // value read to the next instruction (control) (HSA SysArch 3.8, ldo).
-          if (d.dep == Dependency::Guard) {
+          if (d.dependency == Dependency::Guard) {
             Instruction mov;
             mov.kind = OpKind::Mov;
             mov.reg = fmt::format("r{}", next_reg++);
@@ -484,7 +449,7 @@ Test build_test(const Skeleton& s, const Variant& v) {
             thread.code.push_back(std::move(b));
             if (!own_reg.empty())  // a skipped read leaves -1, which no write stores
               test.init.push_back({static_cast<int>(t), own_reg, Expr::constant(-1), {}});
-          } else if (d.dep == Dependency::Control) {
+          } else if (d.dependency == Dependency::Control) {
             Instruction b;
             b.kind = OpKind::Branch;
             b.condition = Expr::reg(last_read_reg);
@@ -499,7 +464,7 @@ Test build_test(const Skeleton& s, const Variant& v) {
             mov.kind = OpKind::Mov;
             mov.reg = fmt::format("r{}", next_reg++);
             Expr zero = Expr::binary(BinaryOp::Xor, Expr::reg(last_read_reg), Expr::reg(last_read_reg));
-            if (d.dep == Dependency::Address) {
+            if (d.dependency == Dependency::Address) {
               mov.value = std::move(zero);
               ins.addr.offset = Expr::reg(mov.reg);
             } else {
@@ -593,9 +558,9 @@ void for_each_choice(const std::vector<std::vector<T>>& candidates, F&& visit) {
   }
 }
 
-std::vector<Annot> annotation_choices(char kind, const GenerateOptions& o) {
-  std::vector<Annot> out;
-  if (kind != 'U' && o.orders.ordinary) out.push_back({});
+std::vector<Variation> access_choices(char kind, const GenerateOptions& o) {
+  std::vector<Variation> out;
+  if (kind != 'U' && o.orders.ordinary) out.push_back({Variation::Kind::Ordinary});
   const std::vector<MemoryOrder> fit =
       kind == 'R'   ? std::vector<MemoryOrder>{MemoryOrder::Relaxed, MemoryOrder::Acquire}
       : kind == 'W' ? std::vector<MemoryOrder>{MemoryOrder::Relaxed, MemoryOrder::Release}
@@ -603,18 +568,18 @@ std::vector<Annot> annotation_choices(char kind, const GenerateOptions& o) {
                                                MemoryOrder::AcquireRelease};
   for (MemoryOrder order : fit)
     if (std::find(o.orders.atomic.begin(), o.orders.atomic.end(), order) != o.orders.atomic.end())
-      for (Scope scope : o.scopes) out.push_back({true, order, scope});
+      for (Scope scope : o.scopes) out.push_back({Variation::Kind::Atomic, order, scope});
   return out;
 }
 
-std::vector<Decoration> decoration_choices(bool po, const Access& from, const Access& to, const GenerateOptions& o) {
-  std::vector<Decoration> out{Decoration{}};
+std::vector<Variation> gap_choices(bool po, const Access& from, const Access& to, const GenerateOptions& o) {
+  std::vector<Variation> out{Variation{Variation::Kind::Nothing}};
   if (!po) return out;
   for (MemoryOrder order : o.fences)
-    for (Scope scope : o.scopes) out.push_back({Decoration::Kind::Fence, order, scope, {}});
+    for (Scope scope : o.scopes) out.push_back({Variation::Kind::Fence, order, scope});
   if (from.kind != 'W')
     for (Dependency d : o.dependencies)
-      if (d != Dependency::Data || to.kind == 'W') out.push_back({Decoration::Kind::Dep, {}, {}, d});
+      if (d != Dependency::Data || to.kind == 'W') out.push_back({Variation::Kind::Dependency, {}, {}, d});
   return out;
 }
 
@@ -908,8 +873,6 @@ struct VariationSpace::Data {
   std::vector<Segment> segments;  // per location
   std::vector<Slot> slots;
   std::size_t accesses = 0;  // slots [0, accesses) are accesses, the rest gaps
-  std::vector<std::vector<Annot>> annots;
-  std::vector<std::vector<Decoration>> decos;
   std::string shape_key;
   std::string program_key;
 
@@ -922,13 +885,13 @@ struct VariationSpace::Data {
     v.placement = &placement;
     std::size_t ai = 0, di = accesses;
     for (const auto& code : skeleton.threads) {
-      auto& annots_of_thread = v.annots.emplace_back();
-      auto& decos_of_thread = v.decos.emplace_back();
+      auto& accesses_of_thread = v.accesses.emplace_back();
+      auto& gaps_of_thread = v.gaps.emplace_back();
       for (std::size_t i = 0; i < code.size(); ++i) {
-        annots_of_thread.push_back(annots[ai].at(choice[ai]));
+        accesses_of_thread.push_back(slots[ai].choices.at(choice[ai]));
         ++ai;
         if (i > 0) {
-          decos_of_thread.push_back(decos[di - accesses].at(choice[di]));
+          gaps_of_thread.push_back(slots[di].choices.at(choice[di]));
           ++di;
         }
       }
@@ -994,13 +957,11 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
       const auto& code = s.threads[t];
       for (std::size_t i = 0; i < code.size(); ++i) {
         Slot access{false, static_cast<int>(t), static_cast<int>(i), code[i].kind, {}};
-        base->annots.push_back(annotation_choices(code[i].kind, options));
-        for (const Annot& a : base->annots.back()) access.choices.push_back(to_variation(a));
+        access.choices = access_choices(code[i].kind, options);
         base->slots.push_back(std::move(access));
         if (i > 0) {
           Slot gap{true, static_cast<int>(t), static_cast<int>(i), code[i].kind, {}};
-          base->decos.push_back(decoration_choices(s.po_gap[t][i - 1], code[i - 1], code[i], options));
-          for (const Decoration& d : base->decos.back()) gap.choices.push_back(to_variation(d));
+          gap.choices = gap_choices(s.po_gap[t][i - 1], code[i - 1], code[i], options);
           gaps.push_back(std::move(gap));
         }
       }
