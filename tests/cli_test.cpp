@@ -487,6 +487,28 @@ TEST_F(Cli, VerifyLlcWritesResultsThatShardsMerge) {
   EXPECT_NE(no_engine.err.find("unknown engine 'cbmc'"), std::string::npos) << no_engine.err;
 }
 
+// Over --max, gen refuses before it lists or writes a single test.
+TEST_F(Cli, GenRefusesABoundOverItsLimitBeforeWriting) {
+  const std::vector<std::string> bound = {"gen", "--family",     "MP",      "SB",    "--orders",
+                                          "rlx", "--placements", "diff-wg", "--max", "3"};
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, {"--count"}, {"--out", (dir_ / "too-many").string()}}) {
+    std::vector<std::string> args = bound;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Outcome o = hsalit(args);
+    EXPECT_EQ(o.status, 2) << o.out << o.err;
+    EXPECT_NE(o.err.find("more than 3 tests"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << "nothing is listed";
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "too-many")) << "nothing is written";
+  std::vector<std::string> enough = bound;
+  enough.back() = "1000";
+  enough.insert(enough.end(), {"--out", (dir_ / "enough").string()});
+  Outcome o = hsalit(enough);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir_ / "enough" / "index.json"));
+}
+
 TEST_F(Cli, GenEdgesRestrictTheCycles) {
   Outcome all = hsalit({"gen", "--threads", "2", "--accesses", "2", "--orders", "rlx", "--scopes", "agent",
                         "--placements", "diff-wg", "--segments", "global", "--count"});

@@ -63,8 +63,11 @@ int run_gen(const GenCommandOptions& opt) {
     return kExitBadInput;
   }
   try {
+    // Counted first, so that a bound over --max is refused before a test is listed or
+    // written (generating would stop only at the limit, a million files in).
+    const std::size_t count = litmus::count_tests(options);
     if (opt.count) {
-      fmt::print("{}\n", litmus::count_tests(options));
+      fmt::print("{}\n", count);
       return kExitOk;
     }
     if (opt.out.empty()) {  // list the names
