@@ -1021,9 +1021,7 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
 litmus::Test with_seq_cst_orders(litmus::Test test) {
   for (litmus::Thread& t : test.threads)
     for (litmus::Instruction& ins : t.code) {
-      const bool ordered =
-          ins.kind == OpKind::Fence ||
-          ((ins.kind == OpKind::Load || ins.kind == OpKind::Store || ins.kind == OpKind::Rmw) && ins.annots.atomic);
+      const bool ordered = ins.kind == OpKind::Fence || (ins.is_memory_access() && ins.annots.atomic);
       if (ordered && (ins.annots.order == MemoryOrder::Acquire || ins.annots.order == MemoryOrder::Release))
         ins.annots.order = MemoryOrder::AcquireRelease;
     }
