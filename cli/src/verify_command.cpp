@@ -105,7 +105,7 @@ int run_verify(const VerifyCommandOptions& opt) {
     return bad(e.what());
   }
 
-  verify::ModelCache cache;
+  verify::VerificationCache cache;
   verify::VerifyReport report;
   std::string statistics;
   std::optional<verify::BoundStatistics> bound_statistics;

@@ -70,7 +70,7 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
     return bad(e.what());
   }
 
-  verify::ModelCache cache;
+  verify::VerificationCache cache;
   verify::VerifyReport report;
   try {
     report = verify::verify_via_llc(tests, llc, options, cache);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "hsalit/litmus/printer.hpp"
 #include "sim_program.hpp"
 
 namespace hsalit::runner {
@@ -1740,6 +1741,89 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
     if (stopped) break;
   }
   result.seconds = seconds_since(start);
+  return result;
+}
+
+namespace {
+
+// What an exhaustive search reads (see SimulationMemo): the options, the compiled code with
+// the litmus instruction each instruction comes from (and, for traces, the table row), and
+// the test without its name, its metadata and the atomicity, order and scope of its
+// instructions.
+std::string search_key(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& o) {
+  const HardwareAssumptions& hw = o.hw;
+  std::string key = fmt::format("{}{}{}{}{} {} {} {}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
+                                hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states,
+                                o.timeout_seconds, o.keep_traces, o.explore_placements, o.partial_order_reduction,
+                                o.independent_steps, compiled.target, compiled.generic);
+  for (const codegen::CompiledThread& t : compiled.threads) {
+    key += fmt::format("thread {} v{} s{}", t.thread, t.vgprs, t.sgprs);
+    for (const auto& [name, reg] : t.registers) key += fmt::format(" {}=v{}", name, reg);
+    for (const codegen::LocationBinding& b : t.locations)
+      key +=
+          fmt::format(" {}:{}:{}.{}.{}.{}.{}:{}:{}", b.name, static_cast<int>(b.space), static_cast<int>(b.base.kind),
+                      b.base.reg, b.base.count, b.base.imm, b.base.name, b.kernarg_offset, b.lds_offset);
+    key += '\n';
+    // The row an instruction comes from is read only by traces.
+    for (const codegen::Instruction& ins : t.code)
+      key += fmt::format("{} @{}.{} {}\n", codegen::print(ins), ins.origin.thread, ins.origin.instruction,
+                         o.keep_traces ? ins.origin.row : std::string());
+  }
+  litmus::Test bare = test;
+  bare.name.clear();
+  bare.description.clear();
+  bare.metadata.clear();
+  for (litmus::Thread& thread : bare.threads)
+    for (litmus::Instruction& ins : thread.code) {
+      ins.annots.atomic = false;
+      ins.annots.order = litmus::MemoryOrder::Relaxed;
+      ins.annots.scope = litmus::Scope::WorkItem;
+    }
+  return key + litmus::print_litmus(bare);
+}
+
+}  // namespace
+
+SimulationMemo::SimulationMemo(std::size_t capacity) : capacity_(std::max<std::size_t>(1, capacity)) {}
+
+std::size_t SimulationMemo::hits() const {
+  std::lock_guard lock(mutex_);
+  return hits_;
+}
+
+std::size_t SimulationMemo::misses() const {
+  std::lock_guard lock(mutex_);
+  return misses_;
+}
+
+std::shared_ptr<const SimResult> SimulationMemo::find(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = kept_.find(key);
+  if (it == kept_.end()) {
+    ++misses_;
+    return nullptr;
+  }
+  ++hits_;
+  it->second.used = ++tick_;
+  return it->second.result;
+}
+
+void SimulationMemo::keep(const std::string& key, std::shared_ptr<const SimResult> result) {
+  std::lock_guard lock(mutex_);
+  if (kept_.size() >= capacity_ && !kept_.count(key)) {
+    auto oldest = std::min_element(kept_.begin(), kept_.end(),
+                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+    kept_.erase(oldest);
+  }
+  kept_[key] = {std::move(result), ++tick_};
+}
+
+std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                                                const SimOptions& options, SimulationMemo& memo) {
+  const std::string key = search_key(test, compiled, options);
+  if (std::shared_ptr<const SimResult> kept = memo.find(key)) return kept;
+  auto result = std::make_shared<const SimResult>(run_exhaustive(test, compiled, options));
+  if (!result->unknown) memo.keep(key, result);
   return result;
 }
 

@@ -497,5 +497,65 @@ TEST(SimulatorRandom, ThreadsDoNotChangeTheHistogramAndOutcomesAreReachable) {
   }
 }
 
+// Message passing with the flag read at scope SCOPE (wavefront and work-group compile alike
+// on gfx900: a load without glc).
+litmus::Test mp_with_flag_scope(const std::string& scope) {
+  return parse("LISA MP-flag-" + scope + R"(
+{ x = 0; y = 0; }
+ P0                        | P1                                ;
+ w[atomic,rlx,agent] x 1   | r[atomic,rlx,)" +
+               scope + R"(] r0 y ;
+ w[atomic,rlx,agent] y 1   | r[atomic,rlx,agent] r1 x          ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+}
+
+TEST(SimulationMemo, KeptSearchesAnswerTestsThatCompileToTheSameCode) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const litmus::Test wave = mp_with_flag_scope("wave"), wg = mp_with_flag_scope("wg"),
+                     agent = mp_with_flag_scope("agent");
+  auto code = [&](const litmus::Test& t) { return codegen::compile(t, catalog.get("gfx900"), catalog, gfx69()); };
+  SimOptions options;
+  options.keep_traces = false;
+  SimulationMemo memo;
+  const auto first = run_exhaustive(wave, code(wave), options, memo);
+  EXPECT_EQ(first->histogram, run_exhaustive(wave, code(wave), options).histogram);
+  // Another name and scope, the same instructions: the kept search answers.
+  const auto same_code = run_exhaustive(wg, code(wg), options, memo);
+  EXPECT_EQ(memo.hits(), 1u);
+  EXPECT_EQ(same_code.get(), first.get());
+  EXPECT_EQ(same_code->histogram, run_exhaustive(wg, code(wg), options).histogram);
+  // Other instructions (the agent-scope load has glc): searched.
+  const auto other = run_exhaustive(agent, code(agent), options, memo);
+  EXPECT_EQ(memo.misses(), 2u);
+  EXPECT_EQ(other->histogram, run_exhaustive(agent, code(agent), options).histogram);
+  // Other options: searched.
+  SimOptions traced = options;
+  traced.keep_traces = true;
+  EXPECT_FALSE(run_exhaustive(wave, code(wave), traced, memo)->traces.empty());
+  EXPECT_EQ(memo.misses(), 3u);
+}
+
+TEST(SimulationMemo, KeepsNoSearchThatGaveUpAndDropsTheLeastRecentlyUsed) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const litmus::Test wave = mp_with_flag_scope("wave"), agent = mp_with_flag_scope("agent");
+  const codegen::CompiledTest wave_code = codegen::compile(wave, catalog.get("gfx900"), catalog, gfx69());
+  const codegen::CompiledTest agent_code = codegen::compile(agent, catalog.get("gfx900"), catalog, gfx69());
+  SimOptions cut;
+  cut.max_states = 3;
+  SimulationMemo memo(1);
+  EXPECT_TRUE(run_exhaustive(wave, wave_code, cut, memo)->unknown);
+  EXPECT_TRUE(run_exhaustive(wave, wave_code, cut, memo)->unknown);
+  EXPECT_EQ(memo.hits(), 0u);
+  const SimOptions options;
+  run_exhaustive(wave, wave_code, options, memo);
+  run_exhaustive(agent, agent_code, options, memo);  // the one kept now
+  run_exhaustive(wave, wave_code, options, memo);
+  EXPECT_EQ(memo.hits(), 0u);
+  run_exhaustive(wave, wave_code, options, memo);
+  EXPECT_EQ(memo.hits(), 1u);
+}
+
 }  // namespace
 }  // namespace hsalit::runner

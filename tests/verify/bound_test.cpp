@@ -404,7 +404,7 @@ exists (0:r0=1 /\ 0:r1=0 /\ 1:r0=1 /\ 1:r1=0)
   ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render("test");
   VerifyOptions o = quick_options();
   o.compile.sc_acquire_release = true;
-  ModelCache cache;
+  VerificationCache cache;
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   EXPECT_EQ(verify_test(*parsed.test, table, o, cache).status, TestStatus::Counterexample);
   EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));

@@ -64,7 +64,7 @@ TEST(VerifyLlc, LlcMessagePassingRunsLikeTheTables) {
 TEST(VerifyLlc, FindsTheScOrdersFindingAndPassesMessagePassing) {
   auto llc = any_llc();
   if (!llc) GTEST_SKIP() << "no llc installed (Debian package llvm-19)";
-  ModelCache cache;
+  VerificationCache cache;
   LlcVerifyOptions options;
   // docs/mappings.md finding 1: scacq/screl as acquire/release allow SB.
   TestVerification sb = verify_via_llc(library_test("classic/SB+sc-system_diff-agent.litmus"), *llc, options, cache);
@@ -93,7 +93,7 @@ TEST(VerifyLlc, UnsupportedInstructionIsUnknown) {
   ASSERT_TRUE(foreign) << error;
   auto& code = program.threads[1].code;
   code.insert(code.end() - 1, *foreign);
-  ModelCache cache;
+  VerificationCache cache;
   TestVerification v = verify_compiled(test, program, {}, {}, cache);
   EXPECT_EQ(v.status, TestStatus::Unknown);
   EXPECT_NE(v.reason.find("the simulator cannot execute"), std::string::npos) << v.reason;

@@ -44,7 +44,7 @@ exists (1:r0=1 /\ 1:r1=0)
 )";
 
 TEST(VerifyMapping, BrokenAcquireGivesAMinimisedCounterexample) {
-  ModelCache cache;
+  VerificationCache cache;
   VerifyOptions options;
   TestVerification v = verify_test(parse(kPaddedMp), acquire_without_invalidate(), options, cache);
   ASSERT_EQ(v.status, TestStatus::Counterexample) << v.reason;
@@ -81,7 +81,7 @@ TEST(VerifyMapping, ShippedTableIsSoundOnASmallBound) {
   std::vector<litmus::Test> tests;
   for (auto& t : litmus::generate_tests(small_bound())) tests.push_back(std::move(t.test));
   ASSERT_GT(tests.size(), 80u);
-  ModelCache cache;
+  VerificationCache cache;
   VerifyOptions options;
   options.sim.hw.l1_store_visible_early = false;  // docs/mappings.md, finding 2
   options.compile.sc_acquire_release = true;      // docs/mappings.md, finding 1
@@ -96,7 +96,7 @@ TEST(VerifyMapping, ShippedTableIsSoundOnASmallBound) {
 // docs/mappings.md finding 2: under the default assumption the workgroup release is not
 // cumulative, and verify-mapping finds it.
 TEST(VerifyMapping, FindsTheNonCumulativeWorkgroupRelease) {
-  ModelCache cache;
+  VerificationCache cache;
   VerifyOptions options;
   options.minimise = false;
   TestVerification v = verify_test(library_test("spec/HSA-3.13.1.4_ISA2-wg-system.litmus"), gfx69(), options, cache);
@@ -107,7 +107,7 @@ TEST(VerifyMapping, FindsTheNonCumulativeWorkgroupRelease) {
 }
 
 TEST(VerifyMapping, RacyTestsAreNotJudged) {
-  ModelCache cache;
+  VerificationCache cache;
   TestVerification v =
       verify_test(library_test("canonical/MP+rlx-agent_diff-wg.litmus"), acquire_without_invalidate(), {}, cache);
   EXPECT_NE(v.status, TestStatus::Counterexample);
@@ -132,7 +132,7 @@ TEST(Mutation, TableRoundTripsThroughJson) {
 
 TEST(Mutation, TheMessagePassingTestKillsTheAcquireAndReleaseMutants) {
   const std::vector<litmus::Test> tests = {library_test("canonical/MP+agent+agent_diff-wg.litmus")};
-  ModelCache cache;
+  VerificationCache cache;
   VerifyOptions options;
   const codegen::MappingTable table = gfx69();
   VerifyReport report = verify_tests(tests, table, options, cache);

@@ -380,8 +380,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // The model's answers within the space: the upper test of the last slot is also the
     // leaf whose last choice is that slot's strongest, and is judged once. The space's
     // tests differ only in orders and scopes, so the enum engine lists the candidate
-    // executions of each program once and evaluates them again for the others.
-    ModelCache cache(/*keep_candidates=*/true);
+    // executions of each program once and evaluates them again for the others. The
+    // simulations too: a subtree's weakest code is often its parent's (the slot just fixed
+    // at its weakest class), and a leaf's code is that of the weakest-code simulation just
+    // above it; the latest kKeptSimulations are kept.
+    constexpr std::size_t kKeptSimulations = 32;
+    VerificationCache cache(/*keep_candidates=*/true, kKeptSimulations);
     // Per depth of the search, how the weakest-code simulations there went in this space.
     // Near the root they fail (the weakest code of many open slots reaches what the strongest
     // test forbids) and cost the most; after kFutileWeakest failures without a success at a
@@ -410,9 +414,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
         runner::SimOptions quiet = options.sim;
         quiet.keep_traces = false;
-        const runner::SimResult sim = runner::run_exhaustive(weak, compiled, quiet);
-        if (sim.unknown) return false;
-        const Containment c = contained(upper, sim);
+        const std::shared_ptr<const runner::SimResult> sim = cache.simulate(weak, compiled, quiet);
+        if (sim->unknown) return false;
+        const Containment c = contained(upper, *sim);
         return !c.incomparable && c.forbidden.empty();
       } catch (const std::exception&) {
         return false;  // decided test by test below

@@ -15,6 +15,6 @@ namespace hsalit::verify::detail {
 // Code the simulator cannot execute, a simulation cut short, and outcome sets that cannot be
 // compared make the test Unknown with the reason.
 void judge(TestVerification& v, const model::CheckResult& m, const runner::SimOptions& sim,
-           const model::CheckOptions& model, std::optional<model::Engine> confirm_engine, ModelCache& cache);
+           const model::CheckOptions& model, std::optional<model::Engine> confirm_engine, VerificationCache& cache);
 
 }  // namespace hsalit::verify::detail

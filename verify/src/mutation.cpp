@@ -154,7 +154,7 @@ std::vector<std::set<std::string>> rows_per_test(std::span<const litmus::Test> t
 // `fails_already[i]`: the unmutated table fails test i (a finding), so it kills nothing.
 std::string first_kill(std::span<const litmus::Test> tests, const std::vector<std::set<std::string>>& uses,
                        const std::vector<bool>& fails_already, const std::string& row,
-                       const codegen::MappingTable& mutated, const VerifyOptions& options, ModelCache& cache) {
+                       const codegen::MappingTable& mutated, const VerifyOptions& options, VerificationCache& cache) {
   for (std::size_t i = 0; i < tests.size(); ++i) {
     if (!uses[i].count(row) || fails_already[i]) continue;
     TestVerification v = verify_test(tests[i], mutated, options, cache);
@@ -219,7 +219,7 @@ class UnmutatedVerdicts {
  private:
   const codegen::MappingTable& table_;
   const VerifyOptions& options_;
-  ModelCache cache_;
+  VerificationCache cache_;
   std::map<std::string, bool> passes_;
 };
 
@@ -239,7 +239,7 @@ std::string first_kill_in_bound(const litmus::GenerateOptions& bound, const code
 
 MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
                             const codegen::MappingTable& table, std::span<const std::string> rows,
-                            const VerifyOptions& options, ModelCache& cache) {
+                            const VerifyOptions& options, VerificationCache& cache) {
   const VerifyOptions quick = quick_options(options);
   const auto uses = rows_per_test(tests, table, options);
   const auto larger_uses = rows_per_test(larger, table, options);

@@ -179,7 +179,7 @@ Counterexample make_counterexample(const TestVerification& v, const codegen::Map
 }
 
 TestVerification verify_without_minimising(const litmus::Test& test, const codegen::MappingTable& table,
-                                           const VerifyOptions& options, ModelCache& cache) {
+                                           const VerifyOptions& options, VerificationCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -215,7 +215,8 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
 }  // namespace
 
 void detail::judge(TestVerification& v, const model::CheckResult& m, const runner::SimOptions& sim,
-                   const model::CheckOptions& model, std::optional<model::Engine> confirm_engine, ModelCache& cache) {
+                   const model::CheckOptions& model, std::optional<model::Engine> confirm_engine,
+                   VerificationCache& cache) {
   auto finish = [&](TestStatus status, std::string reason) {
     v.status = status;
     v.reason = std::move(reason);
@@ -226,7 +227,7 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
   runner::SimOptions without_traces = sim;
   without_traces.keep_traces = false;
   try {
-    v.sim = runner::run_exhaustive(v.test, *v.compiled, without_traces);
+    v.sim = *cache.simulate(v.test, *v.compiled, without_traces);
   } catch (const std::exception& e) {
     // The decoder names the instruction it cannot execute (runner/src/sim_program.cpp).
     return finish(TestStatus::Unknown, fmt::format("simulator: {}", e.what()));
@@ -276,11 +277,19 @@ std::string_view to_string(TestStatus status) {
   return "?";
 }
 
-ModelCache::ModelCache(bool keep_candidates) {
+VerificationCache::VerificationCache(bool keep_candidates, std::size_t kept_simulations) {
   if (keep_candidates) candidates_.emplace();
+  if (kept_simulations > 0) simulations_.emplace(kept_simulations);
 }
 
-const model::CheckResult& ModelCache::check(const litmus::Test& test, const model::CheckOptions& options) {
+std::shared_ptr<const runner::SimResult> VerificationCache::simulate(const litmus::Test& test,
+                                                                     const codegen::CompiledTest& compiled,
+                                                                     const runner::SimOptions& options) {
+  if (simulations_) return runner::run_exhaustive(test, compiled, options, *simulations_);
+  return std::make_shared<const runner::SimResult>(runner::run_exhaustive(test, compiled, options));
+}
+
+const model::CheckResult& VerificationCache::check(const litmus::Test& test, const model::CheckOptions& options) {
   std::string key = fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
                                 options.timeout_seconds, options.stop_at_race) +
                     litmus::print_litmus(test);
@@ -359,7 +368,7 @@ Containment contained(const model::CheckResult& m, const runner::SimResult& sim)
 }
 
 TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
-                             ModelCache& cache) {
+                             VerificationCache& cache) {
   TestVerification v = verify_without_minimising(test, table, options, cache);
   if (v.status != TestStatus::Counterexample) return v;
   if (options.minimise)
@@ -373,7 +382,7 @@ TestVerification verify_test(const litmus::Test& test, const codegen::MappingTab
 }
 
 std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::MappingTable& table,
-                                       const VerifyOptions& options, ModelCache& cache) {
+                                       const VerifyOptions& options, VerificationCache& cache) {
   TestVerification current = verify_without_minimising(test, table, options, cache);
   if (current.status != TestStatus::Counterexample) return std::nullopt;
   bool changed = true;
@@ -411,7 +420,7 @@ std::size_t VerifyReport::count(TestStatus status) const {
 }
 
 VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::MappingTable& table,
-                          const VerifyOptions& options, ModelCache& cache,
+                          const VerifyOptions& options, VerificationCache& cache,
                           const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
   report.tests.resize(tests.size());

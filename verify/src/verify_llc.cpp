@@ -44,8 +44,8 @@ Counterexample make_counterexample(const TestVerification& v) {
 }  // namespace
 
 TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache,
-                                 std::optional<model::Engine> confirm_engine) {
+                                 const runner::SimOptions& sim, const model::CheckOptions& model,
+                                 VerificationCache& cache, std::optional<model::Engine> confirm_engine) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -68,7 +68,7 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
 }
 
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
-                                ModelCache& cache) {
+                                VerificationCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -121,7 +121,7 @@ TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool
 }
 
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
-                            const LlcVerifyOptions& options, ModelCache& cache,
+                            const LlcVerifyOptions& options, VerificationCache& cache,
                             const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
   report.tests.resize(tests.size());

@@ -53,7 +53,7 @@ struct MutationReport {
 // Tests are judged once by the model (the cache); only compilation and simulation repeat.
 MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const litmus::Test> larger,
                             const codegen::MappingTable& table, std::span<const std::string> rows,
-                            const VerifyOptions& options, ModelCache& cache);
+                            const VerifyOptions& options, VerificationCache& cache);
 
 // The same on generated bounds: each mutant is verified on every variation of `bound` (one
 // test per class of the mutated table's code, as verify_bound does), stopping at its first

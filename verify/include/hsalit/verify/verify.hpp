@@ -79,22 +79,30 @@ struct TestVerification {
   double seconds = 0;
 };
 
-// The model's answers do not depend on the mapping: computed once per test and shared by
-// every verification of it (the mutants of --mutate included). Safe to share between
-// threads; answers are never removed, so the references stay valid.
-class ModelCache {
+// What verifications of the same tests share. The model's answers do not depend on the
+// mapping: computed once per test and shared by every verification of it (the mutants of
+// --mutate included); they are never removed, so the references stay valid. Exhaustive
+// simulations are kept by the code simulated (runner::SimulationMemo), when asked: tests
+// whose orders or scopes compile to the same instructions are searched once. Safe to share
+// between threads.
+class VerificationCache {
  public:
   // `keep_candidates`: the tests checked differ only in orders and scopes (one variation
   // space), so the enum engine's candidate executions are listed once and kept
-  // (model::CandidateMemo).
-  explicit ModelCache(bool keep_candidates = false);
+  // (model::CandidateMemo). `kept_simulations`: how many of the latest simulations to keep
+  // (none: every simulation searches).
+  explicit VerificationCache(bool keep_candidates = false, std::size_t kept_simulations = 0);
 
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
+  // runner::run_exhaustive, through the kept simulations if any.
+  std::shared_ptr<const runner::SimResult> simulate(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                                                    const runner::SimOptions& options);
 
  private:
   std::mutex mutex_;
   std::map<std::string, model::CheckResult> results_;
   std::optional<model::CandidateMemo> candidates_;
+  std::optional<runner::SimulationMemo> simulations_;
 };
 
 // The test with a `locations` line naming every register a load or rmw writes and every
@@ -127,13 +135,13 @@ Containment contained(const model::CheckResult& allowed, const runner::SimResult
 // Verifies one test. Never throws for a test the table or target cannot express (that is
 // Unsupported, with the reason).
 TestVerification verify_test(const litmus::Test& test, const codegen::MappingTable& table, const VerifyOptions& options,
-                             ModelCache& cache);
+                             VerificationCache& cache);
 
 // Shrinks a counterexample: drops threads and instructions while the test stays a
 // race-free counterexample; the result's condition is `exists` the forbidden outcome.
 // nullopt when `test` is not a counterexample.
 std::optional<Counterexample> minimise(const litmus::Test& test, const codegen::MappingTable& table,
-                                       const VerifyOptions& options, ModelCache& cache);
+                                       const VerifyOptions& options, VerificationCache& cache);
 
 struct VerifyReport {
   std::vector<TestVerification> tests;
@@ -147,7 +155,7 @@ struct VerifyReport {
 // Verifies each test, with `options.jobs` threads; the report keeps the order of `tests`.
 // `progress` (optional) is called after each test, one call at a time.
 VerifyReport verify_tests(std::span<const litmus::Test> tests, const codegen::MappingTable& table,
-                          const VerifyOptions& options, ModelCache& cache,
+                          const VerifyOptions& options, VerificationCache& cache,
                           const std::function<void(const TestVerification&)>& progress = {});
 
 // The rows the compiled tests use, by id (for the mutation of --mutate).

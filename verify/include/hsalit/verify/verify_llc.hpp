@@ -36,18 +36,18 @@ struct LlcVerifyOptions {
 // the reason (the model or the simulator gave up, the engines disagree, or the simulator cannot
 // execute an instruction: "simulator: the simulator cannot execute '...'").
 TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                                 const runner::SimOptions& sim, const model::CheckOptions& model, ModelCache& cache,
-                                 std::optional<model::Engine> confirm_engine = std::nullopt);
+                                 const runner::SimOptions& sim, const model::CheckOptions& model,
+                                 VerificationCache& cache, std::optional<model::Engine> confirm_engine = std::nullopt);
 
 // One test through llc: emit the IR, run llc, convert, judge. Never throws for a test: what
 // LLVM IR cannot express is Unsupported; an llc failure or code the conversion or simulator
 // cannot handle is Unknown, with the reason.
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
-                                ModelCache& cache);
+                                VerificationCache& cache);
 
 // Every test, `options.jobs` at a time; the report keeps the order of `tests`.
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
-                            const LlcVerifyOptions& options, ModelCache& cache,
+                            const LlcVerifyOptions& options, VerificationCache& cache,
                             const std::function<void(const TestVerification&)>& progress = {});
 
 // Text for people: one line per test (status and reason), each counterexample with its
