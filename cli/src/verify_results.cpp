@@ -139,6 +139,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
                     {"symmetric", s.symmetric},
                     {"racy_below_racy", s.racy_below_racy},
                     {"decided_below_weaker", s.decided_below_weaker},
+                    {"decided_by_narrower_scope", s.decided_by_narrower_scope},
                     {"weaker_code_simulations", s.weaker_code_simulations},
                     {"weaker_code_left_out", s.weaker_code_left_out},
                     {"compiles", s.compiles}};

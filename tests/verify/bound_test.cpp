@@ -123,6 +123,64 @@ TEST(BoundReduction, ModelIsMonotoneInEveryAnnotation) {
   EXPECT_GT(race_free_pairs, 2000u) << pairs;
 }
 
+// Fact 4: where a thread's instances at two scopes hold the same threads, its accesses and
+// fences get the same answer from the model with either scope: the same allowed final
+// states, and a race exactly when the other has one. On every placement of two and three
+// threads (one work-group alone in its agent, every thread in one work-group, ...).
+TEST(BoundReduction, ModelCannotTellApartScopesHoldingTheSameThreads) {
+  litmus::GenerateOptions g = spec(
+      "family=MP/SB/LB/2+2W/CoRR/WRC/ISA2,orders=rlx+scacq+screl+scar,scopes=wave+wg+agent+system,"
+      "placements=same-wg+diff-wg+diff-agent,fences=scacq+screl");
+  std::size_t pairs = 0, racy = 0, with_z3 = 0;
+  litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
+    const auto& slots = space.slots();
+    std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
+    for (int sample = 0; sample < 12; ++sample) {
+      std::vector<std::size_t> choice;
+      for (const litmus::Slot& sl : slots)
+        choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+      const litmus::Test narrow = observe_everything(space.test(choice));
+      const auto members = [&](int thread, Scope scope) {
+        std::vector<int> out;
+        for (int u = 0; u < static_cast<int>(narrow.threads.size()); ++u)
+          if (narrow.scopes.same_instance(thread, u, scope)) out.push_back(u);
+        return out;
+      };
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        const Variation& v = slots[i].choices[choice[i]];
+        if (v.kind != Kind::Atomic && v.kind != Kind::Fence) continue;
+        for (std::size_t j = 0; j < slots[i].choices.size(); ++j) {
+          Variation wide = slots[i].choices[j];
+          if (wide.scope <= v.scope || members(slots[i].thread, wide.scope) != members(slots[i].thread, v.scope))
+            continue;
+          wide.scope = v.scope;
+          if (!(wide == v)) continue;  // another order or kind
+          std::vector<std::size_t> other = choice;
+          other[i] = j;
+          const litmus::Test widened = observe_everything(space.test(other));
+          std::vector<model::CheckOptions> engines{enum_engine()};
+          if (pairs % 40 == 0) engines.push_back(model::CheckOptions{});  // z3
+          for (const model::CheckOptions& engine : engines) {
+            const model::CheckResult a = model::check(narrow, engine), b = model::check(widened, engine);
+            ASSERT_FALSE(a.unknown() || b.unknown()) << narrow.name;
+            EXPECT_EQ(a.racy, b.racy) << narrow.name << " and " << widened.name;
+            EXPECT_EQ(a.evaluated, b.evaluated);
+            if (!a.racy) {
+              EXPECT_EQ(a.outcomes, b.outcomes) << narrow.name << " and " << widened.name;
+            }
+            with_z3 += engine.engine == model::Engine::Z3 ? 1 : 0;
+          }
+          ++pairs;
+          racy += model::check(narrow, enum_engine()).racy ? 1 : 0;
+        }
+      }
+    }
+  });
+  EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(pairs - racy, 300u);
+  EXPECT_GT(with_z3, 25u);
+}
+
 // Fact 1: choices of a slot in one code class give the same whole program whatever the
 // other slots hold.
 TEST(BoundReduction, ChoicesOfOneCodeClassCompileToTheSameProgram) {
@@ -169,10 +227,11 @@ TEST(BoundReduction, ChoicesOfOneCodeClassCompileToTheSameProgram) {
 
 // The code of slot `slot`'s thread in the test of `choice`.
 std::vector<codegen::Instruction> thread_code(const litmus::VariationSpace& space,
-                                              const std::vector<std::size_t>& choice, std::size_t slot) {
+                                              const std::vector<std::size_t>& choice, std::size_t slot,
+                                              const codegen::CompileOptions& options = {}) {
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::CompiledTest c =
-      codegen::compile(space.test(choice), *catalog.find("gfx900"), catalog, codegen::MappingTable::builtin("gfx6-9"));
+  const codegen::CompiledTest c = codegen::compile(space.test(choice), *catalog.find("gfx900"), catalog,
+                                                   codegen::MappingTable::builtin("gfx6-9"), options);
   return c.threads.at(static_cast<std::size_t>(space.slots()[slot].thread)).code;
 }
 
@@ -191,6 +250,16 @@ TEST(CodeStrength, WaitsInvalidationsAndGlcOnLoadsOnly) {
   const auto store = parse("global_store_dword v0, v1, s[2:3]\ns_endpgm\n");
   const auto store_glc = parse("global_store_dword v0, v1, s[2:3] glc\ns_endpgm\n");
   EXPECT_FALSE(code_at_least(store_glc, store));  // only loads
+  // A wait for more counters, or to lower counts, is the weaker wait and another.
+  const auto lgkm = parse("s_waitcnt lgkmcnt(0)\nglobal_load_dword v1, v0, s[2:3]\ns_endpgm\n");
+  const auto both = parse("s_waitcnt vmcnt(0) lgkmcnt(0)\nglobal_load_dword v1, v0, s[2:3] glc\ns_endpgm\n");
+  const auto vm1 = parse("s_waitcnt vmcnt(1)\nglobal_load_dword v1, v0, s[2:3]\ns_endpgm\n");
+  const auto vm0 = parse("s_waitcnt vmcnt(0)\nglobal_load_dword v1, v0, s[2:3]\ns_endpgm\n");
+  EXPECT_TRUE(code_at_least(both, lgkm));
+  EXPECT_FALSE(code_at_least(lgkm, both));
+  EXPECT_TRUE(code_at_least(vm0, vm1));
+  EXPECT_FALSE(code_at_least(vm1, vm0));
+  EXPECT_FALSE(code_at_least(vm0, lgkm));  // waits for something else
 }
 
 // Fact 3 of verify/bound.hpp, on whole slices and under each assumption it is used with:
@@ -210,39 +279,47 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
   }
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  std::size_t pairs = 0, strict = 0;
-  litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
-    const auto& slots = space.slots();
-    std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
-    for (int sample = 0; sample < 10; ++sample) {
-      std::vector<std::size_t> choice;
-      for (const litmus::Slot& sl : slots)
-        choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
-      const std::size_t i = std::uniform_int_distribution<std::size_t>(0, slots.size() - 1)(rng);
-      const auto weak_code = thread_code(space, choice, i);
-      for (std::size_t j = 0; j < slots[i].choices.size(); ++j) {
-        std::vector<std::size_t> strong = choice;
-        strong[i] = j;
-        const auto strong_code = thread_code(space, strong, i);
-        if (strong_code == weak_code || !code_at_least(strong_code, weak_code)) continue;
-        const litmus::Test weak_test = observe_everything(space.test(choice));
-        const litmus::Test strong_test = observe_everything(space.test(strong));
-        for (const auto& [name, o] : assumptions) {
-          const runner::SimResult w = runner::run_exhaustive(
-              weak_test, codegen::compile(weak_test, *catalog.find("gfx900"), catalog, table), o);
-          const runner::SimResult st = runner::run_exhaustive(
-              strong_test, codegen::compile(strong_test, *catalog.find("gfx900"), catalog, table), o);
-          ASSERT_FALSE(w.unknown || st.unknown);
-          for (const auto& [outcome, count] : st.histogram)
-            EXPECT_TRUE(w.histogram.count(outcome))
-                << strong_test.name << " reaches a final state that " << weak_test.name << " does not (" << name << ")";
-          ++pairs;
-          strict += st.histogram.size() < w.histogram.size() ? 1 : 0;
+  std::size_t pairs = 0, strict = 0, sc_pairs = 0;
+  // The table's acquire/release sequences, and its SC ones (--sc-orders: waits for more
+  // counters before the access).
+  for (const bool sc_orders : {false, true}) {
+    codegen::CompileOptions compile;
+    compile.sc_acquire_release = sc_orders;
+    litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
+      const auto& slots = space.slots();
+      std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
+      for (int sample = 0; sample < (sc_orders ? 5 : 10); ++sample) {
+        std::vector<std::size_t> choice;
+        for (const litmus::Slot& sl : slots)
+          choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+        const std::size_t i = std::uniform_int_distribution<std::size_t>(0, slots.size() - 1)(rng);
+        const auto weak_code = thread_code(space, choice, i, compile);
+        for (std::size_t j = 0; j < slots[i].choices.size(); ++j) {
+          std::vector<std::size_t> strong = choice;
+          strong[i] = j;
+          const auto strong_code = thread_code(space, strong, i, compile);
+          if (strong_code == weak_code || !code_at_least(strong_code, weak_code)) continue;
+          const litmus::Test weak_test = observe_everything(space.test(choice));
+          const litmus::Test strong_test = observe_everything(space.test(strong));
+          for (const auto& [name, o] : assumptions) {
+            const runner::SimResult w = runner::run_exhaustive(
+                weak_test, codegen::compile(weak_test, *catalog.find("gfx900"), catalog, table, compile), o);
+            const runner::SimResult st = runner::run_exhaustive(
+                strong_test, codegen::compile(strong_test, *catalog.find("gfx900"), catalog, table, compile), o);
+            ASSERT_FALSE(w.unknown || st.unknown);
+            for (const auto& [outcome, count] : st.histogram)
+              EXPECT_TRUE(w.histogram.count(outcome)) << strong_test.name << " reaches a final state that "
+                                                      << weak_test.name << " does not (" << name << ")";
+            ++pairs;
+            sc_pairs += sc_orders ? 1 : 0;
+            strict += st.histogram.size() < w.histogram.size() ? 1 : 0;
+          }
         }
       }
-    }
-  });
+    });
+  }
   EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(sc_pairs, 300u);
   EXPECT_GT(strict, 50u);  // the strengthenings do remove final states
 }
 
@@ -313,6 +390,44 @@ TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
     EXPECT_EQ(by_class.report.count(TestStatus::Unknown) + all.report.count(TestStatus::Unknown), 0u);
     expect_counterexamples_within(by_class.report, all.report);
   }
+}
+
+// Fact 4 in the search: choices decided by a narrower scope holding the same threads,
+// against the search without them, with counterexamples (finding 1 without --sc-orders) and
+// without. Only for the hsa model: hrf-indirect tells the scopes apart.
+TEST(BoundReduction, NarrowerScopesAgreeWithTheSearchWithoutThem) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const litmus::GenerateOptions g = spec(
+      "family=MP/SB/ISA2,orders=rlx+scacq+screl,scopes=wg+agent+system,placements=same-wg+diff-wg+diff-agent,"
+      "segments=global");
+  for (bool sc_orders : {false, true}) {
+    SCOPED_TRACE(sc_orders ? "sc-orders" : "acquire/release");
+    VerifyOptions o = quick_options();
+    o.compile.sc_acquire_release = sc_orders;
+    // The remedies of finding 2 with --sc-orders (docs/mappings.md): sound then.
+    if (sc_orders) {
+      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+    }
+    // Without the weaker-code pruning, which decides this slice at the roots.
+    BoundOptions with, without;
+    with.code_dominance = without.code_dominance = false;
+    without.equivalent_scopes = false;
+    const BoundVerification narrowed = verify_bound(g, table, o, with);
+    const BoundVerification plain = verify_bound(g, table, o, without);
+    EXPECT_GT(narrowed.statistics.decided_by_narrower_scope, 0u);
+    EXPECT_EQ(plain.statistics.decided_by_narrower_scope, 0u);
+    EXPECT_LT(narrowed.statistics.checked, plain.statistics.checked);
+    EXPECT_EQ(narrowed.report.sound(), plain.report.sound());
+    EXPECT_EQ(plain.report.sound(), sc_orders);
+    EXPECT_EQ(narrowed.report.count(TestStatus::Unknown) + plain.report.count(TestStatus::Unknown), 0u);
+    expect_counterexamples_within(narrowed.report, plain.report);
+  }
+  VerifyOptions hrf = quick_options();
+  hrf.model.variant = model::ModelVariant::HrfIndirect;
+  EXPECT_EQ(verify_bound(spec("family=MP,scopes=wg+agent,placements=same-wg"), table, hrf, {})
+                .statistics.decided_by_narrower_scope,
+            0u);
 }
 
 TEST(BoundReduction, StopsAtTheFirstCounterexampleAndReportsRows) {
@@ -413,7 +528,7 @@ exists (0:r0=1 /\ 0:r1=0 /\ 1:r0=1 /\ 1:r1=0)
 
 TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  const litmus::GenerateOptions g = spec("family=MP/LB,scopes=wg+agent,placements=same-wg+diff-wg");
+  const litmus::GenerateOptions g = spec("family=MP/LB/SB,scopes=wg+agent,placements=same-wg+diff-wg+diff-agent");
   VerifyOptions one = quick_options(), two = quick_options();
   two.jobs = 2;
   // Symmetric tests are met within one space (spaces with one program key are verified
@@ -426,8 +541,8 @@ TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   EXPECT_EQ(progress_calls, b.report.total());
   EXPECT_EQ(a.report.count(TestStatus::Sound), b.report.count(TestStatus::Sound));
   EXPECT_EQ(a.report.count(TestStatus::Racy), b.report.count(TestStatus::Racy));
-  EXPECT_EQ(a.statistics.racy_below_racy + a.statistics.decided_below_weaker,
-            b.statistics.racy_below_racy + b.statistics.decided_below_weaker);
+  EXPECT_EQ(a.statistics.racy_below_racy + a.statistics.decided_below_weaker + a.statistics.decided_by_narrower_scope,
+            b.statistics.racy_below_racy + b.statistics.decided_below_weaker + b.statistics.decided_by_narrower_scope);
   EXPECT_GT(a.report.total(), 10u);
 }
 

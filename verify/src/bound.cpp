@@ -50,12 +50,24 @@ bool order_at_least(MemoryOrder a, MemoryOrder b) {
   return a == MemoryOrder::AcquireRelease;
 }
 
+// Whether `strong` is an s_waitcnt that waits for every counter `weak` (an s_waitcnt) waits
+// for, to at most its count: `weak` followed by another wait, since no operation issues in
+// between (docs/simulator.md rule 1).
+bool waits_at_least(const codegen::Instruction& strong, const codegen::Instruction& weak) {
+  if (strong.mnemonic != "s_waitcnt" || weak.mnemonic != "s_waitcnt" || !strong.operands.empty() ||
+      !weak.operands.empty())
+    return false;
+  auto covers = [](const std::optional<int>& s, const std::optional<int>& w) { return !w || (s && *s <= *w); };
+  return covers(strong.wait.vmcnt, weak.wait.vmcnt) && covers(strong.wait.expcnt, weak.wait.expcnt) &&
+         covers(strong.wait.lgkmcnt, weak.wait.lgkmcnt);
+}
+
 }  // namespace
 
 bool code_at_least(std::span<const codegen::Instruction> strong, std::span<const codegen::Instruction> weak) {
   std::size_t w = 0;
   for (const codegen::Instruction& s : strong) {
-    if (w < weak.size() && s == weak[w]) {
+    if (w < weak.size() && (s == weak[w] || waits_at_least(s, weak[w]))) {
       ++w;
       continue;
     }
@@ -82,6 +94,9 @@ struct SlotClasses {
   std::vector<std::size_t> representative;       // per class, one member
   // The class whose code every other class's code strengthens (`code_at_least`), if any.
   std::optional<std::size_t> weakest;
+  std::vector<std::size_t> class_of;  // per choice
+  // stronger[a][b]: class a's code strengthens class b's (`code_at_least`), a != b.
+  std::vector<std::vector<bool>> stronger;
 };
 
 // The code of one choice of a slot: the compiled instructions of the slot's thread, or why
@@ -127,10 +142,15 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
   }
   std::map<std::string, std::vector<std::size_t>> by_code;
   std::vector<const std::string*> order;  // classes in order of first appearance
+  std::map<std::string, std::size_t> index;
   for (std::size_t j = 0; j < codes.size(); ++j) {
     auto [it, fresh] = by_code.try_emplace(codes[j].key);
-    if (fresh) order.push_back(&it->first);
+    if (fresh) {
+      order.push_back(&it->first);
+      index.emplace(codes[j].key, index.size());
+    }
     it->second.push_back(j);
+    out.class_of.push_back(index.at(codes[j].key));
   }
   for (const std::string* code : order) {
     const std::vector<std::size_t>& members = by_code.at(*code);
@@ -146,6 +166,14 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
     }
     out.maxima.push_back(std::move(maxima));
   }
+  const std::size_t classes = out.representative.size();
+  out.stronger.assign(classes, std::vector<bool>(classes, false));
+  for (std::size_t a = 0; a < classes; ++a)
+    for (std::size_t b = 0; b < classes; ++b) {
+      const auto& strong = codes[out.representative[a]].code;
+      const auto& weak = codes[out.representative[b]].code;
+      out.stronger[a][b] = a != b && strong && weak && code_at_least(*strong, *weak);
+    }
   for (std::size_t c = 0; c < out.representative.size() && !out.weakest; ++c) {
     const auto& weak = codes[out.representative[c]].code;
     bool below_all = weak.has_value();
@@ -156,6 +184,43 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
     if (below_all) out.weakest = c;
   }
   return out;
+}
+
+// Per choice of each slot, whether a choice with a narrower scope decides it in this placement
+// (fact 4 of verify/bound.hpp): the same kind and order, a narrower scope whose instance
+// holds the same threads as the choice's for the slot's thread (so the model cannot tell
+// them apart), and code that the choice's strengthens. Each test with the choice then
+// reaches a subset of the final states of the test with the narrower one, which the model
+// answers alike.
+std::vector<std::vector<bool>> narrowed_choices(const litmus::VariationSpace& space,
+                                                const std::vector<SlotClasses>& classes) {
+  const auto& slots = space.slots();
+  const litmus::Test test = space.test(std::vector<std::size_t>(slots.size(), 0));
+  const int threads = static_cast<int>(test.threads.size());
+  auto members = [&](int thread, litmus::Scope scope) {
+    std::vector<int> out;
+    for (int u = 0; u < threads; ++u)
+      if (test.scopes.same_instance(thread, u, scope)) out.push_back(u);
+    return out;
+  };
+  std::vector<std::vector<bool>> narrowed(slots.size());
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    const litmus::Slot& slot = slots[k];
+    const SlotClasses& cls = classes[k];
+    narrowed[k].assign(slot.choices.size(), false);
+    for (std::size_t j = 0; j < slot.choices.size(); ++j) {
+      const Variation& wide = slot.choices[j];
+      if (wide.kind != Variation::Kind::Atomic && wide.kind != Variation::Kind::Fence) continue;
+      for (std::size_t c = 0; c < slot.choices.size() && !narrowed[k][j]; ++c) {
+        Variation narrow = wide;
+        narrow.scope = slot.choices[c].scope;
+        narrowed[k][j] = narrow == slot.choices[c] && narrow.scope < wide.scope &&
+                         cls.stronger[cls.class_of[j]][cls.class_of[c]] &&
+                         members(slot.thread, narrow.scope) == members(slot.thread, wide.scope);
+      }
+    }
+  }
+  return narrowed;
 }
 
 // The choice of a slot that is at least as strong as every other, if there is one.
@@ -338,9 +403,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // code classes. Before going deeper, the test with the chosen prefix and every later slot
   // at its strongest choice is asked for races: if even it is racy, every test below is
   // (the model is monotone), and the subtree is skipped.
-  // Code dominance needs lines that may be evicted at any time and one L2 (see code_at_least).
-  const bool code_dominance = bound_options.code_dominance && !bound_options.every_variation &&
-                              options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
+  // Code dominance (fact 3) needs lines that may be evicted at any time and one L2 (see
+  // code_at_least); the narrower scopes of fact 4 need it and the hsa model's scope inclusion.
+  const bool code_order =
+      !bound_options.every_variation && options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
+  const bool code_dominance = bound_options.code_dominance && code_order;
+  const bool narrowing =
+      bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa;
   // `counts`: the worker's own pruning counters (of BoundStatistics), added to the bound's at
   // the end.
   auto verify_space = [&](std::size_t space_index, const litmus::VariationSpace& space, BoundStatistics& counts) {
@@ -376,6 +445,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       for (const auto& m : cls[k].maxima) here += m.size();
       leaves_from[p] = leaves_from[p + 1] * here;
     }
+    const std::vector<std::vector<bool>> narrowed =
+        narrowing ? narrowed_choices(space, cls) : std::vector<std::vector<bool>>(n);
     std::vector<std::size_t> choice(n, 0);
     // The model's answers within the space: the upper test of the last slot is also the
     // leaf whose last choice is that slot's strongest, and is judged once. The space's
@@ -464,6 +535,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       const std::size_t k = order[p];
       for (const std::vector<std::size_t>& members : cls[k].maxima)
         for (std::size_t m : members) {
+          if (narrowing && narrowed[k][m]) {
+            counts.decided_by_narrower_scope += leaves_from[p + 1];
+            continue;
+          }
           choice[k] = m;
           descend(p + 1, !top[k] || m != *top[k]);
         }
@@ -485,6 +560,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     std::lock_guard lock(mutex);
     st.racy_below_racy += counts.racy_below_racy;
     st.decided_below_weaker += counts.decided_below_weaker;
+    st.decided_by_narrower_scope += counts.decided_by_narrower_scope;
     st.weaker_code_simulations += counts.weaker_code_simulations;
     st.weaker_code_left_out += counts.weaker_code_left_out;
     st.classes += counts.classes;
@@ -519,9 +595,10 @@ std::string render_statistics(const BoundStatistics& s) {
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one), {} variations before "
       "symmetry; {} tests checked (one per product of code classes and maximal choices; {} symmetric skipped); {} more "
       "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs simulated, "
-      "{} left out where they kept failing); {} single-slot compilations; {:.2f} s\n",
+      "{} left out where they kept failing), {} by a narrower scope holding the same threads; {} single-slot "
+      "compilations; {:.2f} s\n",
       s.spaces, s.same_program_spaces, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
-      s.weaker_code_simulations, s.weaker_code_left_out, s.compiles, s.seconds_total);
+      s.weaker_code_simulations, s.weaker_code_left_out, s.decided_by_narrower_scope, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

@@ -2,7 +2,7 @@
 // a bound"). A bound of `hsalit gen` holds, per cycle, placement and segment assignment, the
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
-// threads. Three facts make a few checked tests enough:
+// threads. Four facts make a few checked tests enough:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -19,6 +19,16 @@
 //     invalidation is evictions the L1 may do at any time, a glc load is a load that missed).
 //     It holds while lines may be evicted at any time and there is one L2, so it is only used
 //     then (not under `no-l1-fill` or `l2-per-agent`).
+//  4. In the HSA model (with scope inclusion) a scope acts only through the threads its
+//     instance holds (3.3.6; model/src/relations.cpp: an operation specifies the instances
+//     of its thread at its scope and below, two operations match when the instance of the
+//     narrower of their scopes holds both). Where a thread's instance at a narrower scope
+//     holds the same threads as at a wider one (one work-group placed alone in its agent,
+//     or every thread in one work-group: there wg, agent and system hold the same threads),
+//     an access or fence of that thread gets the same answer from the model with either
+//     scope. When the wider scope's code strengthens the narrower's (fact 3), the test with
+//     the wider scope reaches a subset of the final states of the test with the narrower one
+//     and is decided by it.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -50,7 +60,8 @@ namespace hsalit::verify {
 bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b);
 
 // Whether `strong` is `weak` with instructions that only restrict the simulator added: waits
-// inserted (a wait only blocks, docs/simulator.md rule 1), L1 invalidations
+// inserted or made to wait for more (a wait only blocks, docs/simulator.md rule 1; a wait
+// for more counters, or to lower counts, is the weaker wait and one more), L1 invalidations
 // (`buffer_wbinvl1_vol`, `buffer_wbinvl1`) inserted (every line evicted, which rule 6 allows
 // at any time) and `glc` set on a load (a load that misses the L1, rule 5, as after an
 // eviction). Every run of the strong program is then a run of the weak one with those steps
@@ -65,6 +76,9 @@ struct BoundOptions {
   // Skip the tests below a prefix when the program with every later slot at its weakest
   // code reaches only final states the strongest test below allows (fact 3 above).
   bool code_dominance = true;
+  // Skip a choice whose scope a narrower one of the same slot equals in the placement, with
+  // weaker code (fact 4 above; only for the `hsa` model, and where fact 3 holds).
+  bool equivalent_scopes = true;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
   // same one for every number of threads. It is called one call at a time, possibly also
@@ -82,6 +96,9 @@ struct BoundStatistics {
   std::size_t racy_below_racy = 0;      // products skipped below a stronger test found racy
   // Products skipped because weaker code stays within a stronger test's allowed set.
   std::size_t decided_below_weaker = 0;
+  // Products skipped because a choice's scope holds the same threads as a narrower one
+  // with weaker code (fact 4 above).
+  std::size_t decided_by_narrower_scope = 0;
   std::size_t weaker_code_simulations = 0;  // programs simulated with the open slots at their weakest code
   // Such simulations not made: at a depth of a space where four failed and none
   // decided (verify_bound), they cost the most and decide nothing; leaving one out only
