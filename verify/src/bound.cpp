@@ -186,14 +186,18 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
   return out;
 }
 
-// Per choice of each slot, whether a choice with a narrower scope decides it in this placement
-// (fact 4 of verify/bound.hpp): the same kind and order, a narrower scope whose instance
-// holds the same threads as the choice's for the slot's thread (so the model cannot tell
-// them apart), and code that the choice's strengthens. Each test with the choice then
+// Fact 4 of verify/bound.hpp in one space (one placement): per slot and choice, the choice
+// with the narrowest scope that the model cannot tell apart from it (the same kind and
+// order, a scope whose instance holds the same threads for the slot's thread), and whether
+// that choice decides it: its code is weaker (`code_at_least`), so each test with the choice
 // reaches a subset of the final states of the test with the narrower one, which the model
 // answers alike.
-std::vector<std::vector<bool>> narrowed_choices(const litmus::VariationSpace& space,
-                                                const std::vector<SlotClasses>& classes) {
+struct ScopeEquivalents {
+  std::vector<std::vector<std::size_t>> narrowest;
+  std::vector<std::vector<bool>> decided;
+};
+
+ScopeEquivalents scope_equivalents(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes) {
   const auto& slots = space.slots();
   const litmus::Test test = space.test(std::vector<std::size_t>(slots.size(), 0));
   const int threads = static_cast<int>(test.threads.size());
@@ -203,24 +207,28 @@ std::vector<std::vector<bool>> narrowed_choices(const litmus::VariationSpace& sp
       if (test.scopes.same_instance(thread, u, scope)) out.push_back(u);
     return out;
   };
-  std::vector<std::vector<bool>> narrowed(slots.size());
+  ScopeEquivalents out;
   for (std::size_t k = 0; k < slots.size(); ++k) {
     const litmus::Slot& slot = slots[k];
     const SlotClasses& cls = classes[k];
-    narrowed[k].assign(slot.choices.size(), false);
+    std::vector<std::size_t>& narrowest = out.narrowest.emplace_back(slot.choices.size());
+    std::vector<bool>& decided = out.decided.emplace_back(slot.choices.size(), false);
     for (std::size_t j = 0; j < slot.choices.size(); ++j) {
+      narrowest[j] = j;
       const Variation& wide = slot.choices[j];
       if (wide.kind != Variation::Kind::Atomic && wide.kind != Variation::Kind::Fence) continue;
-      for (std::size_t c = 0; c < slot.choices.size() && !narrowed[k][j]; ++c) {
+      for (std::size_t c = 0; c < slot.choices.size(); ++c) {
         Variation narrow = wide;
         narrow.scope = slot.choices[c].scope;
-        narrowed[k][j] = narrow == slot.choices[c] && narrow.scope < wide.scope &&
-                         cls.stronger[cls.class_of[j]][cls.class_of[c]] &&
-                         members(slot.thread, narrow.scope) == members(slot.thread, wide.scope);
+        if (!(narrow == slot.choices[c]) || narrow.scope >= wide.scope ||
+            members(slot.thread, narrow.scope) != members(slot.thread, wide.scope))
+          continue;
+        if (slot.choices[c].scope < slot.choices[narrowest[j]].scope) narrowest[j] = c;
+        if (cls.stronger[cls.class_of[j]][cls.class_of[c]]) decided[j] = true;
       }
     }
   }
-  return narrowed;
+  return out;
 }
 
 // The choice of a slot that is at least as strong as every other, if there is one.
@@ -445,8 +453,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       for (const auto& m : cls[k].maxima) here += m.size();
       leaves_from[p] = leaves_from[p + 1] * here;
     }
-    const std::vector<std::vector<bool>> narrowed =
-        narrowing ? narrowed_choices(space, cls) : std::vector<std::vector<bool>>(n);
+    // With fact 4, the upper tests take the narrowest scope the model cannot tell apart from
+    // each slot's strongest choice: the same answers, and a descent that takes that choice
+    // keeps the upper test of its parent.
+    const ScopeEquivalents equivalents = narrowing ? scope_equivalents(space, cls) : ScopeEquivalents{};
+    std::vector<std::optional<std::size_t>> upper_choice = top;
+    if (narrowing)
+      for (std::size_t k = 0; k < n; ++k)
+        if (top[k]) upper_choice[k] = equivalents.narrowest[k][*top[k]];
     std::vector<std::size_t> choice(n, 0);
     // The model's answers within the space: the upper test of the last slot is also the
     // leaf whose last choice is that slot's strongest, and is judged once. The space's
@@ -512,7 +526,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       }
       if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
         std::vector<std::size_t> upper = choice;
-        for (std::size_t q = p; q < n; ++q) upper[order[q]] = *top[order[q]];
+        for (std::size_t q = p; q < n; ++q) upper[order[q]] = *upper_choice[order[q]];
         const model::CheckResult& m = cache.check(observe_everything(space.test(upper)), options.model);
         if (!m.unknown() && m.racy) {
           counts.racy_below_racy += leaves_from[p];
@@ -535,12 +549,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       const std::size_t k = order[p];
       for (const std::vector<std::size_t>& members : cls[k].maxima)
         for (std::size_t m : members) {
-          if (narrowing && narrowed[k][m]) {
+          if (narrowing && equivalents.decided[k][m]) {
             counts.decided_by_narrower_scope += leaves_from[p + 1];
             continue;
           }
           choice[k] = m;
-          descend(p + 1, !top[k] || m != *top[k]);
+          descend(p + 1, !upper_choice[k] || m != *upper_choice[k]);
         }
     };
     descend(0, true);
