@@ -75,6 +75,10 @@ void set_partitions(int n, std::vector<int>& current, int blocks, std::vector<st
 
 }  // namespace
 
+bool shared_cu_adds_nothing(const HardwareAssumptions& hw) {
+  return !hw.l1_store_visible_early && hw.l1_spontaneous_fill && !hw.l2_per_agent;
+}
+
 std::vector<Placement> placements(const litmus::Test& test) {
   const litmus::ScopeTree& tree = test.scopes;
   const int n = static_cast<int>(test.threads.size());
@@ -1664,6 +1668,10 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   result.observed = test.observed();
   std::vector<Placement> all = placements(test);
   if (!options.explore_placements) all.resize(1);
+  // Rule 5 of the reductions: where a shared CU adds nothing, only separate CUs.
+  if (options.partial_order_reduction && options.separate_cus && options.explore_placements &&
+      shared_cu_adds_nothing(options.hw))
+    std::erase_if(all, [](const Placement& p) { return p.cu_of_workgroup.size() != p.agent_of_cu.size(); });
   std::vector<Word> child;
   Transitions next;
   // Kept per thread: verify-mapping runs hundreds of thousands of small searches, and a

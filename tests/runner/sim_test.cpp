@@ -424,6 +424,81 @@ TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfCoherenceShapes) {
   }
 }
 
+// The assumptions under which rule 5 is used, and a search with and without it.
+std::vector<std::pair<std::string, HardwareAssumptions>> stores_through_l2() {
+  std::vector<std::pair<std::string, HardwareAssumptions>> out;
+  for (const char* extra : {"", "one-channel", "lds-sc"}) {
+    HardwareAssumptions hw;
+    EXPECT_TRUE(apply_assumption("l1-store-at-l2", hw));
+    if (*extra) {
+      EXPECT_TRUE(apply_assumption(extra, hw));
+    }
+    out.emplace_back(std::string("l1-store-at-l2 ") + extra, hw);
+  }
+  return out;
+}
+
+void expect_separate_cus_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
+                                       const HardwareAssumptions& hw, const std::string& what,
+                                       ReductionCounts& counts) {
+  SimOptions every;
+  every.hw = hw;
+  every.separate_cus = false;
+  every.keep_traces = false;
+  every.max_states = 200'000;
+  SimOptions separate = every;
+  separate.separate_cus = true;
+  separate.keep_traces = true;
+  expect_reduction_keeps_outcomes(test, table, every, separate, what, counts);
+}
+
+TEST(SimulatorReductions, SeparateCusAreUsedOnlyWhereStoresReachTheL1ThroughTheL2) {
+  for (const auto& [name, hw] : stores_through_l2()) EXPECT_TRUE(shared_cu_adds_nothing(hw)) << name;
+  EXPECT_FALSE(shared_cu_adds_nothing(HardwareAssumptions{}));  // finding 2 needs the shared CU
+  for (const char* other : {"l2-per-agent", "no-l1-fill"}) {
+    HardwareAssumptions hw;
+    EXPECT_TRUE(apply_assumption("l1-store-at-l2", hw) && apply_assumption(other, hw));
+    EXPECT_FALSE(shared_cu_adds_nothing(hw)) << other;
+  }
+}
+
+// Rule 5 (separate CUs cover a shared one): where stores reach the L1 only through the L2,
+// exploring only the placements with each work-group on a CU of its own keeps the outcome
+// set of every library test, with the shipped table under each assumption above and with
+// the broken ones under `l1-store-at-l2`.
+TEST(SimulatorReductions, SeparateCusKeepTheOutcomeSetOfEveryLibraryTest) {
+  const auto assumptions = stores_through_l2();
+  const auto tables = shipped_and_broken_tables();
+  ReductionCounts counts;
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    ASSERT_TRUE(parsed.ok()) << file;
+    for (const auto& [table_name, table] : tables)
+      for (const auto& [hw_name, hw] : assumptions)
+        if (table_name == "shipped" || hw_name == assumptions.front().first)
+          expect_separate_cus_keep_outcomes(*parsed.test, table, hw, file.string() + ", " + table_name + ", " + hw_name,
+                                            counts);
+  }
+  EXPECT_GT(counts.compared, 400);
+  EXPECT_LT(counts.states_reduced, counts.states_reference);
+}
+
+// The same on generated three-thread tests in different work-groups of one agent (five
+// placements of their work-groups on CUs, one kept), with the shipped table.
+TEST(SimulatorReductions, SeparateCusKeepTheOutcomeSetOfThreeWorkGroups) {
+  ReductionCounts counts;
+  std::size_t index = 0;
+  litmus::generate(
+      litmus::parse_generate_spec("threads=3,accesses=2,orders=na+rlx+scacq+screl,scopes=agent,placements=diff-wg"),
+      [&](litmus::GeneratedTest&& g) {
+        if (index++ % 19997 != 0) return;
+        for (const auto& [hw_name, hw] : stores_through_l2())
+          expect_separate_cus_keep_outcomes(g.test, gfx69(), hw, g.test.name + ", " + hw_name, counts);
+      });
+  EXPECT_GT(counts.compared, 30);
+  EXPECT_LT(counts.states_reduced * 2, counts.states_reference);
+}
+
 // Registers are written when a load completes, without interlock (rule 2): an ALU step that
 // reads a register an outstanding load will write does not commute with that load's
 // completion, so the reduction must not take it alone.

@@ -67,6 +67,12 @@ struct SimOptions {
   // another wave or queue can conflict with, now or later (docs/simulator.md, "Reductions",
   // rule 4); off: only the steps of rules 1 to 3 are reduced. The outcomes are the same.
   bool independent_steps = true;
+  // With the reductions on, lines that may be filled at any time and stores that reach their
+  // CU's L1 only through the L2 (`l1-store-at-l2`), exhaustive search explores only the
+  // placements that put each work-group on a CU of its own: a CU shared by two work-groups
+  // reaches no final state that separate CUs do not (docs/simulator.md, "Reductions", rule
+  // 5). Off: every placement of work-groups on CUs. The outcomes are the same.
+  bool separate_cus = true;
   // Random mode: threads sharing the runs. Each run seeds its own generator from the seed
   // and its index, so the histogram is the same for every number of threads.
   int jobs = 1;
@@ -87,6 +93,12 @@ struct Placement {
 // running one after another, in every order), waves of a work-group share a CU, and
 // work-groups of one agent go on the same or different CUs in every way (set partitions).
 std::vector<Placement> placements(const litmus::Test& test);
+
+// Whether, under these assumptions, two work-groups sharing a CU reach no final state that
+// they do not reach on separate CUs (docs/simulator.md, "Reductions", rule 5): stores reach
+// their CU's L1 only through the L2, and lines may be filled at any time, so what one
+// work-group does to the shared L1 and queues only narrows what the other may read.
+bool shared_cu_adds_nothing(const HardwareAssumptions& hw);
 
 // A final state: the values of the test's observed registers and locations.
 struct SimOutcome {
