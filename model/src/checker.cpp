@@ -141,41 +141,4 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options, Candida
   return check_with(test, options, &memo);
 }
 
-CandidateMemo::CandidateMemo(std::size_t capacity, std::size_t max_candidates)
-    : capacity_(std::max<std::size_t>(1, capacity)), max_candidates_(max_candidates) {}
-
-CandidateMemo::~CandidateMemo() = default;
-
-std::size_t CandidateMemo::hits() const {
-  std::lock_guard lock(mutex_);
-  return hits_;
-}
-
-std::size_t CandidateMemo::misses() const {
-  std::lock_guard lock(mutex_);
-  return misses_;
-}
-
-std::shared_ptr<const detail::CandidateList> CandidateMemo::find(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  auto it = kept_.find(key);
-  if (it == kept_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ++hits_;
-  it->second.used = ++tick_;
-  return it->second.list;
-}
-
-void CandidateMemo::keep(const std::string& key, std::shared_ptr<const detail::CandidateList> list) {
-  std::lock_guard lock(mutex_);
-  if (kept_.size() >= capacity_ && !kept_.count(key)) {
-    auto oldest = std::min_element(kept_.begin(), kept_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
-    kept_.erase(oldest);
-  }
-  kept_[key] = {std::move(list), ++tick_};
-}
-
 }  // namespace hsalit::model

@@ -1792,40 +1792,6 @@ std::string search_key(const litmus::Test& test, const codegen::CompiledTest& co
 
 }  // namespace
 
-SimulationMemo::SimulationMemo(std::size_t capacity) : capacity_(std::max<std::size_t>(1, capacity)) {}
-
-std::size_t SimulationMemo::hits() const {
-  std::lock_guard lock(mutex_);
-  return hits_;
-}
-
-std::size_t SimulationMemo::misses() const {
-  std::lock_guard lock(mutex_);
-  return misses_;
-}
-
-std::shared_ptr<const SimResult> SimulationMemo::find(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  auto it = kept_.find(key);
-  if (it == kept_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ++hits_;
-  it->second.used = ++tick_;
-  return it->second.result;
-}
-
-void SimulationMemo::keep(const std::string& key, std::shared_ptr<const SimResult> result) {
-  std::lock_guard lock(mutex_);
-  if (kept_.size() >= capacity_ && !kept_.count(key)) {
-    auto oldest = std::min_element(kept_.begin(), kept_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
-    kept_.erase(oldest);
-  }
-  kept_[key] = {std::move(result), ++tick_};
-}
-
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                 const SimOptions& options, SimulationMemo& memo) {
   const std::string key = search_key(test, compiled, options);

@@ -593,7 +593,7 @@ TEST(SimulationMemo, KeptSearchesAnswerTestsThatCompileToTheSameCode) {
   auto code = [&](const litmus::Test& t) { return codegen::compile(t, catalog.get("gfx900"), catalog, gfx69()); };
   SimOptions options;
   options.keep_traces = false;
-  SimulationMemo memo;
+  SimulationMemo memo(32);
   const auto first = run_exhaustive(wave, code(wave), options, memo);
   EXPECT_EQ(first->histogram, run_exhaustive(wave, code(wave), options).histogram);
   // Another name and scope, the same instructions: the kept search answers.

@@ -3,9 +3,7 @@
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +11,7 @@
 #include "hsalit/litmus/ast.hpp"
 #include "hsalit/model/execution.hpp"
 #include "hsalit/model/program.hpp"
+#include "hsalit/support/recently_used.hpp"
 
 namespace hsalit::model {
 
@@ -82,30 +81,15 @@ struct CandidateList;
 // the same result, race witness and deadline behaviour (docs/model.md, "Candidates kept
 // between checks"). Thread-safe; keeps the lists of the `capacity` latest programs, each of
 // at most `max_candidates` candidates (a longer one is not kept).
-class CandidateMemo {
+class CandidateMemo : public support::RecentlyUsed<detail::CandidateList> {
  public:
-  explicit CandidateMemo(std::size_t capacity = 4, std::size_t max_candidates = 50'000);
-  ~CandidateMemo();
-  CandidateMemo(const CandidateMemo&) = delete;
-  CandidateMemo& operator=(const CandidateMemo&) = delete;
+  explicit CandidateMemo(std::size_t capacity = 4, std::size_t max_candidates = 50'000)
+      : RecentlyUsed(capacity), max_candidates_(max_candidates) {}
 
-  std::size_t hits() const;
-  std::size_t misses() const;
-
-  // For check(): the list kept for `key`, if any; keeping a new one.
-  std::shared_ptr<const detail::CandidateList> find(const std::string& key);
-  void keep(const std::string& key, std::shared_ptr<const detail::CandidateList> list);
   std::size_t max_candidates() const { return max_candidates_; }
 
  private:
-  mutable std::mutex mutex_;
-  std::size_t capacity_, max_candidates_;
-  std::size_t hits_ = 0, misses_ = 0, tick_ = 0;
-  struct Kept {
-    std::shared_ptr<const detail::CandidateList> list;
-    std::size_t used = 0;  // tick of the last use
-  };
-  std::map<std::string, Kept> kept_;
+  std::size_t max_candidates_;
 };
 
 // check() with the enum engine's candidates kept in `memo` (the Z3 engine ignores it).

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/ast.hpp"
+#include "hsalit/support/recently_used.hpp"
 
 namespace hsalit::runner {
 
@@ -124,32 +124,9 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 // location each instruction names, and its options; not the name, the condition's values,
 // nor the atomicity, order and scope of the instructions (the code carries their effect).
 // Tests that differ only in those compile to the same code more often than not (a weaker
-// order that maps to the same instructions), and get the kept result. Thread-safe; keeps the
-// `capacity` latest results (a result that gave up is not kept: a later search may get
-// further).
-class SimulationMemo {
- public:
-  explicit SimulationMemo(std::size_t capacity = 32);
-  SimulationMemo(const SimulationMemo&) = delete;
-  SimulationMemo& operator=(const SimulationMemo&) = delete;
-
-  std::size_t hits() const;
-  std::size_t misses() const;
-
-  // For run_exhaustive(): the result kept for `key`, if any; keeping a new one.
-  std::shared_ptr<const SimResult> find(const std::string& key);
-  void keep(const std::string& key, std::shared_ptr<const SimResult> result);
-
- private:
-  mutable std::mutex mutex_;
-  std::size_t capacity_;
-  std::size_t hits_ = 0, misses_ = 0, tick_ = 0;
-  struct Kept {
-    std::shared_ptr<const SimResult> result;
-    std::size_t used = 0;  // tick of the last use
-  };
-  std::map<std::string, Kept> kept_;
-};
+// order that maps to the same instructions), and get the kept result. Keeps the `capacity`
+// latest results (a result that gave up is not kept: a later search may get further).
+using SimulationMemo = support::RecentlyUsed<SimResult>;
 
 // run_exhaustive() through `memo`: the same result, searched only when no equal search is kept.
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
