@@ -133,6 +133,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
     const verify::BoundStatistics& s = *statistics;
     v.statistics = {{"spaces", s.spaces},
                     {"same_program_spaces", s.same_program_spaces},
+                    {"decided_in_one_agent", s.decided_in_one_agent},
                     {"variations", s.variations},
                     {"classes", s.classes},
                     {"checked", s.checked},

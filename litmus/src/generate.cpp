@@ -903,6 +903,8 @@ struct VariationSpace::Data {
 VariationSpace::VariationSpace(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
 const std::string& VariationSpace::cycle() const { return data_->skeleton.cycle_text; }
 const std::vector<Slot>& VariationSpace::slots() const { return data_->slots; }
+const std::vector<int>& VariationSpace::workgroup_of_thread() const { return data_->placement.wg; }
+const std::vector<int>& VariationSpace::agent_of_thread() const { return data_->placement.agent; }
 const std::string& VariationSpace::shape_key() const { return data_->shape_key; }
 
 std::size_t VariationSpace::size() const {

@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/generate.hpp"
@@ -179,6 +180,165 @@ TEST(BoundReduction, ModelCannotTellApartScopesHoldingTheSameThreads) {
   EXPECT_GT(pairs, 1000u);
   EXPECT_GT(pairs - racy, 300u);
   EXPECT_GT(with_z3, 25u);
+}
+
+// The spaces of `g` with work-groups in several agents, each with the space that has the same
+// work-groups in one agent (fact 5 of verify/bound.hpp).
+std::vector<std::pair<litmus::VariationSpace, litmus::VariationSpace>> spaces_with_agents_merged(
+    const litmus::GenerateOptions& g) {
+  using Key = std::tuple<std::string, std::vector<int>, std::vector<int>>;
+  std::map<Key, litmus::VariationSpace> by_placement;
+  std::vector<litmus::VariationSpace> several;
+  litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
+    by_placement.emplace(Key{space.cycle(), space.workgroup_of_thread(), space.agent_of_thread()}, space);
+    const auto& agents = space.agent_of_thread();
+    if (std::any_of(agents.begin(), agents.end(), [](int a) { return a > 0; })) several.push_back(space);
+  });
+  std::vector<std::pair<litmus::VariationSpace, litmus::VariationSpace>> out;
+  for (const litmus::VariationSpace& space : several) {
+    const std::vector<int> one(space.agent_of_thread().size(), 0);
+    out.emplace_back(space, by_placement.at(Key{space.cycle(), space.workgroup_of_thread(), one}));
+  }
+  return out;
+}
+
+// A random choice per slot, three times in four among its system-scope choices when it has any.
+std::vector<std::size_t> mostly_system(const std::vector<litmus::Slot>& slots, std::mt19937& rng) {
+  std::vector<std::size_t> choice;
+  for (const litmus::Slot& sl : slots) {
+    std::vector<std::size_t> system;
+    for (std::size_t j = 0; j < sl.choices.size(); ++j)
+      if ((sl.choices[j].kind == Kind::Atomic || sl.choices[j].kind == Kind::Fence) &&
+          sl.choices[j].scope == Scope::System)
+        system.push_back(j);
+    if (!system.empty() && std::uniform_int_distribution<int>(0, 3)(rng) > 0)
+      choice.push_back(system[std::uniform_int_distribution<std::size_t>(0, system.size() - 1)(rng)]);
+    else
+      choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+  }
+  return choice;
+}
+
+// Fact 5, the model's half: with the work-groups of a test in one agent instead of several,
+// a race-free test stays race-free and allows no final state it did not. Both variants (an
+// agent-scope instance holding more threads only adds synchronisation in either), both
+// engines, every order, scope and fence.
+TEST(BoundReduction, ModelSynchronisesMoreWithWorkGroupsInOneAgent) {
+  const litmus::GenerateOptions g = spec(
+      "family=MP/SB/LB/2+2W/CoRR/WRC/ISA2/IRIW,orders=rlx+scacq+screl+scar,scopes=wave+wg+agent+system,"
+      "placements=same-wg+diff-wg+diff-agent,fences=scacq+screl");
+  std::size_t pairs = 0, race_free = 0, racy_only_apart = 0, fewer_states = 0, with_z3 = 0;
+  for (const auto& [apart, together] : spaces_with_agents_merged(g)) {
+    const auto& slots = apart.slots();
+    std::mt19937 rng(static_cast<unsigned>(apart.size()) + static_cast<unsigned>(apart.agent_of_thread().back()));
+    for (int sample = 0; sample < 24; ++sample) {
+      // Accesses across agents race unless their scope is system, so most samples take
+      // system-scope choices.
+      const std::vector<std::size_t> choice = mostly_system(slots, rng);
+      const litmus::Test a = observe_everything(apart.test(choice));
+      const litmus::Test b = observe_everything(together.test(choice));
+      for (const model::ModelVariant variant : {model::ModelVariant::Hsa, model::ModelVariant::HrfIndirect}) {
+        std::vector<model::CheckOptions> engines{enum_engine()};
+        if (pairs % 30 == 0) engines.push_back(model::CheckOptions{});  // z3
+        for (model::CheckOptions engine : engines) {
+          engine.variant = variant;
+          const model::CheckResult in_several = model::check(a, engine), in_one = model::check(b, engine);
+          ASSERT_FALSE(in_several.unknown() || in_one.unknown()) << a.name;
+          with_z3 += engine.engine == model::Engine::Z3 ? 1 : 0;
+          if (in_several.racy) {
+            racy_only_apart += in_one.racy ? 0 : 1;
+            continue;
+          }
+          EXPECT_FALSE(in_one.racy) << b.name << " is racy but " << a.name << " is not";
+          std::set<std::vector<std::int64_t>> allowed_apart;
+          for (const model::Outcome& o : in_several.outcomes) allowed_apart.insert(o.values);
+          for (const model::Outcome& o : in_one.outcomes)
+            EXPECT_TRUE(allowed_apart.count(o.values))
+                << b.name << " allows a final state that " << a.name << " forbids";
+          fewer_states += in_one.outcomes.size() < in_several.outcomes.size() ? 1 : 0;
+          ++race_free;
+        }
+      }
+      ++pairs;
+    }
+  }
+  EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(race_free, 500u);
+  EXPECT_GT(racy_only_apart, 50u);  // merging the agents does make tests race-free
+  EXPECT_GT(fewer_states, 0u);      // and forbids final states (agent-scope fences)
+  EXPECT_GT(with_z3, 50u);
+}
+
+// Fact 5, the simulator's half: with one L2, a test whose work-groups lie in several agents
+// reaches no final state that it does not reach with them in one agent (on the shipped
+// gfx6-9 and gfx90a tables, under several assumption sets). With an L2 per agent on gfx90a
+// it does: the agents' L2s are not coherent.
+TEST(BoundReduction, SimulatorRunsSeveralAgentsAsOneWithOneL2) {
+  const litmus::GenerateOptions g =
+      spec("family=MP/SB/WRC/ISA2/IRIW,orders=rlx+scacq+screl,scopes=agent+system,placements=diff-wg+diff-agent");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  struct Machine {
+    const char* target;
+    const char* table;
+    std::vector<const char*> assumptions;
+  };
+  const std::vector<Machine> machines = {{"gfx900", "gfx6-9", {}},
+                                         {"gfx900", "gfx6-9", {"l1-store-at-l2", "one-channel"}},
+                                         {"gfx900", "gfx6-9", {"lds-sc", "no-l1-fill"}},
+                                         {"gfx90a", "gfx90a", {}}};
+  std::size_t pairs = 0;
+  const auto merged = spaces_with_agents_merged(g);
+  for (const Machine& m : machines) {
+    runner::SimOptions o;
+    o.keep_traces = false;
+    for (const char* a : m.assumptions) EXPECT_TRUE(runner::apply_assumption(a, o.hw));
+    const codegen::MappingTable table = codegen::MappingTable::builtin(m.table);
+    std::mt19937 rng(11);
+    for (const auto& [apart, together] : merged)
+      for (int sample = 0; sample < 4; ++sample) {
+        const std::vector<std::size_t> choice = mostly_system(apart.slots(), rng);
+        const litmus::Test a = observe_everything(apart.test(choice));
+        const litmus::Test b = observe_everything(together.test(choice));
+        const codegen::Target& target = *catalog.find(m.target);
+        const runner::SimResult in_several = runner::run_exhaustive(a, codegen::compile(a, target, catalog, table), o);
+        const runner::SimResult in_one = runner::run_exhaustive(b, codegen::compile(b, target, catalog, table), o);
+        ASSERT_FALSE(in_several.unknown || in_one.unknown) << a.name;
+        for (const auto& [outcome, count] : in_several.histogram)
+          EXPECT_TRUE(in_one.histogram.count(outcome))
+              << a.name << " reaches a final state that " << b.name << " does not (" << m.target << ")";
+        ++pairs;
+      }
+  }
+  EXPECT_GT(pairs, 300u);
+
+  // An L2 per agent: message passing with agent-scope release and acquire reads stale data
+  // across two agents (the release writes nothing back to memory) and not within one.
+  const auto placed = [](const std::string& scopes) {
+    const std::string text = R"(LISA MP+rel-acq-agent
+{ x = 0; y = 0; }
+ P0                        | P1                         ;
+ w[] x 1                   | r[atomic,scacq,agent] r0 y ;
+ w[atomic,screl,agent] y 1 | r[] r1 x                   ;
+scopes: )" + scopes + R"(
+exists (1:r0=1 /\ 1:r1=0)
+)";
+    litmus::ParseResult parsed = litmus::parse_litmus(text);
+    EXPECT_TRUE(parsed.ok());
+    return *parsed.test;
+  };
+  const litmus::Test apart = placed("(system (agent (wg 0)) (agent (wg 1)))");
+  const litmus::Test together = placed("(system (agent (wg 0) (wg 1)))");
+  runner::SimOptions per_agent;
+  per_agent.keep_traces = false;
+  per_agent.hw.l2_per_agent = true;
+  const codegen::MappingTable gfx90a = codegen::MappingTable::builtin("gfx90a");
+  const codegen::Target& target = *catalog.find("gfx90a");
+  const auto reaches = [&](const litmus::Test& t) {
+    const runner::SimResult r = runner::run_exhaustive(t, codegen::compile(t, target, catalog, gfx90a), per_agent);
+    return r.histogram.count(runner::SimOutcome{{1, 0}}) > 0;
+  };
+  EXPECT_TRUE(reaches(apart));
+  EXPECT_FALSE(reaches(together));
 }
 
 // Fact 1: choices of a slot in one code class give the same whole program whatever the
@@ -427,6 +587,47 @@ TEST(BoundReduction, NarrowerScopesAgreeWithTheSearchWithoutThem) {
   hrf.model.variant = model::ModelVariant::HrfIndirect;
   EXPECT_EQ(verify_bound(spec("family=MP,scopes=wg+agent,placements=same-wg"), table, hrf, {})
                 .statistics.decided_by_narrower_scope,
+            0u);
+}
+
+// Fact 5 in the search: spaces with work-groups in several agents left to the space with
+// them in one agent, against the search that verifies them, with counterexamples (finding 1
+// without --sc-orders) and without. Not used with an L2 per agent, nor without diff-wg
+// placements in the bound (the space that would decide is not in it).
+TEST(BoundReduction, OneAgentAgreesWithTheSearchThatVerifiesEveryPlacement) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const litmus::GenerateOptions g =
+      spec("family=MP/SB/WRC/IRIW,orders=rlx+scacq+screl,scopes=wg+agent+system,placements=diff-wg+diff-agent");
+  for (bool sc_orders : {false, true}) {
+    SCOPED_TRACE(sc_orders ? "sc-orders" : "acquire/release");
+    VerifyOptions o = quick_options();
+    o.compile.sc_acquire_release = sc_orders;
+    if (sc_orders) {
+      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+    }
+    BoundOptions every_placement;
+    every_placement.one_agent = false;
+    const BoundVerification merged = verify_bound(g, table, o, {});
+    const BoundVerification plain = verify_bound(g, table, o, every_placement);
+    EXPECT_GT(merged.statistics.decided_in_one_agent, 0u);
+    EXPECT_EQ(plain.statistics.decided_in_one_agent, 0u);
+    EXPECT_EQ(merged.statistics.spaces, plain.statistics.spaces);
+    EXPECT_LT(merged.statistics.checked, plain.statistics.checked);
+    EXPECT_EQ(merged.report.sound(), plain.report.sound());
+    EXPECT_EQ(plain.report.sound(), sc_orders);
+    EXPECT_EQ(merged.report.count(TestStatus::Unknown) + plain.report.count(TestStatus::Unknown), 0u);
+    expect_counterexamples_within(merged.report, plain.report);
+  }
+  VerifyOptions per_agent = quick_options();
+  per_agent.target = "gfx90a";
+  per_agent.sim.hw.l2_per_agent = true;
+  EXPECT_EQ(verify_bound(spec("family=MP,scopes=agent,placements=diff-wg+diff-agent"),
+                         codegen::MappingTable::builtin("gfx90a"), per_agent, {})
+                .statistics.decided_in_one_agent,
+            0u);
+  EXPECT_EQ(verify_bound(spec("family=MP,scopes=agent,placements=same-wg+diff-agent"), table, quick_options(), {})
+                .statistics.decided_in_one_agent,
             0u);
 }
 

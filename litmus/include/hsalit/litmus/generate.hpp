@@ -179,6 +179,10 @@ class VariationSpace {
 
   const std::string& cycle() const;
   const std::vector<Slot>& slots() const;
+  // Where the space's placement puts each thread: its work-group and its agent, each
+  // numbered by first appearance.
+  const std::vector<int>& workgroup_of_thread() const;
+  const std::vector<int>& agent_of_thread() const;
   // Equal for two spaces that differ only in their placement (the compiled code of a choice
   // does not depend on where the threads run).
   const std::string& shape_key() const;

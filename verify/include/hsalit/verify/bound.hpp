@@ -2,7 +2,7 @@
 // a bound"). A bound of `hsalit gen` holds, per cycle, placement and segment assignment, the
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
-// threads. Four facts make a few checked tests enough:
+// threads. Five facts make a few checked tests enough:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -29,6 +29,18 @@
 //     scope. When the wider scope's code strengthens the narrower's (fact 3), the test with
 //     the wider scope reaches a subset of the final states of the test with the narrower one
 //     and is decided by it.
+//  5. Work-groups in several agents are decided by the same work-groups in one agent. The
+//     model only synchronises more when they share an agent (an agent-scope operation's
+//     instance then holds more threads: synchronizes-with, happens-before and the orders
+//     the model asks for grow, and fewer pairs race, as in fact 2), and with one L2 the
+//     simulator runs work-groups of different agents exactly as those of one agent on
+//     separate CUs, which the one-agent placement explores among others (docs/simulator.md,
+//     "Placement"). So a test race-free in several agents is race-free in one, and its
+//     final states there, a superset of its final states in several agents, lie within a
+//     subset of the allowed ones: the space with the agents merged (every pair that was in
+//     different agents in different work-groups of one, a diff-wg placement) decides the
+//     space, and when the space has a counterexample, so does that one (for the same test
+//     and final state). Not used with `l2-per-agent`.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -79,6 +91,9 @@ struct BoundOptions {
   // Skip a choice whose scope a narrower one of the same slot equals in the placement, with
   // weaker code (fact 4 above; only for the `hsa` model, and where fact 3 holds).
   bool equivalent_scopes = true;
+  // Skip a space whose work-groups lie in several agents when the bound also holds the
+  // space with them in one agent (fact 5 above; not with `l2-per-agent`).
+  bool one_agent = true;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
   // same one for every number of threads. It is called one call at a time, possibly also
@@ -89,11 +104,14 @@ struct BoundOptions {
 struct BoundStatistics {
   std::size_t spaces = 0;               // cycle x placement x segments
   std::size_t same_program_spaces = 0;  // spaces whose programs an earlier space holds (not verified)
-  std::size_t variations = 0;           // tests in the bound, before symmetry reduction
-  std::size_t classes = 0;              // products of code classes and maximal choices reached
-  std::size_t checked = 0;              // distinct tests verified
-  std::size_t symmetric = 0;            // products skipped as the same program as a checked test
-  std::size_t racy_below_racy = 0;      // products skipped below a stronger test found racy
+  // Spaces with work-groups in several agents, decided by the space with them in one agent
+  // (fact 5 above; not verified).
+  std::size_t decided_in_one_agent = 0;
+  std::size_t variations = 0;       // tests in the bound, before symmetry reduction
+  std::size_t classes = 0;          // products of code classes and maximal choices reached
+  std::size_t checked = 0;          // distinct tests verified
+  std::size_t symmetric = 0;        // products skipped as the same program as a checked test
+  std::size_t racy_below_racy = 0;  // products skipped below a stronger test found racy
   // Products skipped because weaker code stays within a stronger test's allowed set.
   std::size_t decided_below_weaker = 0;
   // Products skipped because a choice's scope holds the same threads as a narrower one
