@@ -727,6 +727,77 @@ exists (0:r0=1 /\ 0:r1=0 /\ 1:r0=1 /\ 1:r1=0)
   EXPECT_EQ(verify_test(*parsed.test, table, o, cache).status, TestStatus::Sound);
 }
 
+// Found on the bounds with fences (docs/mappings.md, finding 3): in HSA SysArch 3.9 (third
+// rule, as the model reads it) a release store X followed by a store A synchronizes with an
+// acquire fence after a load that reads A. The gfx6-9 release and seq_cst stores wait only
+// before the store, so A can be performed first: through another L2 channel (global x and
+// y, default assumptions) or on the vector memory path while X waits in the LDS queues (x in
+// the group segment, one channel, stores at the L2). A wait after those stores removes both.
+TEST(BoundFinding, ReleaseStoreDoesNotOrderLaterStoresBeforeAnAcquireFence) {
+  const auto mp = [](const std::string& scopes, const std::string& regions) {
+    const std::string text = R"(LISA MP+screl.rlx+fence-scacq
+{ x = 0; y = 0; }
+ P0                         | P1                        ;
+ w[atomic,screl,system] x 1 | r[atomic,rlx,system] r0 y ;
+ w[atomic,rlx,system] y 1   | f[scacq,wg]               ;
+                            | r[atomic,rlx,system] r1 x ;
+scopes: )" + scopes + "\n" + regions +
+                             R"(exists (1:r0=1 /\ 1:r1=0)
+)";
+    litmus::ParseResult parsed = litmus::parse_litmus(text);
+    EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render("test");
+    return *parsed.test;
+  };
+  // Across work-groups the fence must reach them: agent scope.
+  litmus::Test across = mp("(agent (wg 0) (wg 1))", "");
+  for (litmus::Thread& t : across.threads)
+    for (litmus::Instruction& ins : t.code)
+      if (ins.kind == litmus::OpKind::Fence) ins.annots.scope = Scope::Agent;
+  const litmus::Test lds = mp("(agent (wg 0 1))", "regions: x:group\n");
+
+  nlohmann::json waits_after = table_to_json(codegen::MappingTable::builtin("gfx6-9"));
+  std::size_t edited = 0;
+  for (nlohmann::json& row : waits_after["rows"]) {
+    bool releases = false;
+    for (const nlohmann::json& o : row.value("orderings", nlohmann::json::array()))
+      releases |= o == "release" || o == "seq_cst";
+    const nlohmann::json operations = row.value("operation", nlohmann::json::array());  // a name or a list
+    const bool store = operations == "store" || operations == nlohmann::json::array({"store"});
+    if (!store || !releases || !row.contains("sequence") || !row["sequence"].is_array() || row["sequence"].empty() ||
+        row["sequence"].back().value("op", "") != "access")
+      continue;
+    row["sequence"].push_back({{"op", "s_waitcnt"}, {"vmcnt", 0}, {"lgkmcnt", 0}});
+    ++edited;
+  }
+  EXPECT_GT(edited, 3u);
+  const codegen::MappingTable shipped = codegen::MappingTable::builtin("gfx6-9");
+  const codegen::MappingTable fixed = codegen::MappingTable::from_json(waits_after, "waits after release stores");
+
+  struct Case {
+    const litmus::Test& test;
+    std::vector<const char*> assumptions;
+  };
+  for (const Case& c : {Case{across, {}}, Case{lds, {"l1-store-at-l2", "one-channel"}}}) {
+    SCOPED_TRACE(litmus::print_litmus(c.test));
+    for (const model::Engine engine : {model::Engine::Enum, model::Engine::Z3}) {
+      VerifyOptions o = quick_options();
+      o.model.engine = engine;
+      o.compile.sc_acquire_release = true;
+      for (const char* a : c.assumptions) EXPECT_TRUE(runner::apply_assumption(a, o.sim.hw));
+      VerificationCache cache;
+      EXPECT_EQ(verify_test(c.test, shipped, o, cache).status, TestStatus::Counterexample);
+      EXPECT_EQ(verify_test(c.test, fixed, o, cache).status, TestStatus::Sound);
+      // Without the fence the model allows the outcome: the fence rule is what forbids it.
+      litmus::Test unfenced = c.test;
+      std::erase_if(unfenced.threads[1].code,
+                    [](const litmus::Instruction& ins) { return ins.kind == litmus::OpKind::Fence; });
+      const model::CheckResult m = model::check(unfenced, o.model);
+      EXPECT_FALSE(m.racy);
+      EXPECT_EQ(m.verdict, model::Verdict::Ok);
+    }
+  }
+}
+
 TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   const litmus::GenerateOptions g = spec("family=MP/LB/SB,scopes=wg+agent,placements=same-wg+diff-wg+diff-agent");
