@@ -361,18 +361,25 @@ TEST(SimulatorReductions, KeepTheOutcomeSetOfEverySmallLibraryTest) {
 // rules 1 to 3 on every library test, under every assumption, with the shipped table and
 // with broken ones, and on generated tests with many accesses to one location (the
 // coherence shapes, where loads through the L1 and queued writes interact most).
+// One reduction switch (`rule`, a member of SimOptions) off and on: the same outcomes.
+void expect_rule_keeps_outcomes(bool SimOptions::*rule, std::size_t max_states, const litmus::Test& test,
+                                const codegen::MappingTable& table, const HardwareAssumptions& hw,
+                                const std::string& what, ReductionCounts& counts) {
+  SimOptions without;
+  without.hw = hw;
+  without.*rule = false;
+  without.keep_traces = false;
+  without.max_states = max_states;
+  SimOptions with = without;
+  with.*rule = true;
+  with.keep_traces = true;
+  expect_reduction_keeps_outcomes(test, table, without, with, what, counts);
+}
+
 void expect_independent_steps_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
                                             const HardwareAssumptions& hw, const std::string& what,
                                             ReductionCounts& counts) {
-  SimOptions without;
-  without.hw = hw;
-  without.independent_steps = false;
-  without.keep_traces = false;
-  without.max_states = 400'000;
-  SimOptions with = without;
-  with.independent_steps = true;
-  with.keep_traces = true;
-  expect_reduction_keeps_outcomes(test, table, without, with, what, counts);
+  expect_rule_keeps_outcomes(&SimOptions::independent_steps, 400'000, test, table, hw, what, counts);
 }
 
 TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfEveryLibraryTest) {
@@ -441,15 +448,7 @@ std::vector<std::pair<std::string, HardwareAssumptions>> stores_through_l2() {
 void expect_separate_cus_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
                                        const HardwareAssumptions& hw, const std::string& what,
                                        ReductionCounts& counts) {
-  SimOptions every;
-  every.hw = hw;
-  every.separate_cus = false;
-  every.keep_traces = false;
-  every.max_states = 200'000;
-  SimOptions separate = every;
-  separate.separate_cus = true;
-  separate.keep_traces = true;
-  expect_reduction_keeps_outcomes(test, table, every, separate, what, counts);
+  expect_rule_keeps_outcomes(&SimOptions::separate_cus, 200'000, test, table, hw, what, counts);
 }
 
 TEST(SimulatorReductions, SeparateCusAreUsedOnlyWhereStoresReachTheL1ThroughTheL2) {

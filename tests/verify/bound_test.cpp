@@ -58,6 +58,34 @@ VerifyOptions quick_options() {
   return o;
 }
 
+// quick_options with the table's seq_cst rows for scacq and screl (`--sc-orders`) when
+// `sc_orders`, and with the remedies of finding 2 (docs/mappings.md: `l1-store-at-l2`,
+// `one-channel`) when `remedies`.
+VerifyOptions sc_options(bool sc_orders, bool remedies) {
+  VerifyOptions o = quick_options();
+  o.compile.sc_acquire_release = sc_orders;
+  if (remedies) {
+    EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
+    EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
+  }
+  return o;
+}
+
+// The bound verified with a reduction and without it: the same verdict, `sound` as given, and
+// each counterexample the reduced search reports one that the plain search reports.
+std::pair<BoundVerification, BoundVerification> verify_with_and_without(const litmus::GenerateOptions& g,
+                                                                        const codegen::MappingTable& table,
+                                                                        const VerifyOptions& o,
+                                                                        const BoundOptions& with,
+                                                                        const BoundOptions& without, bool sound) {
+  BoundVerification reduced = verify_bound(g, table, o, with);
+  BoundVerification plain = verify_bound(g, table, o, without);
+  EXPECT_EQ(reduced.report.sound(), plain.report.sound());
+  EXPECT_EQ(plain.report.sound(), sound);
+  expect_counterexamples_within(reduced.report, plain.report);
+  return {std::move(reduced), std::move(plain)};
+}
+
 TEST(VariationStrength, FollowsOrdersScopesAndFences) {
   const Variation na{Kind::Ordinary, {}, {}, {}};
   EXPECT_TRUE(at_least_as_strong(atomic(MemoryOrder::Relaxed, Scope::Wavefront), na));
@@ -485,23 +513,13 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
 
 void expect_code_dominance_agrees(const codegen::MappingTable& table, const litmus::GenerateOptions& g, bool remedies,
                                   bool some_left_out) {
-  VerifyOptions o = quick_options();
-  o.compile.sc_acquire_release = true;
-  if (remedies) {
-    EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
-    EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
-  }
   BoundOptions without;
   without.code_dominance = false;
-  const BoundVerification pruned = verify_bound(g, table, o, {});
-  const BoundVerification plain = verify_bound(g, table, o, without);
-  EXPECT_EQ(pruned.report.sound(), plain.report.sound());
-  EXPECT_EQ(plain.report.sound(), remedies);
+  const auto [pruned, plain] = verify_with_and_without(g, table, sc_options(true, remedies), {}, without, remedies);
   EXPECT_GT(pruned.statistics.decided_below_weaker, 0u);
   EXPECT_LT(pruned.statistics.checked, plain.statistics.checked);
   EXPECT_EQ(pruned.statistics.weaker_code_left_out > 0, some_left_out);
   EXPECT_EQ(plain.statistics.weaker_code_simulations + plain.statistics.weaker_code_left_out, 0u);
-  expect_counterexamples_within(pruned.report, plain.report);
 }
 
 // Pruning by weaker code against the classes alone, with and without counterexamples, at
@@ -562,26 +580,17 @@ TEST(BoundReduction, NarrowerScopesAgreeWithTheSearchWithoutThem) {
       "segments=global");
   for (bool sc_orders : {false, true}) {
     SCOPED_TRACE(sc_orders ? "sc-orders" : "acquire/release");
-    VerifyOptions o = quick_options();
-    o.compile.sc_acquire_release = sc_orders;
-    // The remedies of finding 2 with --sc-orders (docs/mappings.md): sound then.
-    if (sc_orders) {
-      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
-      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
-    }
-    // Without the weaker-code pruning, which decides this slice at the roots.
+    // Without the weaker-code pruning, which decides this slice at the roots. With
+    // --sc-orders, the remedies of finding 2: sound then.
     BoundOptions with, without;
     with.code_dominance = without.code_dominance = false;
     without.equivalent_scopes = false;
-    const BoundVerification narrowed = verify_bound(g, table, o, with);
-    const BoundVerification plain = verify_bound(g, table, o, without);
+    const auto [narrowed, plain] =
+        verify_with_and_without(g, table, sc_options(sc_orders, sc_orders), with, without, sc_orders);
     EXPECT_GT(narrowed.statistics.decided_by_narrower_scope, 0u);
     EXPECT_EQ(plain.statistics.decided_by_narrower_scope, 0u);
     EXPECT_LT(narrowed.statistics.checked, plain.statistics.checked);
-    EXPECT_EQ(narrowed.report.sound(), plain.report.sound());
-    EXPECT_EQ(plain.report.sound(), sc_orders);
     EXPECT_EQ(narrowed.report.count(TestStatus::Unknown) + plain.report.count(TestStatus::Unknown), 0u);
-    expect_counterexamples_within(narrowed.report, plain.report);
   }
   VerifyOptions hrf = quick_options();
   hrf.model.variant = model::ModelVariant::HrfIndirect;
@@ -600,24 +609,15 @@ TEST(BoundReduction, OneAgentAgreesWithTheSearchThatVerifiesEveryPlacement) {
       spec("family=MP/SB/WRC/IRIW,orders=rlx+scacq+screl,scopes=wg+agent+system,placements=diff-wg+diff-agent");
   for (bool sc_orders : {false, true}) {
     SCOPED_TRACE(sc_orders ? "sc-orders" : "acquire/release");
-    VerifyOptions o = quick_options();
-    o.compile.sc_acquire_release = sc_orders;
-    if (sc_orders) {
-      EXPECT_TRUE(runner::apply_assumption("l1-store-at-l2", o.sim.hw));
-      EXPECT_TRUE(runner::apply_assumption("one-channel", o.sim.hw));
-    }
     BoundOptions every_placement;
     every_placement.one_agent = false;
-    const BoundVerification merged = verify_bound(g, table, o, {});
-    const BoundVerification plain = verify_bound(g, table, o, every_placement);
+    const auto [merged, plain] =
+        verify_with_and_without(g, table, sc_options(sc_orders, sc_orders), {}, every_placement, sc_orders);
     EXPECT_GT(merged.statistics.decided_in_one_agent, 0u);
     EXPECT_EQ(plain.statistics.decided_in_one_agent, 0u);
     EXPECT_EQ(merged.statistics.spaces, plain.statistics.spaces);
     EXPECT_LT(merged.statistics.checked, plain.statistics.checked);
-    EXPECT_EQ(merged.report.sound(), plain.report.sound());
-    EXPECT_EQ(plain.report.sound(), sc_orders);
     EXPECT_EQ(merged.report.count(TestStatus::Unknown) + plain.report.count(TestStatus::Unknown), 0u);
-    expect_counterexamples_within(merged.report, plain.report);
   }
   VerifyOptions per_agent = quick_options();
   per_agent.target = "gfx90a";
