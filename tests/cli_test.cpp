@@ -386,7 +386,8 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   EXPECT_EQ(recorded["campaign"]["sc_orders"], true);
   EXPECT_EQ(recorded["campaign"]["assumptions"], nlohmann::json({"one-channel"}));
   EXPECT_EQ(recorded["verification"]["verdict"], "sound up to the bound");
-  EXPECT_GT(recorded["verification"]["statistics"]["checked"].get<int>(), 0);
+  EXPECT_GT(recorded["verification"]["statistics"]["decided_below_weaker"].get<int>(), 0);
+  EXPECT_GT(recorded["verification"]["statistics"]["weaker_code_simulations"].get<int>(), 0);
   Outcome bad = hsalit({"verify-mapping", "--generate", bound + ",shard=2/2"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("shard=2/2"), std::string::npos) << bad.err;

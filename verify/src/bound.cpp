@@ -92,9 +92,7 @@ namespace {
 struct SlotClasses {
   std::vector<std::vector<std::size_t>> maxima;  // per class, its maximal choices
   std::vector<std::size_t> representative;       // per class, one member
-  // The class whose code every other class's code strengthens (`code_at_least`), if any.
-  std::optional<std::size_t> weakest;
-  std::vector<std::size_t> class_of;  // per choice
+  std::vector<std::size_t> class_of;             // per choice
   // stronger[a][b]: class a's code strengthens class b's (`code_at_least`), a != b.
   std::vector<std::vector<bool>> stronger;
 };
@@ -174,15 +172,6 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
       const auto& weak = codes[out.representative[b]].code;
       out.stronger[a][b] = a != b && strong && weak && code_at_least(*strong, *weak);
     }
-  for (std::size_t c = 0; c < out.representative.size() && !out.weakest; ++c) {
-    const auto& weak = codes[out.representative[c]].code;
-    bool below_all = weak.has_value();
-    for (std::size_t o = 0; o < out.representative.size() && below_all; ++o) {
-      const auto& strong = codes[out.representative[o]].code;
-      below_all = strong && code_at_least(*strong, *weak);
-    }
-    if (below_all) out.weakest = c;
-  }
   return out;
 }
 
@@ -452,14 +441,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     std::iota(order.begin(), order.end(), 0);
     auto rank = [&](std::size_t k) { return std::pair{top[k].has_value(), slots[k].access != 'R'}; };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
-    // Per position p of `order`: whether every slot from p on has a strongest choice, a
-    // weakest code class, and how many products lie below.
-    std::vector<bool> tops_from(n + 1, true), weakest_from(n + 1, true);
+    // Per position p of `order`: whether every slot from p on has a strongest choice, and
+    // how many products lie below.
+    std::vector<bool> tops_from(n + 1, true);
     std::vector<std::size_t> leaves_from(n + 1, 1);
     for (std::size_t p = n; p-- > 0;) {
       const std::size_t k = order[p];
       tops_from[p] = tops_from[p + 1] && top[k].has_value();
-      weakest_from[p] = weakest_from[p + 1] && cls[k].weakest.has_value();
       std::size_t here = 0;
       for (const auto& m : cls[k].maxima) here += m.size();
       leaves_from[p] = leaves_from[p + 1] * here;
@@ -502,9 +490,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
     // (fewer final states, `code_at_least`) and allows at least as much (the model is
     // monotone), so its final states are within its allowed set.
-    auto sound_below = [&](std::size_t from, const model::CheckResult& upper) {
-      std::vector<std::size_t> lower = choice;
-      for (std::size_t p = from; p < n; ++p) lower[order[p]] = cls[order[p]].representative[*cls[order[p]].weakest];
+    auto sound_below = [&](const std::vector<std::size_t>& lower, const model::CheckResult& upper) {
       const litmus::Test weak = observe_everything(space.test(lower));
       try {
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
@@ -517,6 +503,68 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       } catch (const std::exception&) {
         return false;  // decided test by test below
       }
+    };
+    // The program whose code every race-free test below the prefix strengthens: each later
+    // slot at the weakest of its *live* code classes, those with a maximal choice whose test
+    // (the prefix, that choice, every other later slot at its upper choice) is race-free. A
+    // test below with a choice of no live class is racy (fact 2: it lies below that racy
+    // test), so it need not be covered. Near the root this matters most across work-groups:
+    // a plain load of a location another work-group writes races (3.12) there, so the
+    // weakest code loads with `glc` instead of from a possibly stale L1 line. Absent when a
+    // slot's live classes have no weakest; `dead` when a slot has no live class at all.
+    //
+    // Only the classes that may be dead are asked about: those whose every maximal choice is
+    // ordinary or atomic at a scope whose instance misses some thread of the test. The others
+    // are taken as live without a query (taking a class as live only loses a pruning), which
+    // spares the race-free queries, the costly ones, where every thread shares a work-group.
+    enum class Lower { Program, Dead, None };
+    const litmus::Test first = space.test(std::vector<std::size_t>(n, 0));
+    auto holds_every_thread = [&](int thread, litmus::Scope scope) {
+      for (int u = 0; u < static_cast<int>(first.threads.size()); ++u)
+        if (!first.scopes.same_instance(thread, u, scope)) return false;
+      return true;
+    };
+    std::vector<std::vector<bool>> may_be_dead(n);
+    for (std::size_t k = 0; k < n; ++k)
+      for (const std::vector<std::size_t>& members : cls[k].maxima)
+        may_be_dead[k].push_back(std::all_of(members.begin(), members.end(), [&](std::size_t m) {
+          const Variation& v = slots[k].choices[m];
+          return v.kind == Variation::Kind::Ordinary ||
+                 (v.kind == Variation::Kind::Atomic && !holds_every_thread(slots[k].thread, v.scope));
+        }));
+    auto weakest_live = [&](std::size_t from, std::vector<std::size_t>& upper, std::vector<std::size_t>& lower,
+                            bool ask) {
+      lower = choice;
+      for (std::size_t q = from; q < n; ++q) {
+        const std::size_t k = order[q];
+        const SlotClasses& c = cls[k];
+        std::vector<bool> live(c.maxima.size(), false);
+        for (std::size_t a = 0; a < c.maxima.size(); ++a)
+          for (std::size_t m : c.maxima[a]) {
+            if (live[a] || (narrowing && equivalents.decided[k][m])) continue;
+            if (!ask || m == *upper_choice[k] || !may_be_dead[k][a]) {
+              live[a] = true;
+              continue;
+            }
+            upper[k] = m;
+            const model::CheckResult& r = cache.check(observe_everything(space.test(upper)), options.model);
+            live[a] = r.unknown() || !r.racy;
+          }
+        upper[k] = *upper_choice[k];
+        std::optional<std::size_t> weakest;
+        bool any = false;
+        for (std::size_t w = 0; w < live.size(); ++w) {
+          if (!live[w]) continue;
+          any = true;
+          bool below_all = true;
+          for (std::size_t a = 0; a < live.size() && below_all; ++a) below_all = !live[a] || a == w || c.stronger[a][w];
+          if (below_all && !weakest) weakest = w;
+        }
+        if (!any) return Lower::Dead;
+        if (!weakest) return Lower::None;
+        lower[k] = c.representative[*weakest];
+      }
+      return Lower::Program;
     };
     std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
       if (stop || space_index >= stop_space) return;
@@ -543,16 +591,24 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           counts.racy_below_racy += leaves_from[p];
           return;
         }
-        if (!m.unknown() && code_dominance && weakest_from[p]) {
+        if (!m.unknown() && code_dominance) {
           if (!worth_simulating(p)) {
             ++counts.weaker_code_left_out;
           } else {
-            ++counts.weaker_code_simulations;
-            const bool decided = sound_below(p, m);
-            note_weakest(p, decided);
-            if (decided) {
-              counts.decided_below_weaker += leaves_from[p];
+            std::vector<std::size_t> lower;
+            const Lower found = weakest_live(p, upper, lower, bound_options.live_classes);
+            if (found == Lower::Dead) {
+              counts.racy_below_racy += leaves_from[p];
               return;
+            }
+            if (found == Lower::Program) {
+              ++counts.weaker_code_simulations;
+              const bool decided = sound_below(lower, m);
+              note_weakest(p, decided);
+              if (decided) {
+                counts.decided_below_weaker += leaves_from[p];
+                return;
+              }
             }
           }
         }

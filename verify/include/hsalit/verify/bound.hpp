@@ -88,6 +88,10 @@ struct BoundOptions {
   // Skip the tests below a prefix when the program with every later slot at its weakest
   // code reaches only final states the strongest test below allows (fact 3 above).
   bool code_dominance = true;
+  // Build the weakest program of a prefix (code_dominance) from each later slot's live code
+  // classes only: a class all of whose maximal choices make the strongest test below racy
+  // holds only racy tests (fact 2 above), so its code need not be covered.
+  bool live_classes = true;
   // Skip a choice whose scope a narrower one of the same slot equals in the placement, with
   // weaker code (fact 4 above; only for the `hsa` model, and where fact 3 holds).
   bool equivalent_scopes = true;
