@@ -510,8 +510,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // test below with a choice of no live class is racy (fact 2: it lies below that racy
     // test), so it need not be covered. Near the root this matters most across work-groups:
     // a plain load of a location another work-group writes races (3.12) there, so the
-    // weakest code loads with `glc` instead of from a possibly stale L1 line. Absent when a
-    // slot's live classes have no weakest; `dead` when a slot has no live class at all.
+    // weakest code loads with `glc` instead of from a possibly stale L1 line. `None` when a
+    // slot's live classes have no weakest (or `ask` is off and its classes none); `Dead` when a
+    // slot has no live class at all, so every test below is racy.
     //
     // Only the classes that may be dead are asked about: those whose every maximal choice is
     // ordinary or atomic at a scope whose instance misses some thread of the test. The others
