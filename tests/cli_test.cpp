@@ -45,8 +45,15 @@ class Cli : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs `hsalit ARGS`, capturing stdout and stderr through files in the temp folder.
-  Outcome hsalit(const std::vector<std::string>& args) {
-    std::string cmd = quote(HSALIT_CLI);
+  Outcome hsalit(const std::vector<std::string>& args) { return run(HSALIT_CLI, args); }
+
+  // Runs one of the repository's scripts the same way.
+  Outcome script(const std::string& name, const std::vector<std::string>& args) {
+    return run((fs::path(HSALIT_SOURCE_DIR) / "scripts" / name).string(), args);
+  }
+
+  Outcome run(const std::string& program, const std::vector<std::string>& args) {
+    std::string cmd = quote(program);
     for (const std::string& a : args) cmd += " " + quote(a);
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
@@ -438,6 +445,51 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   Outcome refused = hsalit(merge);
   EXPECT_EQ(refused.status, 2);
   EXPECT_NE(refused.err.find("assumptions"), std::string::npos) << refused.err;
+}
+
+// scripts/verify-bound, the resumable shard-by-shard run of a large bound: a run of some
+// shards leaves whole shards only, a later run skips them and replaces a partial one left by
+// an interrupted run, and once every shard is there the merge gives one run's verdict.
+TEST_F(Cli, VerifyBoundScriptResumesAndMerges) {
+  const std::string bound = "family=SB/MP/LB,scopes=agent,placements=diff-wg";
+  const std::string out = (dir_ / "bound").string();
+  auto run_shards = [&](std::vector<std::string> selection, const std::string& spec) {
+    std::vector<std::string> args = {"--out", out, "--shards", "3", "--hsalit", HSALIT_CLI};
+    args.insert(args.end(), selection.begin(), selection.end());
+    args.insert(args.end(), {"--", "--engine", "enum", "--no-minimise", "--sc-orders", "--assume", "one-channel",
+                             "--generate", spec});
+    return script("verify-bound", args);
+  };
+  Outcome first = run_shards({"--count", "1"}, bound);
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("shard 0/3: "), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("2 of 3 shards still to run"), std::string::npos) << first.out;
+  ASSERT_TRUE(fs::exists(dir_ / "bound" / "shard-0" / "results.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "shard-0" / "verify.txt"));
+  EXPECT_FALSE(fs::exists(dir_ / "bound" / "shard-1"));
+  const auto finished = fs::last_write_time(dir_ / "bound" / "shard-0" / "results.json");
+
+  write("bound/.shard-1.partial/results.json", "{ truncated");  // what a killed run leaves
+  Outcome rest = run_shards({}, bound);
+  ASSERT_EQ(rest.status, 0) << rest.out << rest.err;
+  EXPECT_EQ(rest.out.find("shard 0/3"), std::string::npos) << "a finished shard ran again: " << rest.out;
+  EXPECT_NE(rest.out.find("shard 2/3: "), std::string::npos) << rest.out;
+  EXPECT_EQ(fs::last_write_time(dir_ / "bound" / "shard-0" / "results.json"), finished);
+  EXPECT_FALSE(fs::exists(dir_ / "bound" / ".shard-1.partial"));
+  Outcome whole = hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--sc-orders", "--assume",
+                          "one-channel", "--generate", bound});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  const std::size_t tests = whole.out.find(" tests: ");
+  ASSERT_NE(tests, std::string::npos) << whole.out;
+  const std::size_t line = whole.out.rfind('\n', tests) + 1;
+  const std::string count = whole.out.substr(line, tests - line);
+  EXPECT_NE(rest.out.find("verification: sound up to the bound over " + bound + ": " + count + " tests"),
+            std::string::npos)
+      << rest.out << "\nexpected " << count << " tests";
+
+  Outcome sharded = run_shards({}, bound + ",shard=0/2");
+  EXPECT_EQ(sharded.status, 2);
+  EXPECT_NE(sharded.err.find("must not hold a shard item"), std::string::npos) << sharded.err;
 }
 
 // verify-llc with -j and --out: the same report at any -j, results in the campaign format
