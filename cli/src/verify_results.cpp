@@ -143,6 +143,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
                     {"decided_by_narrower_scope", s.decided_by_narrower_scope},
                     {"weaker_code_simulations", s.weaker_code_simulations},
                     {"weaker_code_left_out", s.weaker_code_left_out},
+                    {"critical_branchings", s.critical_branchings},
                     {"compiles", s.compiles}};
     v.cpu_seconds = s.cpu_seconds_workers;
   }

@@ -581,6 +581,50 @@ TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
     }
 }
 
+// Critical slots first against the static slot order, with counterexamples (the default
+// assumptions: finding 2) and without, across work-groups and in one work-group with global
+// and group locations, where the weakest code does not wait between the LDS and the vector
+// memory path. The same verdict and the same counterexamples (a race-free test is never
+// pruned unless sound, whatever the order), every product accounted for once, and in one
+// work-group fewer tests checked.
+TEST(BoundReduction, CriticalSlotsFirstAgreeWithTheStaticOrder) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  struct Slice {
+    const char* spec;
+    bool sound_by_default;
+  };
+  auto products = [](const BoundStatistics& s) {
+    return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
+  };
+  auto counterexamples = [](const VerifyReport& r) {
+    std::set<std::string> names;
+    for (const TestVerification& v : r.tests)
+      if (v.status == TestStatus::Counterexample) names.insert(v.name);
+    return names;
+  };
+  for (const Slice& slice :
+       {Slice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global", true},
+        Slice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
+        Slice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
+      BoundOptions static_order;
+      static_order.critical_slots_first = false;
+      const auto [critical, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
+                                                             static_order, remedies || slice.sound_by_default);
+      EXPECT_EQ(counterexamples(critical.report), counterexamples(plain.report));
+      EXPECT_EQ(products(critical.statistics), products(plain.statistics));
+      EXPECT_EQ(plain.statistics.critical_branchings, 0u);
+      if (critical.statistics.critical_branchings > 0) {
+        EXPECT_LT(critical.statistics.checked, plain.statistics.checked);
+        EXPECT_LT(critical.statistics.weaker_code_simulations, plain.statistics.weaker_code_simulations);
+      }
+      if (std::string_view(slice.spec).ends_with("placements=same-wg")) {
+        EXPECT_GT(critical.statistics.critical_branchings, 0u);
+      }
+    }
+}
+
 // The reduction against the plain check of every test, on a slice with counterexamples
 // (scacq/screl as acquire/release are not SC: docs/mappings.md, finding 1) and without.
 TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
@@ -874,7 +918,7 @@ exists (0:r1=0 /\ 1:r1=0)
 
 TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  const litmus::GenerateOptions g = spec("family=MP/LB/SB,scopes=wg+agent,placements=same-wg+diff-wg+diff-agent");
+  const litmus::GenerateOptions g = spec("family=MP/LB/SB/ISA2,scopes=wg+agent,placements=same-wg+diff-wg+diff-agent");
   VerifyOptions one = quick_options(), two = quick_options();
   two.jobs = 2;
   // Symmetric tests are met within one space (spaces with one program key are verified

@@ -434,7 +434,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // each group, the loads (and the gaps before loads) come before the stores and rmws.
     // Deciding the loads first leaves the stores open below, where the weakest-code
     // simulations decide more (their loads are fixed, which also keeps the L1's states
-    // few): on a 3 x 3 shard 213 s instead of 315 s, docs/PERFORMANCE.md.
+    // few): on a 3 x 3 shard 213 s instead of 315 s, docs/PERFORMANCE.md. This is the
+    // starting order: below a prefix whose weakest code failed, the search takes that
+    // prefix's critical slot next (take_critical_slot).
     std::vector<std::optional<std::size_t>> top(n);
     for (std::size_t k = 0; k < n; ++k) top[k] = strongest(slots[k]);
     std::vector<std::size_t> order(n);
@@ -445,12 +447,15 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // how many products lie below.
     std::vector<bool> tops_from(n + 1, true);
     std::vector<std::size_t> leaves_from(n + 1, 1);
+    auto members_of = [&](std::size_t k) {
+      std::size_t here = 0;
+      for (const auto& m : cls[k].maxima) here += m.size();
+      return here;
+    };
     for (std::size_t p = n; p-- > 0;) {
       const std::size_t k = order[p];
       tops_from[p] = tops_from[p + 1] && top[k].has_value();
-      std::size_t here = 0;
-      for (const auto& m : cls[k].maxima) here += m.size();
-      leaves_from[p] = leaves_from[p + 1] * here;
+      leaves_from[p] = leaves_from[p + 1] * members_of(k);
     }
     // With fact 4, the upper tests take the narrowest scope the model cannot tell apart from
     // each slot's strongest choice: the same answers, and a descent that takes that choice
@@ -490,7 +495,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
     // (fewer final states, `code_at_least`) and allows at least as much (the model is
     // monotone), so its final states are within its allowed set.
-    auto sound_below = [&](const std::vector<std::size_t>& lower, const model::CheckResult& upper) {
+    // `failed`, when given, receives the simulation when it reached a final state that
+    // `upper` forbids.
+    auto sound_below = [&](const std::vector<std::size_t>& lower, const model::CheckResult& upper,
+                           std::shared_ptr<const runner::SimResult>* failed) {
       const litmus::Test weak = observe_everything(space.test(lower));
       try {
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
@@ -499,6 +507,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         const std::shared_ptr<const runner::SimResult> sim = cache.simulate(weak, compiled, quiet);
         if (sim->unknown) return false;
         const Containment c = contained(upper, *sim);
+        if (!c.incomparable && !c.forbidden.empty()) *failed = sim;
         return !c.incomparable && c.forbidden.empty();
       } catch (const std::exception&) {
         return false;  // decided test by test below
@@ -567,6 +576,42 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       }
       return Lower::Program;
     };
+    // Moves the critical slot of a prefix whose weakest code failed to position p of
+    // `order`, the next slot to branch on. `forbidden`: what the weakest code reached beyond
+    // the strongest test below (`upper`). A slot's score is how many of those final states
+    // the strongest test allows once that slot alone takes a weaker race-free choice: the
+    // tests that differ there need different code, so splitting them first lets the
+    // subtrees below be decided by their weakest code, where branching on a slot that
+    // changes nothing would multiply the subtrees that fail. Scoring stops at a slot that
+    // allows them all. Any order gives the same verdicts (each pruning is sound for any set
+    // of fixed slots); this costs model queries only, the children's upper tests among them.
+    // Only among slots with a strongest choice, which come after those without.
+    auto take_critical_slot = [&](std::size_t p, const std::vector<std::size_t>& upper, const model::CheckResult& m,
+                                  const runner::SimResult& weakest) {
+      if (!tops_from[p]) return false;
+      const std::size_t forbidden = contained(m, weakest).forbidden.size();
+      std::size_t best = p, best_score = 0;
+      for (std::size_t q = p; q < n && best_score < forbidden; ++q) {
+        const std::size_t k = order[q];
+        std::size_t least = forbidden;  // the fewest still forbidden with slot k weakened
+        std::vector<std::size_t> weakened = upper;
+        for (const std::vector<std::size_t>& members : cls[k].maxima)
+          for (std::size_t c : members) {
+            if (least == 0) break;
+            if (c == upper[k] || (narrowing && equivalents.decided[k][c])) continue;
+            weakened[k] = c;
+            const model::CheckResult& w = cache.check(observe_everything(space.test(weakened)), options.model);
+            if (w.unknown() || w.racy) continue;
+            const Containment left = contained(w, weakest);
+            if (!left.incomparable) least = std::min(least, left.forbidden.size());
+          }
+        if (forbidden - least > best_score) best = q, best_score = forbidden - least;
+      }
+      if (best == p) return false;
+      std::swap(order[p], order[best]);
+      for (std::size_t q = n; q-- > p;) leaves_from[q] = leaves_from[q + 1] * members_of(order[q]);
+      return true;
+    };
     std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
       if (stop || space_index >= stop_space) return;
       if (p == n) {
@@ -604,12 +649,15 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
             }
             if (found == Lower::Program) {
               ++counts.weaker_code_simulations;
-              const bool decided = sound_below(lower, m);
+              std::shared_ptr<const runner::SimResult> failed;
+              const bool decided = sound_below(lower, m, &failed);
               note_weakest(p, decided);
               if (decided) {
                 counts.decided_below_weaker += leaves_from[p];
                 return;
               }
+              if (failed && bound_options.critical_slots_first && take_critical_slot(p, upper, m, *failed))
+                ++counts.critical_branchings;
             }
           }
         }
@@ -645,6 +693,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     st.decided_by_narrower_scope += counts.decided_by_narrower_scope;
     st.weaker_code_simulations += counts.weaker_code_simulations;
     st.weaker_code_left_out += counts.weaker_code_left_out;
+    st.critical_branchings += counts.critical_branchings;
     st.classes += counts.classes;
     st.symmetric += counts.symmetric;
     seconds_verify += seconds_since(worker_start);
@@ -678,11 +727,11 @@ std::string render_statistics(const BoundStatistics& s) {
       "work-groups in one agent), {} variations before symmetry; {} tests checked (one per product of code classes and "
       "maximal choices; {} symmetric skipped); {} more "
       "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs simulated, "
-      "{} left out where they kept failing), {} by a narrower scope holding the same threads; {} single-slot "
-      "compilations; {:.2f} s\n",
+      "{} left out where they kept failing; {} critical slots taken first), {} by a narrower scope holding the same "
+      "threads; {} single-slot compilations; {:.2f} s\n",
       s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.variations, s.checked, s.symmetric, s.racy_below_racy,
-      s.decided_below_weaker, s.weaker_code_simulations, s.weaker_code_left_out, s.decided_by_narrower_scope,
-      s.compiles, s.seconds_total);
+      s.decided_below_weaker, s.weaker_code_simulations, s.weaker_code_left_out, s.critical_branchings,
+      s.decided_by_narrower_scope, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

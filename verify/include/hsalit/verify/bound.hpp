@@ -92,6 +92,12 @@ struct BoundOptions {
   // classes only: a class all of whose maximal choices make the strongest test below racy
   // holds only racy tests (fact 2 above), so its code need not be covered.
   bool live_classes = true;
+  // Where a prefix's weakest code fails, branch next on its critical slot: the open slot
+  // whose weakening alone, in the strongest test below, allows most of the final states
+  // that the weakest code reaches and that test forbids (docs/verification.md, "Critical
+  // slots first"). Any order of the slots gives the same verdicts; this one splits the
+  // tests that need different code before those that do not.
+  bool critical_slots_first = true;
   // Skip a choice whose scope a narrower one of the same slot equals in the placement, with
   // weaker code (fact 4 above; only for the `hsa` model, and where fact 3 holds).
   bool equivalent_scopes = true;
@@ -126,9 +132,10 @@ struct BoundStatistics {
   // decided (verify_bound), they cost the most and decide nothing; leaving one out only
   // loses a pruning.
   std::size_t weaker_code_left_out = 0;
-  std::size_t compiles = 0;        // single-slot compilations that found the code classes
-  double seconds_total = 0;        // wall
-  double cpu_seconds_workers = 0;  // summed over the verifying threads
+  std::size_t critical_branchings = 0;  // prefixes below which a critical slot was taken next
+  std::size_t compiles = 0;             // single-slot compilations that found the code classes
+  double seconds_total = 0;             // wall
+  double cpu_seconds_workers = 0;       // summed over the verifying threads
 };
 
 struct BoundVerification {
