@@ -703,18 +703,34 @@ Instruction sample_access(const MemoryOperation& op, const Target& target, const
   return a;
 }
 
-CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
-                     const MappingTable& table, const CompileOptions& options) {
+namespace {
+
+void check_table_applies(const Target& target, const MappingTable& table, const CompileOptions& options) {
   if (!table.supports_target(target.name))
     throw CompileError(fmt::format("table {} does not apply to {} (its targets: {})", table.name(), target.name,
                                    fmt::join(table.targets(), ", ")));
   if (std::find(table.flavours().begin(), table.flavours().end(), options.flavour) == table.flavours().end())
     throw CompileError(fmt::format("table {} has no flavour '{}' (its flavours: {})", table.name(), options.flavour,
                                    fmt::join(table.flavours(), ", ")));
+}
+
+}  // namespace
+
+CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
+                     const MappingTable& table, const CompileOptions& options) {
+  check_table_applies(target, table, options);
   CompiledTest out{test.name, target.name, table.name(), options.flavour, options.generic, {}};
   for (std::size_t t = 0; t < test.threads.size(); ++t)
     out.threads.push_back(ThreadCompiler(test, static_cast<int>(t), target, catalog, table, options).run());
   return out;
+}
+
+CompiledThread compile_thread(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
+                              const MappingTable& table, const CompileOptions& options) {
+  check_table_applies(target, table, options);
+  if (thread < 0 || static_cast<std::size_t>(thread) >= test.threads.size())
+    throw CompileError(fmt::format("test {} has no thread P{}", test.name, thread));
+  return ThreadCompiler(test, thread, target, catalog, table, options).run();
 }
 
 std::string emit_assembly(const CompiledTest& c, const litmus::Test& test) {

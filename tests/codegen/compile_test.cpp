@@ -62,6 +62,40 @@ TEST(Compile, MessagePassingOnGfx900FollowsTheGfx69Table) {
   EXPECT_EQ(c.threads[1].code.back().mnemonic, "s_endpgm");
 }
 
+// One thread compiled alone is that thread of the whole test (verify-mapping's code classes
+// compile one thread per choice), with and without group locations; a thread the test does
+// not have is an error.
+TEST(Compile, OneThreadAloneIsThatThreadOfTheTest) {
+  const char* group = R"(LISA MP-group
+{ x = 0; y = 0; }
+ P0 | P1 ;
+ w[] x 1 | r[atomic,scacq,wg] r0 y ;
+ w[atomic,screl,wg] y 1 | r[] r1 x ;
+scopes: (agent (wg 0 1))
+regions: y:group
+exists (1:r0=1 /\ 1:r1=0)
+)";
+  const TargetCatalog& catalog = TargetCatalog::builtin();
+  for (const char* target : {"gfx900", "gfx90a", "gfx942"})
+    for (const char* text : {kMessagePassing, group}) {
+      SCOPED_TRACE(std::string(target) + " " + text);
+      const litmus::Test test = parse(text);
+      const Target& t = catalog.get(target);
+      const MappingTable table = MappingTable::builtin(t.mapping);
+      const CompiledTest whole = compile(test, t, catalog, table);
+      for (int thread = 0; thread < 2; ++thread) {
+        const CompiledThread alone = compile_thread(test, thread, t, catalog, table);
+        const CompiledThread& within = whole.threads[static_cast<std::size_t>(thread)];
+        EXPECT_EQ(alone.thread, thread);
+        EXPECT_EQ(alone.code, within.code);
+        EXPECT_EQ(alone.registers, within.registers);
+        EXPECT_EQ(alone.vgprs, within.vgprs);
+        EXPECT_EQ(alone.sgprs, within.sgprs);
+      }
+      EXPECT_THROW(compile_thread(test, 2, t, catalog, table), CompileError);
+    }
+}
+
 TEST(Compile, GenerationsUseTheirForms) {
   litmus::Test mp = parse(kMessagePassing);
   auto has = [](const CompiledTest& c, const std::string& needle) {

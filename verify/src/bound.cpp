@@ -118,9 +118,9 @@ std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, std::size_
     choice[slot] = j;
     ++compiles;
     try {
-      codegen::CompiledTest compiled = codegen::compile(space.test(choice), target, catalog, table, compile);
-      std::vector<codegen::Instruction>& code = compiled.threads.at(static_cast<std::size_t>(s.thread)).code;
-      codes.push_back({codegen::print(code, false), std::move(code)});
+      codegen::CompiledThread compiled =
+          codegen::compile_thread(space.test(choice), s.thread, target, catalog, table, compile);
+      codes.push_back({codegen::print(compiled.code, false), std::move(compiled.code)});
     } catch (const std::exception& e) {
       // Each refused choice on its own: the test reports why.
       codes.push_back({fmt::format("error {}: {}", j, e.what()), std::nullopt});

@@ -61,6 +61,11 @@ struct CompileError : std::runtime_error {
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options = {});
 
+// One thread of `compile(test, ...)`, the others not compiled (each thread compiles on its
+// own); for a caller that reads one thread's code only.
+CompiledThread compile_thread(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
+                              const MappingTable& table, const CompileOptions& options = {});
+
 // A row's sequence in a flavour, for a target: the access (absent for fences) with the row's
 // cache bits merged in, and the literal instructions before and after it with the target's
 // substitutions. Origins name the row and the role (before, access, after, fence).
