@@ -593,18 +593,34 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       std::size_t best = p, best_score = 0;
       for (std::size_t q = p; q < n && best_score < forbidden; ++q) {
         const std::size_t k = order[q];
-        std::size_t least = forbidden;  // the fewest still forbidden with slot k weakened
-        std::vector<std::size_t> weakened = upper;
+        const std::vector<Variation>& choices = slots[k].choices;
+        // The weaker choices first: a race-free choice allows at least what every stronger
+        // one allows (fact 2), so those are not asked.
+        std::vector<std::size_t> weaker;
         for (const std::vector<std::size_t>& members : cls[k].maxima)
-          for (std::size_t c : members) {
-            if (least == 0) break;
-            if (c == upper[k] || (narrowing && equivalents.decided[k][c])) continue;
-            weakened[k] = c;
-            const model::CheckResult& w = cache.check(observe_everything(space.test(weakened)), options.model);
-            if (w.unknown() || w.racy) continue;
-            const Containment left = contained(w, weakest);
-            if (!left.incomparable) least = std::min(least, left.forbidden.size());
-          }
+          for (std::size_t c : members)
+            if (c != upper[k] && !(narrowing && equivalents.decided[k][c])) weaker.push_back(c);
+        auto strength = [&](std::size_t c) {
+          return std::count_if(weaker.begin(), weaker.end(),
+                               [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); });
+        };
+        std::stable_sort(weaker.begin(), weaker.end(),
+                         [&](std::size_t a, std::size_t b) { return strength(a) < strength(b); });
+        std::size_t least = forbidden;  // the fewest still forbidden with slot k weakened
+        std::vector<std::size_t> race_free;
+        std::vector<std::size_t> weakened = upper;
+        for (std::size_t c : weaker) {
+          if (least == 0) break;
+          if (std::any_of(race_free.begin(), race_free.end(),
+                          [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
+            continue;
+          weakened[k] = c;
+          const model::CheckResult& w = cache.check(observe_everything(space.test(weakened)), options.model);
+          if (w.unknown() || w.racy) continue;
+          race_free.push_back(c);
+          const Containment left = contained(w, weakest);
+          if (!left.incomparable) least = std::min(least, left.forbidden.size());
+        }
         if (forbidden - least > best_score) best = q, best_score = forbidden - least;
       }
       if (best == p) return false;
