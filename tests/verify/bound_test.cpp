@@ -39,16 +39,24 @@ model::CheckOptions enum_engine() {
   return o;
 }
 
+std::set<std::string> counterexample_names(const VerifyReport& report) {
+  std::set<std::string> names;
+  for (const TestVerification& v : report.tests)
+    if (v.status == TestStatus::Counterexample) names.insert(v.name);
+  return names;
+}
+
 // Each counterexample the reduced check reports is one the plainer check reports too.
 void expect_counterexamples_within(const VerifyReport& reduced, const VerifyReport& plain) {
-  std::set<std::string> names;
-  for (const TestVerification& v : plain.tests)
-    if (v.status == TestStatus::Counterexample) names.insert(v.name);
-  for (const TestVerification& v : reduced.tests)
-    if (v.status == TestStatus::Counterexample) {
-      EXPECT_TRUE(names.count(v.name)) << v.name;
-    }
+  const std::set<std::string> names = counterexample_names(plain);
+  for (const std::string& name : counterexample_names(reduced)) EXPECT_TRUE(names.count(name)) << name;
 }
+
+// A slice of a bound, and whether the table is sound on it under the default assumptions.
+struct VerdictSlice {
+  const char* spec;
+  bool sound_by_default;
+};
 
 VerifyOptions quick_options() {
   VerifyOptions o;
@@ -555,14 +563,10 @@ TEST(BoundReduction, CodeDominanceAgreesWithTheClassesAlone) {
 // one the plainer search finds, and across work-groups more subtrees decided at once.
 TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  struct Slice {
-    const char* spec;
-    bool sound_by_default;
-  };
-  for (const Slice& slice :
-       {Slice{"family=ISA2/WRC/MP/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
-              true},
-        Slice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
+  for (const VerdictSlice& slice :
+       {VerdictSlice{
+            "family=ISA2/WRC/MP/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global", true},
+        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
     for (bool remedies : {false, true}) {
       SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
       BoundOptions every_class;
@@ -589,30 +593,21 @@ TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
 // work-group fewer tests checked.
 TEST(BoundReduction, CriticalSlotsFirstAgreeWithTheStaticOrder) {
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  struct Slice {
-    const char* spec;
-    bool sound_by_default;
-  };
   auto products = [](const BoundStatistics& s) {
     return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
   };
-  auto counterexamples = [](const VerifyReport& r) {
-    std::set<std::string> names;
-    for (const TestVerification& v : r.tests)
-      if (v.status == TestStatus::Counterexample) names.insert(v.name);
-    return names;
-  };
-  for (const Slice& slice :
-       {Slice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global", true},
-        Slice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
-        Slice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
+  for (const VerdictSlice& slice :
+       {VerdictSlice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
+                     true},
+        VerdictSlice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
+        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
     for (bool remedies : {false, true}) {
       SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
       BoundOptions static_order;
       static_order.critical_slots_first = false;
       const auto [critical, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
                                                              static_order, remedies || slice.sound_by_default);
-      EXPECT_EQ(counterexamples(critical.report), counterexamples(plain.report));
+      EXPECT_EQ(counterexample_names(critical.report), counterexample_names(plain.report));
       EXPECT_EQ(products(critical.statistics), products(plain.statistics));
       EXPECT_EQ(plain.statistics.critical_branchings, 0u);
       if (critical.statistics.critical_branchings > 0) {

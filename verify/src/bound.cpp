@@ -495,10 +495,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // allows (`upper`, race-free). Each test below compiles to code at least as strong
     // (fewer final states, `code_at_least`) and allows at least as much (the model is
     // monotone), so its final states are within its allowed set.
-    // `failed`, when given, receives the simulation when it reached a final state that
-    // `upper` forbids.
+    // A weakest-code simulation that reached final states the upper test forbids: how many.
+    struct FailedWeakest {
+      std::shared_ptr<const runner::SimResult> sim;
+      std::size_t forbidden = 0;
+    };
+    // `failed` receives the simulation when it reached a final state that `upper` forbids.
     auto sound_below = [&](const std::vector<std::size_t>& lower, const model::CheckResult& upper,
-                           std::shared_ptr<const runner::SimResult>* failed) {
+                           std::optional<FailedWeakest>& failed) {
       const litmus::Test weak = observe_everything(space.test(lower));
       try {
         const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
@@ -507,7 +511,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         const std::shared_ptr<const runner::SimResult> sim = cache.simulate(weak, compiled, quiet);
         if (sim->unknown) return false;
         const Containment c = contained(upper, *sim);
-        if (!c.incomparable && !c.forbidden.empty()) *failed = sim;
+        if (!c.incomparable && !c.forbidden.empty()) failed = FailedWeakest{sim, c.forbidden.size()};
         return !c.incomparable && c.forbidden.empty();
       } catch (const std::exception&) {
         return false;  // decided test by test below
@@ -586,10 +590,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     // allows them all. Any order gives the same verdicts (each pruning is sound for any set
     // of fixed slots); this costs model queries only, the children's upper tests among them.
     // Only among slots with a strongest choice, which come after those without.
-    auto take_critical_slot = [&](std::size_t p, const std::vector<std::size_t>& upper, const model::CheckResult& m,
-                                  const runner::SimResult& weakest) {
+    auto take_critical_slot = [&](std::size_t p, const std::vector<std::size_t>& upper, const FailedWeakest& failed) {
       if (!tops_from[p]) return false;
-      const std::size_t forbidden = contained(m, weakest).forbidden.size();
+      const runner::SimResult& weakest = *failed.sim;
+      const std::size_t forbidden = failed.forbidden;
       std::size_t best = p, best_score = 0;
       for (std::size_t q = p; q < n && best_score < forbidden; ++q) {
         const std::size_t k = order[q];
@@ -600,12 +604,16 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         for (const std::vector<std::size_t>& members : cls[k].maxima)
           for (std::size_t c : members)
             if (c != upper[k] && !(narrowing && equivalents.decided[k][c])) weaker.push_back(c);
-        auto strength = [&](std::size_t c) {
-          return std::count_if(weaker.begin(), weaker.end(),
-                               [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); });
-        };
-        std::stable_sort(weaker.begin(), weaker.end(),
-                         [&](std::size_t a, std::size_t b) { return strength(a) < strength(b); });
+        // Each choice's strength: how many of the others it is at least as strong as.
+        std::vector<std::pair<std::ptrdiff_t, std::size_t>> by_strength;
+        for (std::size_t c : weaker)
+          by_strength.emplace_back(
+              std::count_if(weaker.begin(), weaker.end(),
+                            [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }),
+              c);
+        std::stable_sort(by_strength.begin(), by_strength.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t i = 0; i < weaker.size(); ++i) weaker[i] = by_strength[i].second;
         std::size_t least = forbidden;  // the fewest still forbidden with slot k weakened
         std::vector<std::size_t> race_free;
         std::vector<std::size_t> weakened = upper;
@@ -665,14 +673,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
             }
             if (found == Lower::Program) {
               ++counts.weaker_code_simulations;
-              std::shared_ptr<const runner::SimResult> failed;
-              const bool decided = sound_below(lower, m, &failed);
+              std::optional<FailedWeakest> failed;
+              const bool decided = sound_below(lower, m, failed);
               note_weakest(p, decided);
               if (decided) {
                 counts.decided_below_weaker += leaves_from[p];
                 return;
               }
-              if (failed && bound_options.critical_slots_first && take_critical_slot(p, upper, m, *failed))
+              if (failed && bound_options.critical_slots_first && take_critical_slot(p, upper, *failed))
                 ++counts.critical_branchings;
             }
           }
