@@ -41,6 +41,18 @@ bool executable(const std::filesystem::path& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
+// This process's environment with the options' overrides.
+std::vector<std::string> child_environment(const ProcessOptions& options) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    if (options.temp_dir && entry.starts_with("TMPDIR=")) continue;
+    out.emplace_back(entry);
+  }
+  if (options.temp_dir) out.push_back("TMPDIR=" + options.temp_dir->string());
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_program(std::string_view name) {
@@ -63,7 +75,7 @@ std::optional<std::filesystem::path> find_program(std::string_view name) {
   return std::nullopt;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) throw ProcessError("run_process: no program given");
   std::optional<std::filesystem::path> program = find_program(argv[0]);
   if (!program) throw ProcessError(fmt::format("{}: program not found", argv[0]));
@@ -82,8 +94,12 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> environment = child_environment(options);
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, program->c_str(), &sa.actions, nullptr, args.data(), environ);
+  int rc = ::posix_spawn(&pid, program->c_str(), &sa.actions, nullptr, args.data(), envp.data());
   if (rc != 0) throw ProcessError(fmt::format("{}: cannot start: {}", argv[0], std::strerror(rc)));
   out_write.reset();
   err_write.reset();

@@ -106,7 +106,9 @@ BuildResult build_program(const HarnessProgram& program, const HarnessOptions& o
   cmd.push_back(b.binary.string());
   b.command = cmd;
   try {
-    codegen::ProcessResult r = codegen::run_process(cmd);
+    // The compiler's own temporaries go to a folder removed afterwards (hipcc leaves some).
+    codegen::TempDir scratch("hsalit-cc");
+    codegen::ProcessResult r = codegen::run_process(cmd, {.temp_dir = scratch.path()});
     b.log = r.err + r.out;
     b.ok = r.ok();
     if (!b.ok && r.signal) b.log += fmt::format("\n(compiler killed by signal {})", r.signal);

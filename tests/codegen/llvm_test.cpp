@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -216,6 +217,15 @@ TEST(LlcProcess, CapturesOutputAndStatus) {
     EXPECT_TRUE(fs::exists(kept / "f"));
   }
   EXPECT_FALSE(fs::exists(kept));
+}
+
+TEST(LlcProcess, TheChildsTemporaryFolderCanBeSet) {
+  TempDir d("hsalit-test");
+  ProcessResult r = run_process({"sh", "-c", "echo \"$TMPDIR\"; env | grep -c '^TMPDIR='"}, {.temp_dir = d.path()});
+  EXPECT_EQ(r.out, d.path().string() + "\n1\n");
+  // Everything else in the environment passes through.
+  ProcessResult path = run_process({"sh", "-c", "echo \"$PATH\""}, {.temp_dir = d.path()});
+  EXPECT_EQ(path.out, std::string(std::getenv("PATH")) + "\n");
 }
 
 // --- counters ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -52,6 +53,8 @@ struct CliRun {
 pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
   pid_t pid = ::fork();
   if (pid == 0) {
+    // A run that a test kills cannot remove its temporary folders: keep them in the test's own.
+    ::setenv("TMPDIR", out.parent_path().c_str(), 1);
     std::freopen("/dev/null", "r", stdin);
     std::freopen(out.c_str(), "w", stdout);
     std::freopen(err.c_str(), "w", stderr);

@@ -2,11 +2,14 @@
 // when present, behaviour without a GPU, the outcome encoding, and the harness logic run on CPU
 // threads (HSALIT_HOST_EMULATION).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/process.hpp"
@@ -337,6 +340,29 @@ TEST_P(HipBuild, RmwAndGroupTestsCompile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, HipBuild, ::testing::Values("gfx900", "gfx90a", "gfx940"));
+
+TEST(HipBuildTemporaries, ABuildLeavesNothingBehind) {
+  if (!find_hipcc()) GTEST_SKIP() << "hipcc not found";
+  // clang's HIP offloading keeps an empty folder under TMPDIR per compile; the build gives
+  // the compiler a TMPDIR of its own and removes it.
+  codegen::TempDir tmp("hsalit-tmpdir-test");
+  const char* saved = std::getenv("TMPDIR");
+  std::optional<std::string> previous = saved ? std::optional<std::string>(saved) : std::nullopt;
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  HarnessOptions o;
+  o.hip_builtins = true;
+  o.instances = 4;
+  o.iterations = 1;
+  SimResult r = run_hardware(load("classic/SB+sc-wave_same-wave.litmus"), nullptr, o);
+  if (previous)
+    ::setenv("TMPDIR", previous->c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  ASSERT_FALSE(r.unknown && contains(*r.unknown, "was not built")) << *r.unknown;
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path())) left.push_back(entry.path().string());
+  EXPECT_TRUE(left.empty()) << fmt::format("{}", fmt::join(left, ", "));
+}
 
 TEST(CudaBuild, MpCompilesForSm90) {
   if (!find_nvcc()) GTEST_SKIP() << "nvcc not found (HSALIT_NVCC, PATH, /usr/local/cuda/bin/nvcc)";

@@ -23,9 +23,15 @@ struct ProcessError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct ProcessOptions {
+  // When set, the child's TMPDIR: compilers that leave temporaries behind (clang's HIP
+  // offloading keeps an empty folder per compile) leave them in a folder that the caller removes.
+  std::optional<std::filesystem::path> temp_dir;
+};
+
 // Runs argv[0] (looked up in PATH when it has no slash) with the arguments as given, stdin
 // from /dev/null, and waits for it. Throws ProcessError when the program cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv);
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 // The program's path: `name` itself when it contains a slash and is executable, else the
 // first executable `name` in PATH; nullopt when there is none.
