@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <future>
 #include <limits>
 #include <map>
@@ -246,6 +247,467 @@ bool at_least_as_strong(const Variation& a, const Variation& b) {
   return false;
 }
 
+namespace {
+
+constexpr std::size_t kNoStop = std::numeric_limits<std::size_t>::max();
+
+// What every space's search reads: the table, the target, the options and which of the
+// facts of bound.hpp apply.
+struct SearchSettings {
+  const codegen::MappingTable& table;
+  const codegen::Target& target;
+  const codegen::TargetCatalog& catalog;
+  const VerifyOptions& options;  // with stop_at_race
+  const BoundOptions& bound;
+  std::size_t max_tests = 0;
+  bool code_dominance = false;  // fact 3
+  bool narrowing = false;       // fact 4
+};
+
+// What the workers share while they search: tests checked, and whether to stop (a failure,
+// the bound's test limit) or to abandon the spaces after a counterexample that
+// BoundOptions::stop_at accepted.
+struct SearchControl {
+  std::atomic<std::size_t> checked{0};
+  std::atomic<bool> stop{false};
+  // With BoundOptions::stop_at: the index (in enumeration order) of the earliest space where
+  // it accepted a counterexample. Spaces before it are verified to the end and spaces after
+  // it abandoned, so the counterexample reported is the first in enumeration order whatever
+  // the number of threads (within a space the search is sequential).
+  std::atomic<std::size_t> stop_space{kNoStop};
+  bool abandoned(std::size_t space_index) const { return stop || space_index >= stop_space; }
+};
+
+// Code classes per shape (not per placement), shared by the workers. The spaces of a cycle
+// come one after the other, so a cache of the recent shapes serves them; it is emptied when
+// it grows past kShapesCached (a three-thread bound has about a million shapes). A shape is
+// compiled by the first thread that asks; the others wait for its answer.
+class ShapeClassCache {
+ public:
+  using Classes = std::shared_ptr<const std::vector<SlotClasses>>;
+
+  explicit ShapeClassCache(const SearchSettings& settings) : settings_(settings) {}
+
+  Classes classes_for(const litmus::VariationSpace& space) {
+    std::promise<Classes> promise;
+    std::shared_future<Classes> asked_before;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = by_shape_.find(space.shape_key()); it != by_shape_.end()) {
+        asked_before = it->second;
+      } else {
+        if (by_shape_.size() >= kShapesCached) by_shape_.clear();
+        by_shape_.emplace(space.shape_key(), promise.get_future().share());
+      }
+    }
+    if (asked_before.valid()) return asked_before.get();  // rethrows the computing thread's exception
+    try {
+      Classes classes = compute(space);
+      promise.set_value(classes);
+      return classes;
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+      throw;
+    }
+  }
+
+  // Single-slot compilations so far, and every row some test of the shapes uses, pruned or not.
+  std::size_t compiles() const {
+    std::lock_guard lock(mutex_);
+    return compiles_;
+  }
+  std::vector<std::string> rows() const {
+    std::lock_guard lock(mutex_);
+    return {rows_.begin(), rows_.end()};
+  }
+
+ private:
+  static constexpr std::size_t kShapesCached = 4096;
+
+  Classes compute(const litmus::VariationSpace& space) {
+    auto classes = std::make_shared<std::vector<SlotClasses>>();
+    std::size_t compiles = 0;
+    std::set<std::string> shape_rows;
+    for (std::size_t i = 0; i < space.slots().size(); ++i) {
+      const std::vector<SlotCode> codes = slot_codes(space, i, settings_.table, settings_.target, settings_.catalog,
+                                                     settings_.options.compile, compiles);
+      for (const SlotCode& c : codes)
+        if (c.code)
+          for (const codegen::Instruction& ins : *c.code)
+            if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
+      classes->push_back(classify(space.slots()[i], codes, settings_.bound.every_variation));
+    }
+    std::lock_guard lock(mutex_);
+    compiles_ += compiles;
+    rows_.insert(shape_rows.begin(), shape_rows.end());
+    return classes;
+  }
+
+  const SearchSettings& settings_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_future<Classes>> by_shape_;
+  std::size_t compiles_ = 0;
+  std::set<std::string> rows_;
+};
+
+// The search of one space, depth-first over its slots: at each slot, one maximal member of
+// each of its code classes. Before going deeper, the test with the chosen prefix and every
+// later slot at its strongest choice (the upper test) is asked for races: if even it is
+// racy, every test below is (fact 2), and the subtree is skipped; if it is race-free, the
+// program with every later slot at its weakest live code may decide the subtree (fact 3).
+// docs/verification.md, "Every variation of a bound", says why each step is sound.
+class SpaceSearch {
+ public:
+  using Record = std::function<void(TestVerification&&)>;
+
+  // `counts`: the worker's own pruning counters (of BoundStatistics), added to the bound's
+  // at the end.
+  SpaceSearch(const SearchSettings& settings, SearchControl& control, std::size_t space_index,
+              const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, BoundStatistics& counts,
+              const Record& record)
+      : settings_(settings),
+        control_(control),
+        space_index_(space_index),
+        space_(space),
+        slots_(space.slots()),
+        cls_(classes),
+        n_(slots_.size()),
+        counts_(counts),
+        record_(record),
+        cache_(/*keep_candidates=*/true, kKeptSimulations),
+        first_(space.test(std::vector<std::size_t>(n_, 0))) {
+    top_.resize(n_);
+    for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k]);
+    start_order();
+    // With fact 4, the upper tests take the narrowest scope the model cannot tell apart from
+    // each slot's strongest choice: the same answers, and a descent that takes that choice
+    // keeps the upper test of its parent.
+    if (settings_.narrowing) equivalents_ = scope_equivalents(space_, cls_);
+    upper_choice_ = top_;
+    if (settings_.narrowing)
+      for (std::size_t k = 0; k < n_; ++k)
+        if (top_[k]) upper_choice_[k] = equivalents_.narrowest[k][*top_[k]];
+    choice_.assign(n_, 0);
+    weakest_tries_.resize(n_);
+    find_classes_that_may_be_dead();
+  }
+
+  void run() { descend(0, true); }
+
+ private:
+  // The model's answers within the space: the upper test of the last slot is also the leaf
+  // whose last choice is that slot's strongest, and is judged once. The space's tests differ
+  // only in orders and scopes, so the enum engine lists the candidate executions of each
+  // program once and evaluates them again for the others. The simulations too: a subtree's
+  // weakest code is often its parent's (the slot just fixed at its weakest class), and a
+  // leaf's code is that of the weakest-code simulation just above it; the latest
+  // kKeptSimulations are kept.
+  static constexpr std::size_t kKeptSimulations = 32;
+  // Per depth of the search, how the weakest-code simulations there went in this space.
+  // Near the root they fail (the weakest code of many open slots reaches what the strongest
+  // test forbids) and cost the most; after kFutileWeakest failures without a success at a
+  // depth, that depth is searched without them (skipping one only loses a pruning).
+  static constexpr std::size_t kFutileWeakest = 4;
+  struct WeakestTries {
+    std::size_t failed = 0, decided = 0;
+  };
+  // A weakest-code simulation that reached final states the upper test forbids: how many.
+  struct FailedWeakest {
+    std::shared_ptr<const runner::SimResult> sim;
+    std::size_t forbidden = 0;
+  };
+  // What the live classes of the open slots give: the weakest program (`Program`), every
+  // test below racy (`Dead`: a slot without a live class), or no weakest program (`None`).
+  enum class Lower { Program, Dead, None };
+
+  // The starting order of the slots: those without a strongest choice (gaps that may hold a
+  // dependency) first, so the prunings can apply to the deeper levels; within each group,
+  // the loads (and the gaps before loads) before the stores and rmws. Deciding the loads
+  // first leaves the stores open below, where the weakest-code simulations decide more
+  // (their loads are fixed, which also keeps the L1's states few): on a 3 x 3 shard 213 s
+  // instead of 315 s, docs/PERFORMANCE.md. Below a prefix whose weakest code failed, the
+  // search takes that prefix's critical slot next (take_critical_slot).
+  void start_order() {
+    order_.resize(n_);
+    std::iota(order_.begin(), order_.end(), 0);
+    auto rank = [&](std::size_t k) { return std::pair{top_[k].has_value(), slots_[k].access != 'R'}; };
+    std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    tops_from_.assign(n_ + 1, true);
+    for (std::size_t p = n_; p-- > 0;) tops_from_[p] = tops_from_[p + 1] && top_[order_[p]].has_value();
+    leaves_from_.assign(n_ + 1, 1);
+    recount_leaves(0);
+  }
+
+  // Products of maximal choices per slot, and below position p of `order_` from `from` on.
+  std::size_t members_of(std::size_t k) const {
+    std::size_t here = 0;
+    for (const auto& m : cls_[k].maxima) here += m.size();
+    return here;
+  }
+  void recount_leaves(std::size_t from) {
+    for (std::size_t q = n_; q-- > from;) leaves_from_[q] = leaves_from_[q + 1] * members_of(order_[q]);
+  }
+
+  bool worth_simulating(std::size_t p) const {
+    return weakest_tries_[p].decided > 0 || weakest_tries_[p].failed < kFutileWeakest;
+  }
+  void note_weakest(std::size_t p, bool decided) { ++(decided ? weakest_tries_[p].decided : weakest_tries_[p].failed); }
+
+  const model::CheckResult& ask_model(const std::vector<std::size_t>& choices) {
+    return cache_.check(observe_everything(space_.test(choices)), settings_.options.model);
+  }
+
+  // Whether every test below the prefix is sound or racy: the program with every later slot
+  // at its weakest code (`lower`) reaches only final states that the strongest test below
+  // allows (`upper`, race-free). Each test below compiles to code at least as strong (fewer
+  // final states, `code_at_least`) and allows at least as much (the model is monotone), so
+  // its final states are within its allowed set. `failed` receives the simulation when it
+  // reached a final state that `upper` forbids.
+  bool sound_below(const std::vector<std::size_t>& lower, const model::CheckResult& upper,
+                   std::optional<FailedWeakest>& failed) {
+    const litmus::Test weak = observe_everything(space_.test(lower));
+    try {
+      const codegen::CompiledTest compiled =
+          codegen::compile(weak, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+      runner::SimOptions quiet = settings_.options.sim;
+      quiet.keep_traces = false;
+      const std::shared_ptr<const runner::SimResult> sim = cache_.simulate(weak, compiled, quiet);
+      if (sim->unknown) return false;
+      const Containment c = contained(upper, *sim);
+      if (!c.incomparable && !c.forbidden.empty()) failed = FailedWeakest{sim, c.forbidden.size()};
+      return !c.incomparable && c.forbidden.empty();
+    } catch (const std::exception&) {
+      return false;  // decided test by test below
+    }
+  }
+
+  bool holds_every_thread(int thread, litmus::Scope scope) const {
+    for (int u = 0; u < static_cast<int>(first_.threads.size()); ++u)
+      if (!first_.scopes.same_instance(thread, u, scope)) return false;
+    return true;
+  }
+
+  // Only the classes that may be dead are asked about: those whose every maximal choice is
+  // ordinary or atomic at a scope whose instance misses some thread of the test. The others
+  // are taken as live without a query (taking a class as live only loses a pruning), which
+  // spares the race-free queries, the costly ones, where every thread shares a work-group.
+  void find_classes_that_may_be_dead() {
+    may_be_dead_.assign(n_, {});
+    for (std::size_t k = 0; k < n_; ++k)
+      for (const std::vector<std::size_t>& members : cls_[k].maxima)
+        may_be_dead_[k].push_back(std::all_of(members.begin(), members.end(), [&](std::size_t m) {
+          const Variation& v = slots_[k].choices[m];
+          return v.kind == Variation::Kind::Ordinary ||
+                 (v.kind == Variation::Kind::Atomic && !holds_every_thread(slots_[k].thread, v.scope));
+        }));
+  }
+
+  // The program whose code every race-free test below the prefix strengthens: each later
+  // slot at the weakest of its *live* code classes, those with a maximal choice whose test
+  // (the prefix, that choice, every other later slot at its upper choice) is race-free. A
+  // test below with a choice of no live class is racy (fact 2: it lies below that racy
+  // test), so it need not be covered. Near the root this matters most across work-groups:
+  // a plain load of a location another work-group writes races (3.12) there, so the
+  // weakest code loads with `glc` instead of from a possibly stale L1 line. With `ask` off
+  // every class is live.
+  Lower weakest_live(std::size_t from, std::vector<std::size_t>& upper, std::vector<std::size_t>& lower, bool ask) {
+    lower = choice_;
+    for (std::size_t q = from; q < n_; ++q) {
+      const std::size_t k = order_[q];
+      const SlotClasses& c = cls_[k];
+      std::vector<bool> live(c.maxima.size(), false);
+      for (std::size_t a = 0; a < c.maxima.size(); ++a)
+        for (std::size_t m : c.maxima[a]) {
+          if (live[a] || (settings_.narrowing && equivalents_.decided[k][m])) continue;
+          if (!ask || m == *upper_choice_[k] || !may_be_dead_[k][a]) {
+            live[a] = true;
+            continue;
+          }
+          upper[k] = m;
+          const model::CheckResult& r = ask_model(upper);
+          live[a] = r.unknown() || !r.racy;
+        }
+      upper[k] = *upper_choice_[k];
+      std::optional<std::size_t> weakest;
+      bool any = false;
+      for (std::size_t w = 0; w < live.size(); ++w) {
+        if (!live[w]) continue;
+        any = true;
+        bool below_all = true;
+        for (std::size_t a = 0; a < live.size() && below_all; ++a) below_all = !live[a] || a == w || c.stronger[a][w];
+        if (below_all && !weakest) weakest = w;
+      }
+      if (!any) return Lower::Dead;
+      if (!weakest) return Lower::None;
+      lower[k] = c.representative[*weakest];
+    }
+    return Lower::Program;
+  }
+
+  // Slot k's maximal choices other than its upper one, weakest first (by how many of the
+  // others each is at least as strong as).
+  std::vector<std::size_t> weaker_choices(std::size_t k, std::size_t upper) const {
+    const std::vector<Variation>& choices = slots_[k].choices;
+    std::vector<std::size_t> weaker;
+    for (const std::vector<std::size_t>& members : cls_[k].maxima)
+      for (std::size_t c : members)
+        if (c != upper && !(settings_.narrowing && equivalents_.decided[k][c])) weaker.push_back(c);
+    std::vector<std::pair<std::ptrdiff_t, std::size_t>> by_strength;
+    for (std::size_t c : weaker)
+      by_strength.emplace_back(std::count_if(weaker.begin(), weaker.end(),
+                                             [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }),
+                               c);
+    std::stable_sort(by_strength.begin(), by_strength.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < weaker.size(); ++i) weaker[i] = by_strength[i].second;
+    return weaker;
+  }
+
+  // How many of the weakest code's forbidden final states the upper test still forbids with
+  // slot k alone weakened, at the least. Only the weakest race-free choices are asked: a
+  // race-free choice allows at least what every stronger one allows (fact 2).
+  std::size_t least_forbidden_weakening(std::size_t k, const std::vector<std::size_t>& upper,
+                                        const FailedWeakest& failed) {
+    const std::vector<Variation>& choices = slots_[k].choices;
+    std::size_t least = failed.forbidden;
+    std::vector<std::size_t> race_free;
+    std::vector<std::size_t> weakened = upper;
+    for (std::size_t c : weaker_choices(k, upper[k])) {
+      if (least == 0) break;
+      if (std::any_of(race_free.begin(), race_free.end(),
+                      [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
+        continue;
+      weakened[k] = c;
+      const model::CheckResult& w = ask_model(weakened);
+      if (w.unknown() || w.racy) continue;
+      race_free.push_back(c);
+      const Containment left = contained(w, *failed.sim);
+      if (!left.incomparable) least = std::min(least, left.forbidden.size());
+    }
+    return least;
+  }
+
+  // Moves the critical slot of a prefix whose weakest code failed to position p of
+  // `order_`, the next slot to branch on. A slot's score is how many of the final states
+  // the weakest code reached beyond the upper test the upper test allows once that slot
+  // alone takes a weaker race-free choice: the tests that differ there need different code,
+  // so splitting them first lets the subtrees below be decided by their weakest code, where
+  // branching on a slot that changes nothing would multiply the subtrees that fail. Scoring
+  // stops at a slot that allows them all. Any order gives the same verdicts (each pruning is
+  // sound for any set of fixed slots); this costs model queries only, the children's upper
+  // tests among them. Only among slots with a strongest choice, which come after those
+  // without.
+  bool take_critical_slot(std::size_t p, const std::vector<std::size_t>& upper, const FailedWeakest& failed) {
+    if (!tops_from_[p]) return false;
+    std::size_t best = p, best_score = 0;
+    for (std::size_t q = p; q < n_ && best_score < failed.forbidden; ++q) {
+      const std::size_t score = failed.forbidden - least_forbidden_weakening(order_[q], upper, failed);
+      if (score > best_score) best = q, best_score = score;
+    }
+    if (best == p) return false;
+    std::swap(order_[p], order_[best]);
+    recount_leaves(p);
+    return true;
+  }
+
+  // Whether the subtree below the prefix of p slots is decided without descending: racy
+  // below a racy upper test, racy for want of a live class, or sound or racy by its weakest
+  // code. When the weakest code fails, the prefix's critical slot is moved to position p.
+  bool decided_below(std::size_t p) {
+    std::vector<std::size_t> upper = choice_;
+    for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
+    const model::CheckResult& m = ask_model(upper);
+    if (!m.unknown() && m.racy) {
+      counts_.racy_below_racy += leaves_from_[p];
+      return true;
+    }
+    if (m.unknown() || !settings_.code_dominance) return false;
+    if (!worth_simulating(p)) {
+      ++counts_.weaker_code_left_out;
+      return false;
+    }
+    std::vector<std::size_t> lower;
+    const Lower found = weakest_live(p, upper, lower, settings_.bound.live_classes);
+    if (found == Lower::Dead) {
+      counts_.racy_below_racy += leaves_from_[p];
+      return true;
+    }
+    if (found != Lower::Program) return false;
+    ++counts_.weaker_code_simulations;
+    std::optional<FailedWeakest> failed;
+    const bool decided = sound_below(lower, m, failed);
+    note_weakest(p, decided);
+    if (decided) {
+      counts_.decided_below_weaker += leaves_from_[p];
+      return true;
+    }
+    if (failed && settings_.bound.critical_slots_first && take_critical_slot(p, upper, *failed))
+      ++counts_.critical_branchings;
+    return false;
+  }
+
+  // A product of maximal choices: verified unless a test of the same program was.
+  void check_leaf() {
+    ++counts_.classes;
+    const std::string key = space_.program_key(choice_);
+    if (!seen_.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
+      ++counts_.symmetric;
+      return;
+    }
+    if (++control_.checked > settings_.max_tests) {
+      control_.stop = true;
+      throw std::length_error(
+          fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", settings_.max_tests));
+    }
+    record_(verify_test(space_.test(choice_), settings_.table, settings_.options, cache_));
+  }
+
+  // `prefix_changed`: the last choice made differs from its slot's upper choice, so this
+  // prefix's upper test is not its parent's.
+  void descend(std::size_t p, bool prefix_changed) {
+    if (control_.abandoned(space_index_)) return;
+    if (p == n_) return check_leaf();
+    if (prefix_changed && tops_from_[p] && !settings_.bound.every_variation && decided_below(p)) return;
+    const std::size_t k = order_[p];
+    for (const std::vector<std::size_t>& members : cls_[k].maxima)
+      for (std::size_t m : members) {
+        if (settings_.narrowing && equivalents_.decided[k][m]) {
+          counts_.decided_by_narrower_scope += leaves_from_[p + 1];
+          continue;
+        }
+        choice_[k] = m;
+        descend(p + 1, !upper_choice_[k] || m != *upper_choice_[k]);
+      }
+  }
+
+  const SearchSettings& settings_;
+  SearchControl& control_;
+  const std::size_t space_index_;
+  const litmus::VariationSpace& space_;
+  const std::vector<litmus::Slot>& slots_;
+  const std::vector<SlotClasses>& cls_;
+  const std::size_t n_;
+  BoundStatistics& counts_;
+  const Record& record_;
+  VerificationCache cache_;
+  const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
+  std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
+  std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests
+  std::vector<std::size_t> order_;                        // the slots, in the order branched on
+  std::vector<bool> tops_from_;                           // per position of order_: every slot from there has a top
+  std::vector<std::size_t> leaves_from_;                  // per position of order_: the products below
+  ScopeEquivalents equivalents_;
+  std::vector<std::vector<bool>> may_be_dead_;  // per slot and class
+  std::vector<WeakestTries> weakest_tries_;     // per depth
+  std::vector<std::size_t> choice_;             // the current prefix (and leaf)
+  // Tests seen, by two independent 64-bit hashes of their program key. Two tests with one
+  // program key lie in spaces with one program key, which are verified once, so the set is
+  // the space's own.
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
+};
+
+}  // namespace
+
 BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codegen::MappingTable& table,
                                const VerifyOptions& asked, const BoundOptions& bound_options,
                                const std::function<void(const TestVerification&)>& progress) {
@@ -258,27 +720,28 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   const codegen::Target* target = catalog.find(options.target);
   if (!target) throw std::invalid_argument(fmt::format("unknown target '{}'", options.target));
 
+  // Code dominance (fact 3) needs lines that may be evicted at any time and one L2 (see
+  // code_at_least); the narrower scopes of fact 4 need it and the hsa model's scope inclusion.
+  const bool code_order =
+      !bound_options.every_variation && options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
+  const SearchSettings settings{
+      .table = table,
+      .target = *target,
+      .catalog = catalog,
+      .options = options,
+      .bound = bound_options,
+      .max_tests = bound.max_tests,
+      .code_dominance = bound_options.code_dominance && code_order,
+      .narrowing = bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa,
+  };
+
   BoundVerification out;
   BoundStatistics& st = out.statistics;
+  SearchControl control;
+  ShapeClassCache shapes(settings);
 
   // Shared between the threads, each under `mutex`.
   std::mutex mutex;
-  // Code classes per shape (not per placement). The spaces of a cycle come one after the
-  // other, so a cache of the recent shapes serves them; it is emptied when it grows past
-  // kShapesCached (a three-thread bound has about a million shapes). A shape is compiled by
-  // the first thread that asks; the others wait for its answer.
-  constexpr std::size_t kShapesCached = 4096;
-  using ShapeClasses = std::shared_ptr<const std::vector<SlotClasses>>;
-  std::map<std::string, std::shared_future<ShapeClasses>> classes_of_shape;
-  std::set<std::string> rows;
-  std::atomic<std::size_t> checked{0};
-  std::atomic<bool> stop{false};
-  // With BoundOptions::stop_at: the index (in enumeration order) of the earliest space where
-  // it accepted a counterexample. Spaces before it are verified to the end and spaces after
-  // it abandoned, so the counterexample reported is the first in enumeration order whatever
-  // the number of threads (within a space the search is sequential).
-  constexpr std::size_t kNoStop = std::numeric_limits<std::size_t>::max();
-  std::atomic<std::size_t> stop_space{kNoStop};
   std::exception_ptr failure;
   double seconds_verify = 0;  // summed over workers
 
@@ -301,12 +764,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
                             options.sim.explore_placements &&
                             std::find(bound.placements.begin(), bound.placements.end(),
                                       litmus::ThreadRelation::DifferentWorkGroup) != bound.placements.end();
+  auto stopping = [&] { return control.stop || control.stop_space != kNoStop; };
   auto enumerate = [&] {
     std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
     std::size_t index = 0;
     try {
       litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
-        if (stop || stop_space != kNoStop) throw EnumerationStopped{};
+        if (stopping()) throw EnumerationStopped{};
         ++st.spaces;
         st.variations += space.size();
         const auto& agents = space.agent_of_thread();
@@ -320,8 +784,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           return;
         }
         std::unique_lock lock(mutex);
-        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stop || stop_space != kNoStop; });
-        if (stop || stop_space != kNoStop) throw EnumerationStopped{};
+        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stopping(); });
+        if (stopping()) throw EnumerationStopped{};
         queue.push_back({index++, space});
         queue_changed.notify_all();
       });
@@ -329,7 +793,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
-      stop = true;
+      control.stop = true;
     }
     std::lock_guard lock(mutex);
     enumerated = true;
@@ -337,50 +801,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   };
   auto next_space = [&]() -> std::optional<QueuedSpace> {
     std::unique_lock lock(mutex);
-    queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || stop; });
-    if (stop || queue.empty() || queue.front().index > stop_space) return std::nullopt;
+    queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || control.stop; });
+    if (control.stop || queue.empty() || queue.front().index > control.stop_space) return std::nullopt;
     QueuedSpace space = std::move(queue.front());
     queue.pop_front();
     queue_changed.notify_all();
     return space;
-  };
-
-  auto classes_for = [&](const litmus::VariationSpace& space) -> ShapeClasses {
-    std::promise<ShapeClasses> promise;
-    std::shared_future<ShapeClasses> asked_before;
-    {
-      std::lock_guard lock(mutex);
-      if (auto it = classes_of_shape.find(space.shape_key()); it != classes_of_shape.end()) {
-        asked_before = it->second;
-      } else {
-        if (classes_of_shape.size() >= kShapesCached) classes_of_shape.clear();
-        classes_of_shape.emplace(space.shape_key(), promise.get_future().share());
-      }
-    }
-    if (asked_before.valid()) return asked_before.get();  // rethrows the computing thread's exception
-    try {
-      auto classes = std::make_shared<std::vector<SlotClasses>>();
-      std::size_t compiles = 0;
-      std::set<std::string> shape_rows;  // every row some test of the shape uses, pruned or not
-      for (std::size_t i = 0; i < space.slots().size(); ++i) {
-        const std::vector<SlotCode> codes = slot_codes(space, i, table, *target, catalog, options.compile, compiles);
-        for (const SlotCode& c : codes)
-          if (c.code)
-            for (const codegen::Instruction& ins : *c.code)
-              if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
-        classes->push_back(classify(space.slots()[i], codes, bound_options.every_variation));
-      }
-      {
-        std::lock_guard lock(mutex);
-        st.compiles += compiles;
-        rows.insert(shape_rows.begin(), shape_rows.end());
-      }
-      promise.set_value(classes);
-      return classes;
-    } catch (...) {
-      promise.set_exception(std::current_exception());
-      throw;
-    }
   };
 
   std::vector<std::pair<std::size_t, TestVerification>> kept;  // with their space's index
@@ -397,8 +823,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         v.model.reset();
         v.compiled.reset();
         v.sim.reset();
-        if (space_index < stop_space && bound_options.stop_at && bound_options.stop_at(v)) {
-          stop_space = space_index;
+        if (space_index < control.stop_space && bound_options.stop_at && bound_options.stop_at(v)) {
+          control.stop_space = space_index;
           out.stopped_at = v;
           queue_changed.notify_all();
         }
@@ -407,308 +833,20 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     }
   };
 
-  // One space, depth-first over its slots: at each slot, one maximal member of each of its
-  // code classes. Before going deeper, the test with the chosen prefix and every later slot
-  // at its strongest choice is asked for races: if even it is racy, every test below is
-  // (the model is monotone), and the subtree is skipped.
-  // Code dominance (fact 3) needs lines that may be evicted at any time and one L2 (see
-  // code_at_least); the narrower scopes of fact 4 need it and the hsa model's scope inclusion.
-  const bool code_order =
-      !bound_options.every_variation && options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
-  const bool code_dominance = bound_options.code_dominance && code_order;
-  const bool narrowing =
-      bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa;
-  // `counts`: the worker's own pruning counters (of BoundStatistics), added to the bound's at
-  // the end.
-  auto verify_space = [&](std::size_t space_index, const litmus::VariationSpace& space, BoundStatistics& counts) {
-    const std::shared_ptr<const std::vector<SlotClasses>> classes_of_space = classes_for(space);
-    const std::vector<SlotClasses>& cls = *classes_of_space;
-    // Tests seen, by two independent 64-bit hashes of their program key. Two tests with
-    // one program key lie in spaces with one program key, which are verified once, so the
-    // set is the space's own.
-    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-    const auto& slots = space.slots();
-    const std::size_t n = slots.size();
-    // Slots are taken in an order that puts those without a strongest choice (gaps that
-    // may hold a dependency) first, so the prunings can apply to the deeper levels; within
-    // each group, the loads (and the gaps before loads) come before the stores and rmws.
-    // Deciding the loads first leaves the stores open below, where the weakest-code
-    // simulations decide more (their loads are fixed, which also keeps the L1's states
-    // few): on a 3 x 3 shard 213 s instead of 315 s, docs/PERFORMANCE.md. This is the
-    // starting order: below a prefix whose weakest code failed, the search takes that
-    // prefix's critical slot next (take_critical_slot).
-    std::vector<std::optional<std::size_t>> top(n);
-    for (std::size_t k = 0; k < n; ++k) top[k] = strongest(slots[k]);
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    auto rank = [&](std::size_t k) { return std::pair{top[k].has_value(), slots[k].access != 'R'}; };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
-    // Per position p of `order`: whether every slot from p on has a strongest choice, and
-    // how many products lie below.
-    std::vector<bool> tops_from(n + 1, true);
-    std::vector<std::size_t> leaves_from(n + 1, 1);
-    auto members_of = [&](std::size_t k) {
-      std::size_t here = 0;
-      for (const auto& m : cls[k].maxima) here += m.size();
-      return here;
-    };
-    for (std::size_t p = n; p-- > 0;) {
-      const std::size_t k = order[p];
-      tops_from[p] = tops_from[p + 1] && top[k].has_value();
-      leaves_from[p] = leaves_from[p + 1] * members_of(k);
-    }
-    // With fact 4, the upper tests take the narrowest scope the model cannot tell apart from
-    // each slot's strongest choice: the same answers, and a descent that takes that choice
-    // keeps the upper test of its parent.
-    const ScopeEquivalents equivalents = narrowing ? scope_equivalents(space, cls) : ScopeEquivalents{};
-    std::vector<std::optional<std::size_t>> upper_choice = top;
-    if (narrowing)
-      for (std::size_t k = 0; k < n; ++k)
-        if (top[k]) upper_choice[k] = equivalents.narrowest[k][*top[k]];
-    std::vector<std::size_t> choice(n, 0);
-    // The model's answers within the space: the upper test of the last slot is also the
-    // leaf whose last choice is that slot's strongest, and is judged once. The space's
-    // tests differ only in orders and scopes, so the enum engine lists the candidate
-    // executions of each program once and evaluates them again for the others. The
-    // simulations too: a subtree's weakest code is often its parent's (the slot just fixed
-    // at its weakest class), and a leaf's code is that of the weakest-code simulation just
-    // above it; the latest kKeptSimulations are kept.
-    constexpr std::size_t kKeptSimulations = 32;
-    VerificationCache cache(/*keep_candidates=*/true, kKeptSimulations);
-    // Per depth of the search, how the weakest-code simulations there went in this space.
-    // Near the root they fail (the weakest code of many open slots reaches what the strongest
-    // test forbids) and cost the most; after kFutileWeakest failures without a success at a
-    // depth, that depth is searched without them (skipping one only loses a pruning).
-    constexpr std::size_t kFutileWeakest = 4;
-    struct WeakestTries {
-      std::size_t failed = 0, decided = 0;
-    };
-    std::vector<WeakestTries> weakest_tries(n);
-    auto worth_simulating = [&](std::size_t p) {
-      return weakest_tries[p].decided > 0 || weakest_tries[p].failed < kFutileWeakest;
-    };
-    auto note_weakest = [&](std::size_t p, bool decided) {
-      ++(decided ? weakest_tries[p].decided : weakest_tries[p].failed);
-    };
-    // Whether every test below the prefix is sound or racy: the program with every later
-    // slot at its weakest code reaches only final states that the strongest test below
-    // allows (`upper`, race-free). Each test below compiles to code at least as strong
-    // (fewer final states, `code_at_least`) and allows at least as much (the model is
-    // monotone), so its final states are within its allowed set.
-    // A weakest-code simulation that reached final states the upper test forbids: how many.
-    struct FailedWeakest {
-      std::shared_ptr<const runner::SimResult> sim;
-      std::size_t forbidden = 0;
-    };
-    // `failed` receives the simulation when it reached a final state that `upper` forbids.
-    auto sound_below = [&](const std::vector<std::size_t>& lower, const model::CheckResult& upper,
-                           std::optional<FailedWeakest>& failed) {
-      const litmus::Test weak = observe_everything(space.test(lower));
-      try {
-        const codegen::CompiledTest compiled = codegen::compile(weak, *target, catalog, table, options.compile);
-        runner::SimOptions quiet = options.sim;
-        quiet.keep_traces = false;
-        const std::shared_ptr<const runner::SimResult> sim = cache.simulate(weak, compiled, quiet);
-        if (sim->unknown) return false;
-        const Containment c = contained(upper, *sim);
-        if (!c.incomparable && !c.forbidden.empty()) failed = FailedWeakest{sim, c.forbidden.size()};
-        return !c.incomparable && c.forbidden.empty();
-      } catch (const std::exception&) {
-        return false;  // decided test by test below
-      }
-    };
-    // The program whose code every race-free test below the prefix strengthens: each later
-    // slot at the weakest of its *live* code classes, those with a maximal choice whose test
-    // (the prefix, that choice, every other later slot at its upper choice) is race-free. A
-    // test below with a choice of no live class is racy (fact 2: it lies below that racy
-    // test), so it need not be covered. Near the root this matters most across work-groups:
-    // a plain load of a location another work-group writes races (3.12) there, so the
-    // weakest code loads with `glc` instead of from a possibly stale L1 line. `None` when a
-    // slot's live classes have no weakest (or `ask` is off and its classes none); `Dead` when a
-    // slot has no live class at all, so every test below is racy.
-    //
-    // Only the classes that may be dead are asked about: those whose every maximal choice is
-    // ordinary or atomic at a scope whose instance misses some thread of the test. The others
-    // are taken as live without a query (taking a class as live only loses a pruning), which
-    // spares the race-free queries, the costly ones, where every thread shares a work-group.
-    enum class Lower { Program, Dead, None };
-    const litmus::Test first = space.test(std::vector<std::size_t>(n, 0));
-    auto holds_every_thread = [&](int thread, litmus::Scope scope) {
-      for (int u = 0; u < static_cast<int>(first.threads.size()); ++u)
-        if (!first.scopes.same_instance(thread, u, scope)) return false;
-      return true;
-    };
-    std::vector<std::vector<bool>> may_be_dead(n);
-    for (std::size_t k = 0; k < n; ++k)
-      for (const std::vector<std::size_t>& members : cls[k].maxima)
-        may_be_dead[k].push_back(std::all_of(members.begin(), members.end(), [&](std::size_t m) {
-          const Variation& v = slots[k].choices[m];
-          return v.kind == Variation::Kind::Ordinary ||
-                 (v.kind == Variation::Kind::Atomic && !holds_every_thread(slots[k].thread, v.scope));
-        }));
-    auto weakest_live = [&](std::size_t from, std::vector<std::size_t>& upper, std::vector<std::size_t>& lower,
-                            bool ask) {
-      lower = choice;
-      for (std::size_t q = from; q < n; ++q) {
-        const std::size_t k = order[q];
-        const SlotClasses& c = cls[k];
-        std::vector<bool> live(c.maxima.size(), false);
-        for (std::size_t a = 0; a < c.maxima.size(); ++a)
-          for (std::size_t m : c.maxima[a]) {
-            if (live[a] || (narrowing && equivalents.decided[k][m])) continue;
-            if (!ask || m == *upper_choice[k] || !may_be_dead[k][a]) {
-              live[a] = true;
-              continue;
-            }
-            upper[k] = m;
-            const model::CheckResult& r = cache.check(observe_everything(space.test(upper)), options.model);
-            live[a] = r.unknown() || !r.racy;
-          }
-        upper[k] = *upper_choice[k];
-        std::optional<std::size_t> weakest;
-        bool any = false;
-        for (std::size_t w = 0; w < live.size(); ++w) {
-          if (!live[w]) continue;
-          any = true;
-          bool below_all = true;
-          for (std::size_t a = 0; a < live.size() && below_all; ++a) below_all = !live[a] || a == w || c.stronger[a][w];
-          if (below_all && !weakest) weakest = w;
-        }
-        if (!any) return Lower::Dead;
-        if (!weakest) return Lower::None;
-        lower[k] = c.representative[*weakest];
-      }
-      return Lower::Program;
-    };
-    // Moves the critical slot of a prefix whose weakest code failed to position p of
-    // `order`, the next slot to branch on. `forbidden`: what the weakest code reached beyond
-    // the strongest test below (`upper`). A slot's score is how many of those final states
-    // the strongest test allows once that slot alone takes a weaker race-free choice: the
-    // tests that differ there need different code, so splitting them first lets the
-    // subtrees below be decided by their weakest code, where branching on a slot that
-    // changes nothing would multiply the subtrees that fail. Scoring stops at a slot that
-    // allows them all. Any order gives the same verdicts (each pruning is sound for any set
-    // of fixed slots); this costs model queries only, the children's upper tests among them.
-    // Only among slots with a strongest choice, which come after those without.
-    auto take_critical_slot = [&](std::size_t p, const std::vector<std::size_t>& upper, const FailedWeakest& failed) {
-      if (!tops_from[p]) return false;
-      const runner::SimResult& weakest = *failed.sim;
-      const std::size_t forbidden = failed.forbidden;
-      std::size_t best = p, best_score = 0;
-      for (std::size_t q = p; q < n && best_score < forbidden; ++q) {
-        const std::size_t k = order[q];
-        const std::vector<Variation>& choices = slots[k].choices;
-        // The weaker choices first: a race-free choice allows at least what every stronger
-        // one allows (fact 2), so those are not asked.
-        std::vector<std::size_t> weaker;
-        for (const std::vector<std::size_t>& members : cls[k].maxima)
-          for (std::size_t c : members)
-            if (c != upper[k] && !(narrowing && equivalents.decided[k][c])) weaker.push_back(c);
-        // Each choice's strength: how many of the others it is at least as strong as.
-        std::vector<std::pair<std::ptrdiff_t, std::size_t>> by_strength;
-        for (std::size_t c : weaker)
-          by_strength.emplace_back(
-              std::count_if(weaker.begin(), weaker.end(),
-                            [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }),
-              c);
-        std::stable_sort(by_strength.begin(), by_strength.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (std::size_t i = 0; i < weaker.size(); ++i) weaker[i] = by_strength[i].second;
-        std::size_t least = forbidden;  // the fewest still forbidden with slot k weakened
-        std::vector<std::size_t> race_free;
-        std::vector<std::size_t> weakened = upper;
-        for (std::size_t c : weaker) {
-          if (least == 0) break;
-          if (std::any_of(race_free.begin(), race_free.end(),
-                          [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
-            continue;
-          weakened[k] = c;
-          const model::CheckResult& w = cache.check(observe_everything(space.test(weakened)), options.model);
-          if (w.unknown() || w.racy) continue;
-          race_free.push_back(c);
-          const Containment left = contained(w, weakest);
-          if (!left.incomparable) least = std::min(least, left.forbidden.size());
-        }
-        if (forbidden - least > best_score) best = q, best_score = forbidden - least;
-      }
-      if (best == p) return false;
-      std::swap(order[p], order[best]);
-      for (std::size_t q = n; q-- > p;) leaves_from[q] = leaves_from[q + 1] * members_of(order[q]);
-      return true;
-    };
-    std::function<void(std::size_t, bool)> descend = [&](std::size_t p, bool prefix_changed) {
-      if (stop || space_index >= stop_space) return;
-      if (p == n) {
-        ++counts.classes;
-        const std::string key = space.program_key(choice);
-        if (!seen.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
-          ++counts.symmetric;
-          return;
-        }
-        if (++checked > bound.max_tests) {
-          stop = true;
-          throw std::length_error(
-              fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", bound.max_tests));
-        }
-        record(space_index, verify_test(space.test(choice), table, options, cache));
-        return;
-      }
-      if (prefix_changed && tops_from[p] && !bound_options.every_variation) {
-        std::vector<std::size_t> upper = choice;
-        for (std::size_t q = p; q < n; ++q) upper[order[q]] = *upper_choice[order[q]];
-        const model::CheckResult& m = cache.check(observe_everything(space.test(upper)), options.model);
-        if (!m.unknown() && m.racy) {
-          counts.racy_below_racy += leaves_from[p];
-          return;
-        }
-        if (!m.unknown() && code_dominance) {
-          if (!worth_simulating(p)) {
-            ++counts.weaker_code_left_out;
-          } else {
-            std::vector<std::size_t> lower;
-            const Lower found = weakest_live(p, upper, lower, bound_options.live_classes);
-            if (found == Lower::Dead) {
-              counts.racy_below_racy += leaves_from[p];
-              return;
-            }
-            if (found == Lower::Program) {
-              ++counts.weaker_code_simulations;
-              std::optional<FailedWeakest> failed;
-              const bool decided = sound_below(lower, m, failed);
-              note_weakest(p, decided);
-              if (decided) {
-                counts.decided_below_weaker += leaves_from[p];
-                return;
-              }
-              if (failed && bound_options.critical_slots_first && take_critical_slot(p, upper, *failed))
-                ++counts.critical_branchings;
-            }
-          }
-        }
-      }
-      const std::size_t k = order[p];
-      for (const std::vector<std::size_t>& members : cls[k].maxima)
-        for (std::size_t m : members) {
-          if (narrowing && equivalents.decided[k][m]) {
-            counts.decided_by_narrower_scope += leaves_from[p + 1];
-            continue;
-          }
-          choice[k] = m;
-          descend(p + 1, !upper_choice[k] || m != *upper_choice[k]);
-        }
-    };
-    descend(0, true);
-  };
-
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
     BoundStatistics counts;
     try {
-      while (std::optional<QueuedSpace> queued = next_space()) verify_space(queued->index, queued->space, counts);
+      while (std::optional<QueuedSpace> queued = next_space()) {
+        const ShapeClassCache::Classes classes = shapes.classes_for(queued->space);
+        const std::size_t index = queued->index;
+        const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
+        SpaceSearch(settings, control, index, queued->space, *classes, counts, to_report).run();
+      }
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
-      stop = true;
+      control.stop = true;
       queue_changed.notify_all();
     }
     std::lock_guard lock(mutex);
@@ -735,11 +873,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // A deterministic report whatever the threads' interleaving: the tests of spaces after the
   // one stop_at stopped in are dropped (some threads may have reached them first).
   for (auto& [index, v] : kept)
-    if (index <= stop_space) out.report.tests.push_back(std::move(v));
+    if (index <= control.stop_space) out.report.tests.push_back(std::move(v));
   std::sort(out.report.tests.begin(), out.report.tests.end(),
             [](const TestVerification& a, const TestVerification& b) { return a.name < b.name; });
-  out.rows_used.assign(rows.begin(), rows.end());
-  st.checked = checked;
+  out.rows_used = shapes.rows();
+  st.compiles = shapes.compiles();
+  st.checked = control.checked;
   st.seconds_total = seconds_since(start);
   st.cpu_seconds_workers = seconds_verify;
   return out;
