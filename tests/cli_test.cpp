@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -360,6 +361,51 @@ TEST_F(Cli, VerifyMappingChecksEveryVariationOfABound) {
   EXPECT_EQ(hsalit({"verify-mapping", "--engine", "cbmc", "--generate", bound}).status, 2);
   EXPECT_EQ(hsalit({"verify-mapping", "-j", "0", "--generate", bound}).status, 2);
   EXPECT_EQ(hsalit({"verify-mapping", "--generate", "threads=2,edges=Pok"}).status, 2);
+}
+
+// --space-costs: a line per space verified (the statistics' spaces less those decided by
+// another), a summary per placement and segments on stdout; refused without --generate, and
+// a file that cannot be written is an error that leaves nothing behind.
+TEST_F(Cli, VerifyMappingWritesWhatEachSpaceCost) {
+  const std::string bound = "family=MP/SB,scopes=wg+agent,placements=same-wg+diff-wg,segments=global+group";
+  const fs::path costs = dir_ / "costs.tsv";
+  Outcome r = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "-j", "2", "--generate", bound,
+                      "--space-costs", costs.string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("where the search's time went, per placement and segments:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("global+group"), std::string::npos) << r.out;
+  std::ifstream in(costs);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("cycle\tworkgroups\tagents\tsegments\tseconds\t", 0), 0u) << line;
+  std::size_t lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 12) << line;
+  }
+  // "bound: N spaces (cycle x placement x segments; S with the programs of an earlier one, A
+  // decided by their work-groups in one agent)"
+  unsigned spaces = 0, same = 0, one_agent = 0;
+  const std::size_t at = r.out.find("bound: ");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(std::sscanf(r.out.c_str() + at,
+                        "bound: %u spaces (cycle x placement x segments; %u with the programs of an earlier one, %u",
+                        &spaces, &same, &one_agent),
+            3)
+      << r.out.substr(at);
+  EXPECT_EQ(lines, spaces - same - one_agent);
+  EXPECT_GT(lines, 0u);
+
+  Outcome files =
+      hsalit({"verify-mapping", "--space-costs", costs.string(),
+              (fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical/MP+rlx-agent_diff-wg.litmus").string()});
+  EXPECT_EQ(files.status, 2);
+  EXPECT_NE(files.err.find("--space-costs needs --generate"), std::string::npos) << files.err;
+  const fs::path nowhere = dir_ / "no-such-folder" / "costs.tsv";
+  Outcome unwritable = hsalit({"verify-mapping", "--generate", bound, "--space-costs", nowhere.string()});
+  EXPECT_EQ(unwritable.status, 2);
+  EXPECT_NE(unwritable.err.find("cannot write " + nowhere.string()), std::string::npos) << unwritable.err;
+  EXPECT_FALSE(fs::exists(dir_ / "no-such-folder"));
 }
 
 // Shards of a bound, from the command line: each verifies its part, the parts' spaces add up

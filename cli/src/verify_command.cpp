@@ -1,10 +1,16 @@
 // `hsalit verify-mapping`: is a mapping table sound up to a bound (docs/verification.md)?
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <system_error>
+#include <tuple>
+#include <vector>
 
 #include <unistd.h>
 
@@ -37,6 +43,77 @@ struct VerifyCommandOptions {
   bool mutate = false;
   std::string larger;
   bool every_variation = false;
+  std::string space_costs;
+};
+
+// `--space-costs FILE`: one tab-separated line per space verified, and where the search's
+// time went per placement and segments (docs/PERFORMANCE.md reads bounds with it).
+class SpaceCostLog {
+ public:
+  explicit SpaceCostLog(const std::string& path) : writer_(path) {
+    writer_.write(
+        "cycle\tworkgroups\tagents\tsegments\tseconds\tclasses_seconds\tmodel_queries\tracy_answers\tmodel_"
+        "seconds\tsimulations\tsimulation_seconds\tchecked\tchecked_seconds\n");
+  }
+
+  void add(const verify::SpaceCost& c) {
+    const std::string workgroups = fmt::format("{}", fmt::join(c.workgroup_of_thread, "."));
+    const std::string agents = fmt::format("{}", fmt::join(c.agent_of_thread, "."));
+    const std::string segments = c.global && c.group ? "global+group" : c.group ? "group" : "global";
+    writer_.write(fmt::format("{}\t{}\t{}\t{}\t{:.6f}\t{:.6f}\t{}\t{}\t{:.6f}\t{}\t{:.6f}\t{}\t{:.6f}\n", c.cycle,
+                              workgroups, agents, segments, c.seconds, c.classes_seconds, c.model_queries,
+                              c.racy_answers, c.model_seconds, c.simulations, c.simulation_seconds, c.checked,
+                              c.checked_seconds));
+    Group& g = groups_[{workgroups, agents, segments}];
+    ++g.spaces;
+    g.seconds += c.seconds;
+    g.model_seconds += c.model_seconds;
+    g.simulation_seconds += c.simulation_seconds;
+    g.checked_seconds += c.checked_seconds;
+    g.model_queries += c.model_queries;
+    g.simulations += c.simulations;
+    g.checked += c.checked;
+    total_seconds_ += c.seconds;
+    classes_seconds_ += c.classes_seconds;
+    ++spaces_;
+  }
+
+  void commit() { writer_.commit(); }
+
+  // The groups, most time first.
+  std::string summary() const {
+    std::vector<std::pair<std::tuple<std::string, std::string, std::string>, Group>> rows(groups_.begin(),
+                                                                                          groups_.end());
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+    std::string out =
+        "where the search's time went, per placement and segments:\n"
+        "work-groups  agents  segments      spaces  seconds  share  ms/space  model queries (s)  "
+        "simulations (s)  checked (s)\n";
+    for (const auto& [key, g] : rows) {
+      const auto& [workgroups, agents, segments] = key;
+      out += fmt::format(
+          "{:<12} {:<7} {:<12} {:>7} {:>8.2f} {:>5.0f} % {:>9.2f} {:>9} ({:.2f}) {:>9} ({:.2f}) {:>5} ({:.2f})\n",
+          workgroups, agents, segments, g.spaces, g.seconds,
+          total_seconds_ > 0 ? 100 * g.seconds / total_seconds_ : 0.0, 1000 * g.seconds / g.spaces, g.model_queries,
+          g.model_seconds, g.simulations, g.simulation_seconds, g.checked, g.checked_seconds);
+    }
+    out += fmt::format(
+        "{} spaces: {:.2f} s searching, {:.2f} s finding their shapes' code classes (summed over the "
+        "threads)\n",
+        spaces_, total_seconds_, classes_seconds_);
+    return out;
+  }
+
+ private:
+  struct Group {
+    std::size_t spaces = 0, model_queries = 0, simulations = 0, checked = 0;
+    double seconds = 0, model_seconds = 0, simulation_seconds = 0, checked_seconds = 0;
+  };
+  results::AtomicFileWriter writer_;
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups_;
+  double total_seconds_ = 0, classes_seconds_ = 0;
+  std::size_t spaces_ = 0;
 };
 
 std::string bound_text(const litmus::GenerateOptions& o, std::string_view spec) {
@@ -110,12 +187,19 @@ int run_verify(const VerifyCommandOptions& opt) {
   std::string statistics;
   std::optional<verify::BoundStatistics> bound_statistics;
   std::vector<std::string> rows_used;
+  std::string cost_summary;
+  if (!opt.space_costs.empty() && !generated) return bad("--space-costs needs --generate");
   try {
     if (generated) {
       // Every variation of the bound, one test per class of variations with the same code
       // (docs/verification.md), unless --every-variation.
       verify::BoundOptions bo;
       bo.every_variation = opt.every_variation;
+      std::optional<SpaceCostLog> costs;
+      if (!opt.space_costs.empty()) {
+        costs.emplace(opt.space_costs);
+        bo.on_space = [&](const verify::SpaceCost& c) { costs->add(c); };
+      }
       // Progress on a terminal: tests checked so far, once a second.
       std::size_t done = 0, counterexamples = 0;
       auto last = std::chrono::steady_clock::now();
@@ -133,6 +217,10 @@ int run_verify(const VerifyCommandOptions& opt) {
       statistics = verify::render_statistics(b.statistics);
       bound_statistics = b.statistics;
       rows_used = std::move(b.rows_used);
+      if (costs) {
+        costs->commit();
+        cost_summary = costs->summary();
+      }
     } else {
       report = verify::verify_tests(tests, *table, options, cache);
       rows_used = verify::rows_used(report);
@@ -144,6 +232,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   const std::string text =
       verify::render_text(report, table->name(), opt.target, bound, generated ? 5 : SIZE_MAX) + statistics;
   fmt::print("{}", text);
+  if (!cost_summary.empty()) fmt::print("\n{}", cost_summary);
 
   std::optional<verify::MutationReport> mutation;
   if (opt.mutate) {
@@ -201,6 +290,9 @@ Command add_verify_command(CLI::App& app) {
                   "the bound on which surviving mutants are checked (default: --generate with one more access)");
   cmd->add_flag("--every-variation", opt->every_variation,
                 "--generate: check every test of the bound, not one per class of variations with the same code");
+  cmd->add_option("--space-costs", opt->space_costs,
+                  "--generate: write what each space's search cost to FILE (tab-separated) and print where the time "
+                  "went per placement and segments");
   return {cmd, [opt] { return run_verify(*opt); }};
 }
 

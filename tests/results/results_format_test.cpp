@@ -5,8 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <stdexcept>
 
+#include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/campaign.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/journal.hpp"
@@ -107,6 +110,39 @@ TEST(ResultsFormat, JournalDropsATornLastLine) {
   EXPECT_FALSE(c.torn_tail);
   ASSERT_EQ(c.records.size(), 2u);
   EXPECT_EQ(c.records[1].file, "a/two.litmus");
+  fs::remove_all(dir);
+}
+
+// A file written piece by piece appears whole or not at all: before the commit the target
+// keeps its old content, a writer dropped without a commit leaves no temporary file.
+TEST(ResultsFormat, AtomicFileWriterReplacesTheTargetOnlyOnCommit) {
+  fs::path dir = fs::temp_directory_path() / ("hsalit-atomic-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / "costs.tsv";
+  auto content = [&] {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  write_file_atomically(file, "old\n");
+  {
+    AtomicFileWriter w(file);
+    w.write("new ");
+    w.write("lines\n");
+    EXPECT_EQ(content(), "old\n");
+  }
+  EXPECT_EQ(content(), "old\n");
+  {
+    AtomicFileWriter w(file);
+    w.write("new ");
+    w.write("lines\n");
+    w.commit();
+    EXPECT_THROW(w.write("more"), std::logic_error);
+  }
+  EXPECT_EQ(content(), "new lines\n");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  EXPECT_THROW(AtomicFileWriter(dir / "missing" / "x"), std::runtime_error);
   fs::remove_all(dir);
 }
 

@@ -931,6 +931,41 @@ TEST(BoundReduction, ParallelVerificationGivesTheSameReport) {
   EXPECT_GT(a.report.total(), 10u);
 }
 
+// What each space's search cost adds up to the bound's statistics: one report per space
+// verified (not those decided by another), the same simulations and checked tests.
+TEST(BoundReduction, SpaceCostsAddUpToTheStatistics) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const litmus::GenerateOptions g =
+      spec("family=MP/SB/ISA2,scopes=wg+agent,placements=same-wg+diff-wg+diff-agent,segments=global+group");
+  std::vector<SpaceCost> costs;
+  BoundOptions b;
+  b.on_space = [&](const SpaceCost& c) { costs.push_back(c); };
+  VerifyOptions o = quick_options();
+  o.jobs = 2;
+  const BoundVerification v = verify_bound(g, table, o, b);
+  const BoundStatistics& s = v.statistics;
+  EXPECT_EQ(costs.size(), s.spaces - s.same_program_spaces - s.decided_in_one_agent);
+  std::size_t simulations = 0, checked = 0, one_group = 0, group = 0;
+  for (const SpaceCost& c : costs) {
+    simulations += c.simulations;
+    checked += c.checked;
+    EXPECT_FALSE(c.cycle.empty());
+    EXPECT_EQ(c.workgroup_of_thread.size(), c.agent_of_thread.size());
+    EXPECT_TRUE(c.global || c.group);
+    EXPECT_LE(c.racy_answers, c.model_queries);
+    EXPECT_GT(c.model_queries, 0u);  // every space asks at least its root's upper test
+    EXPECT_LE(c.model_seconds + c.simulation_seconds + c.checked_seconds, c.seconds * 1.01 + 1e-3);
+    if (std::all_of(c.workgroup_of_thread.begin(), c.workgroup_of_thread.end(), [](int w) { return w == 0; }))
+      ++one_group;
+    if (c.group) ++group;
+  }
+  EXPECT_EQ(simulations, s.weaker_code_simulations);
+  EXPECT_EQ(checked, s.checked);
+  EXPECT_GT(one_group, 0u);
+  EXPECT_LT(one_group, costs.size());
+  EXPECT_GT(group, 0u);
+}
+
 // A space whose programs an earlier space holds is counted, not verified again: the
 // verification of the pair checks what the first alone checks.
 TEST(BoundReduction, SpacesWithTheSameProgramsAreVerifiedOnce) {

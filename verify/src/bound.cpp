@@ -392,7 +392,18 @@ class SpaceSearch {
     find_classes_that_may_be_dead();
   }
 
-  void run() { descend(0, true); }
+  // Searches the space; what it cost.
+  SpaceCost run() {
+    const auto start = std::chrono::steady_clock::now();
+    descend(0, true);
+    cost_.seconds = seconds_since(start);
+    cost_.cycle = space_.cycle();
+    cost_.workgroup_of_thread = space_.workgroup_of_thread();
+    cost_.agent_of_thread = space_.agent_of_thread();
+    for (const std::string& location : first_.location_names())
+      (first_.segment_of(location) == litmus::Segment::Group ? cost_.group : cost_.global) = true;
+    return cost_;
+  }
 
  private:
   // The model's answers within the space: the upper test of the last slot is also the leaf
@@ -454,7 +465,12 @@ class SpaceSearch {
   void note_weakest(std::size_t p, bool decided) { ++(decided ? weakest_tries_[p].decided : weakest_tries_[p].failed); }
 
   const model::CheckResult& ask_model(const std::vector<std::size_t>& choices) {
-    return cache_.check(observe_everything(space_.test(choices)), settings_.options.model);
+    const auto start = std::chrono::steady_clock::now();
+    const model::CheckResult& r = cache_.check(observe_everything(space_.test(choices)), settings_.options.model);
+    cost_.model_seconds += seconds_since(start);
+    ++cost_.model_queries;
+    if (r.racy) ++cost_.racy_answers;
+    return r;
   }
 
   // Whether every test below the prefix is sound or racy: the program with every later slot
@@ -471,7 +487,10 @@ class SpaceSearch {
           codegen::compile(weak, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
       runner::SimOptions quiet = settings_.options.sim;
       quiet.keep_traces = false;
+      const auto start = std::chrono::steady_clock::now();
       const std::shared_ptr<const runner::SimResult> sim = cache_.simulate(weak, compiled, quiet);
+      cost_.simulation_seconds += seconds_since(start);
+      ++cost_.simulations;
       if (sim->unknown) return false;
       const Containment c = contained(upper, *sim);
       if (!c.incomparable && !c.forbidden.empty()) failed = FailedWeakest{sim, c.forbidden.size()};
@@ -659,7 +678,11 @@ class SpaceSearch {
       throw std::length_error(
           fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", settings_.max_tests));
     }
-    record_(verify_test(space_.test(choice_), settings_.table, settings_.options, cache_));
+    const auto start = std::chrono::steady_clock::now();
+    TestVerification v = verify_test(space_.test(choice_), settings_.table, settings_.options, cache_);
+    cost_.checked_seconds += seconds_since(start);
+    ++cost_.checked;
+    record_(std::move(v));
   }
 
   // `prefix_changed`: the last choice made differs from its slot's upper choice, so this
@@ -704,6 +727,7 @@ class SpaceSearch {
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
+  SpaceCost cost_;
 };
 
 }  // namespace
@@ -838,10 +862,17 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     BoundStatistics counts;
     try {
       while (std::optional<QueuedSpace> queued = next_space()) {
+        const auto classes_start = std::chrono::steady_clock::now();
         const ShapeClassCache::Classes classes = shapes.classes_for(queued->space);
+        const double classes_seconds = seconds_since(classes_start);
         const std::size_t index = queued->index;
         const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
-        SpaceSearch(settings, control, index, queued->space, *classes, counts, to_report).run();
+        SpaceCost cost = SpaceSearch(settings, control, index, queued->space, *classes, counts, to_report).run();
+        if (bound_options.on_space && !control.abandoned(index)) {
+          cost.classes_seconds = classes_seconds;
+          std::lock_guard lock(mutex);
+          bound_options.on_space(cost);
+        }
       }
     } catch (...) {
       std::lock_guard lock(mutex);

@@ -81,6 +81,24 @@ bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b);
 // (fact 3; only while lines may be evicted at any time and there is one L2).
 bool code_at_least(std::span<const codegen::Instruction> strong, std::span<const codegen::Instruction> weak);
 
+// What verifying one space cost: where a bound's time goes (BoundOptions::on_space,
+// `verify-mapping --space-costs`).
+struct SpaceCost {
+  std::string cycle;
+  std::vector<int> workgroup_of_thread, agent_of_thread;
+  bool global = false, group = false;  // whether its locations include global ones, group ones
+  double seconds = 0;                  // the space's search (wall, on one thread)
+  double classes_seconds = 0;          // finding its shape's code classes (next to 0 when a space before had)
+  // Tests asked of the model by the search (upper tests, live classes, critical-slot
+  // scoring; answers the space had already are counted too), and how many were racy.
+  std::size_t model_queries = 0, racy_answers = 0;
+  double model_seconds = 0;
+  std::size_t simulations = 0;  // weakest-code simulations
+  double simulation_seconds = 0;
+  std::size_t checked = 0;  // tests verified one by one
+  double checked_seconds = 0;
+};
+
 struct BoundOptions {
   // Check every test of the bound on its own instead of one per class (for cross-checks
   // and for measuring what the reduction saves).
@@ -109,6 +127,9 @@ struct BoundOptions {
   // same one for every number of threads. It is called one call at a time, possibly also
   // for counterexamples after that one (found by other threads meanwhile).
   std::function<bool(const TestVerification&)> stop_at;
+  // When set, called once per space verified to the end (not for the spaces decided by
+  // another, nor those abandoned after stop_at), one call at a time.
+  std::function<void(const SpaceCost&)> on_space;
 };
 
 struct BoundStatistics {
