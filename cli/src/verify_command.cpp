@@ -73,9 +73,7 @@ class SpaceCostLog {
     g.model_queries += c.model_queries;
     g.simulations += c.simulations;
     g.checked += c.checked;
-    total_seconds_ += c.seconds;
-    classes_seconds_ += c.classes_seconds;
-    ++spaces_;
+    g.classes_seconds += c.classes_seconds;
   }
 
   void commit() { writer_.commit(); }
@@ -86,6 +84,12 @@ class SpaceCostLog {
                                                                                           groups_.end());
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+    Group all;
+    for (const auto& [key, g] : rows) {
+      all.spaces += g.spaces;
+      all.seconds += g.seconds;
+      all.classes_seconds += g.classes_seconds;
+    }
     std::string out =
         "where the search's time went, per placement and segments:\n"
         "work-groups  agents  segments      spaces  seconds  share  ms/space  model queries (s)  "
@@ -94,26 +98,24 @@ class SpaceCostLog {
       const auto& [workgroups, agents, segments] = key;
       out += fmt::format(
           "{:<12} {:<7} {:<12} {:>7} {:>8.2f} {:>5.0f} % {:>9.2f} {:>9} ({:.2f}) {:>9} ({:.2f}) {:>5} ({:.2f})\n",
-          workgroups, agents, segments, g.spaces, g.seconds,
-          total_seconds_ > 0 ? 100 * g.seconds / total_seconds_ : 0.0, 1000 * g.seconds / g.spaces, g.model_queries,
-          g.model_seconds, g.simulations, g.simulation_seconds, g.checked, g.checked_seconds);
+          workgroups, agents, segments, g.spaces, g.seconds, all.seconds > 0 ? 100 * g.seconds / all.seconds : 0.0,
+          1000 * g.seconds / g.spaces, g.model_queries, g.model_seconds, g.simulations, g.simulation_seconds, g.checked,
+          g.checked_seconds);
     }
     out += fmt::format(
         "{} spaces: {:.2f} s searching, {:.2f} s finding their shapes' code classes (summed over the "
         "threads)\n",
-        spaces_, total_seconds_, classes_seconds_);
+        all.spaces, all.seconds, all.classes_seconds);
     return out;
   }
 
  private:
   struct Group {
     std::size_t spaces = 0, model_queries = 0, simulations = 0, checked = 0;
-    double seconds = 0, model_seconds = 0, simulation_seconds = 0, checked_seconds = 0;
+    double seconds = 0, model_seconds = 0, simulation_seconds = 0, checked_seconds = 0, classes_seconds = 0;
   };
   results::AtomicFileWriter writer_;
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups_;
-  double total_seconds_ = 0, classes_seconds_ = 0;
-  std::size_t spaces_ = 0;
 };
 
 std::string bound_text(const litmus::GenerateOptions& o, std::string_view spec) {

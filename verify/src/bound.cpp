@@ -392,11 +392,12 @@ class SpaceSearch {
     find_classes_that_may_be_dead();
   }
 
-  // Searches the space; what it cost.
+  // Searches the space; what it cost, the space described only for BoundOptions::on_space.
   SpaceCost run() {
     const auto start = std::chrono::steady_clock::now();
     descend(0, true);
     cost_.seconds = seconds_since(start);
+    if (!settings_.bound.on_space) return cost_;
     cost_.cycle = space_.cycle();
     cost_.workgroup_of_thread = space_.workgroup_of_thread();
     cost_.agent_of_thread = space_.agent_of_thread();
