@@ -585,6 +585,44 @@ TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
     }
 }
 
+// Code classes found once per slot context (the slot's thread with its locations renamed,
+// their segments, and its choices) and shared across shapes, against classes found per
+// shape: the same search to the last count, with counterexamples (the default assumptions:
+// finding 2) and without, with fences, dependencies and group locations, and fewer
+// compilations, since the families' threads repeat across cycles.
+TEST(BoundReduction, SharedSlotClassesAgreeWithClassesPerShape) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  for (const VerdictSlice& slice :
+       {VerdictSlice{"family=MP/SB/LB/2+2W/S/R,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar,deps=addr+data,"
+                     "placements=same-wg+diff-wg,segments=global",
+                     false},
+        VerdictSlice{"threads=2,accesses=2,edges=Pod+com,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg,"
+                     "segments=global+group",
+                     true}})
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
+      BoundOptions per_shape;
+      per_shape.shared_slot_classes = false;
+      const auto [shared, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
+                                                           per_shape, remedies || slice.sound_by_default);
+      const BoundStatistics& a = shared.statistics;
+      const BoundStatistics& b = plain.statistics;
+      EXPECT_EQ(counterexample_names(shared.report), counterexample_names(plain.report));
+      EXPECT_EQ(shared.rows_used, plain.rows_used);
+      EXPECT_EQ(a.spaces, b.spaces);
+      EXPECT_EQ(a.classes, b.classes);
+      EXPECT_EQ(a.checked, b.checked);
+      EXPECT_EQ(a.symmetric, b.symmetric);
+      EXPECT_EQ(a.racy_below_racy, b.racy_below_racy);
+      EXPECT_EQ(a.decided_below_weaker, b.decided_below_weaker);
+      EXPECT_EQ(a.decided_by_narrower_scope, b.decided_by_narrower_scope);
+      EXPECT_EQ(a.weaker_code_simulations, b.weaker_code_simulations);
+      EXPECT_EQ(a.weaker_code_left_out, b.weaker_code_left_out);
+      EXPECT_EQ(a.critical_branchings, b.critical_branchings);
+      EXPECT_LT(a.compiles, b.compiles);
+    }
+}
+
 // Critical slots first against the static slot order, with counterexamples (the default
 // assumptions: finding 2) and without, across work-groups and in one work-group with global
 // and group locations, where the weakest code does not wait between the LDS and the vector

@@ -27,6 +27,7 @@
 
 #include "elapsed.hpp"
 #include "hsalit/codegen/gcn.hpp"
+#include "hsalit/litmus/printer.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
 
@@ -278,10 +279,45 @@ struct SearchControl {
   bool abandoned(std::size_t space_index) const { return stop || space_index >= stop_space; }
 };
 
+// What the code of a slot's choices depends on besides the choice: its thread, with the other
+// slots at their first choices, each location renamed by its first use in the thread and
+// given its segment, and the thread's initial registers. The compiler maps each
+// instruction on its own and reads nothing else of the test but the locations' order, which
+// only places them (kernel-argument and LDS offsets, the same for every choice of the slot);
+// so two slots with the same context and the same choices compile, choice for choice, to
+// codes that differ only in those offsets, and have the same code classes.
+std::string thread_context(const litmus::Test& test, int thread) {
+  const litmus::Thread& code = test.threads.at(static_cast<std::size_t>(thread));
+  std::map<std::string, std::string> renamed;
+  std::string out;
+  for (litmus::Instruction ins : code.code) {
+    if (ins.addr.base.is_location()) {
+      const std::string fresh_name = fmt::format("L{}", renamed.size());
+      auto [it, fresh] = renamed.try_emplace(ins.addr.base.name, fresh_name);
+      if (fresh) out += fmt::format("{}:{};", fresh_name, litmus::to_string(test.segment_of(it->first)));
+      ins.addr.base.name = it->second;
+    }
+    out += litmus::print_instruction(ins);
+    out += '\n';
+  }
+  for (const litmus::InitEntry& e : test.init)
+    if (e.thread == code.id) out += fmt::format("{}={};", e.name, litmus::print_expr(e.value));
+  return out;
+}
+
+std::string slot_key(const std::string& context, const litmus::Slot& slot) {
+  std::string key = fmt::format("{}|{}{}|", context, slot.gap ? "gap" : "access", slot.index);
+  for (const Variation& v : slot.choices) key += to_string(v) + ",";
+  return key;
+}
+
 // Code classes per shape (not per placement), shared by the workers. The spaces of a cycle
 // come one after the other, so a cache of the recent shapes serves them; it is emptied when
 // it grows past kShapesCached (a three-thread bound has about a million shapes). A shape is
-// compiled by the first thread that asks; the others wait for its answer.
+// compiled by the first thread that asks; the others wait for its answer. Under it, the
+// classes of each slot are kept by the slot's context (thread_context) and choices: the
+// threads of a bound's shapes repeat across cycles, so most slots were classified before
+// (BoundOptions::shared_slot_classes).
 class ShapeClassCache {
  public:
   using Classes = std::shared_ptr<const std::vector<SlotClasses>>;
@@ -323,29 +359,55 @@ class ShapeClassCache {
 
  private:
   static constexpr std::size_t kShapesCached = 4096;
+  static constexpr std::size_t kSlotsCached = 1 << 16;
 
   Classes compute(const litmus::VariationSpace& space) {
     auto classes = std::make_shared<std::vector<SlotClasses>>();
-    std::size_t compiles = 0;
-    std::set<std::string> shape_rows;
+    const bool shared = settings_.bound.shared_slot_classes;
+    std::optional<litmus::Test> first;
+    std::vector<std::optional<std::string>> contexts;
     for (std::size_t i = 0; i < space.slots().size(); ++i) {
+      const litmus::Slot& slot = space.slots()[i];
+      std::string key;
+      if (shared) {
+        if (!first) {
+          first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
+          contexts.resize(first->threads.size());
+        }
+        std::optional<std::string>& context = contexts.at(static_cast<std::size_t>(slot.thread));
+        if (!context) context = thread_context(*first, slot.thread);
+        key = slot_key(*context, slot);
+        std::lock_guard lock(mutex_);
+        if (auto it = by_slot_.find(key); it != by_slot_.end()) {
+          classes->push_back(it->second);
+          continue;
+        }
+      }
+      std::size_t compiles = 0;
       const std::vector<SlotCode> codes = slot_codes(space, i, settings_.table, settings_.target, settings_.catalog,
                                                      settings_.options.compile, compiles);
+      std::set<std::string> slot_rows;
       for (const SlotCode& c : codes)
         if (c.code)
           for (const codegen::Instruction& ins : *c.code)
-            if (!ins.origin.row.empty()) shape_rows.insert(ins.origin.row);
-      classes->push_back(classify(space.slots()[i], codes, settings_.bound.every_variation));
+            if (!ins.origin.row.empty()) slot_rows.insert(ins.origin.row);
+      SlotClasses found = classify(slot, codes, settings_.bound.every_variation);
+      std::lock_guard lock(mutex_);
+      compiles_ += compiles;
+      rows_.insert(slot_rows.begin(), slot_rows.end());
+      if (shared) {
+        if (by_slot_.size() >= kSlotsCached) by_slot_.clear();
+        by_slot_.emplace(std::move(key), found);
+      }
+      classes->push_back(std::move(found));
     }
-    std::lock_guard lock(mutex_);
-    compiles_ += compiles;
-    rows_.insert(shape_rows.begin(), shape_rows.end());
     return classes;
   }
 
   const SearchSettings& settings_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_future<Classes>> by_shape_;
+  std::map<std::string, SlotClasses> by_slot_;
   std::size_t compiles_ = 0;
   std::set<std::string> rows_;
 };

@@ -116,6 +116,10 @@ struct BoundOptions {
   // slots first"). Any order of the slots gives the same verdicts; this one splits the
   // tests that need different code before those that do not.
   bool critical_slots_first = true;
+  // Find a slot's code classes once per thread context and choices (its thread with the
+  // locations renamed, their segments), shared by every shape whose thread is the same,
+  // instead of once per shape (fact 1 above; docs/verification.md).
+  bool shared_slot_classes = true;
   // Skip a choice whose scope a narrower one of the same slot equals in the placement, with
   // weaker code (fact 4 above; only for the `hsa` model, and where fact 3 holds).
   bool equivalent_scopes = true;
