@@ -585,12 +585,38 @@ TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
     }
 }
 
+namespace {
+
+// Everything a bound's search counts but the compilations that found its code classes.
+void expect_same_search(const BoundVerification& a, const BoundVerification& b) {
+  EXPECT_EQ(counterexample_names(a.report), counterexample_names(b.report));
+  EXPECT_EQ(a.rows_used, b.rows_used);
+  const BoundStatistics& x = a.statistics;
+  const BoundStatistics& y = b.statistics;
+  EXPECT_EQ(x.spaces, y.spaces);
+  EXPECT_EQ(x.classes, y.classes);
+  EXPECT_EQ(x.checked, y.checked);
+  EXPECT_EQ(x.symmetric, y.symmetric);
+  EXPECT_EQ(x.racy_below_racy, y.racy_below_racy);
+  EXPECT_EQ(x.decided_below_weaker, y.decided_below_weaker);
+  EXPECT_EQ(x.decided_by_narrower_scope, y.decided_by_narrower_scope);
+  EXPECT_EQ(x.weaker_code_simulations, y.weaker_code_simulations);
+  EXPECT_EQ(x.weaker_code_left_out, y.weaker_code_left_out);
+  EXPECT_EQ(x.critical_branchings, y.critical_branchings);
+  EXPECT_LT(x.compiles, y.compiles);
+}
+
+}  // namespace
+
 // Code classes found once per slot context (the slot's thread with its locations renamed,
 // their segments, and its choices) and shared across shapes, against classes found per
 // shape: the same search to the last count, with counterexamples (the default assumptions:
 // finding 2) and without, with fences, dependencies and group locations, and fewer
-// compilations, since the families' threads repeat across cycles.
+// compilations, since the families' threads repeat across cycles; on every shipped table's
+// target.
 TEST(BoundReduction, SharedSlotClassesAgreeWithClassesPerShape) {
+  BoundOptions per_shape;
+  per_shape.shared_slot_classes = false;
   const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
   for (const VerdictSlice& slice :
        {VerdictSlice{"family=MP/SB/LB/2+2W/S/R,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar,deps=addr+data,"
@@ -601,26 +627,27 @@ TEST(BoundReduction, SharedSlotClassesAgreeWithClassesPerShape) {
                      true}})
     for (bool remedies : {false, true}) {
       SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
-      BoundOptions per_shape;
-      per_shape.shared_slot_classes = false;
       const auto [shared, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
                                                            per_shape, remedies || slice.sound_by_default);
-      const BoundStatistics& a = shared.statistics;
-      const BoundStatistics& b = plain.statistics;
-      EXPECT_EQ(counterexample_names(shared.report), counterexample_names(plain.report));
-      EXPECT_EQ(shared.rows_used, plain.rows_used);
-      EXPECT_EQ(a.spaces, b.spaces);
-      EXPECT_EQ(a.classes, b.classes);
-      EXPECT_EQ(a.checked, b.checked);
-      EXPECT_EQ(a.symmetric, b.symmetric);
-      EXPECT_EQ(a.racy_below_racy, b.racy_below_racy);
-      EXPECT_EQ(a.decided_below_weaker, b.decided_below_weaker);
-      EXPECT_EQ(a.decided_by_narrower_scope, b.decided_by_narrower_scope);
-      EXPECT_EQ(a.weaker_code_simulations, b.weaker_code_simulations);
-      EXPECT_EQ(a.weaker_code_left_out, b.weaker_code_left_out);
-      EXPECT_EQ(a.critical_branchings, b.critical_branchings);
-      EXPECT_LT(a.compiles, b.compiles);
+      expect_same_search(shared, plain);
     }
+  // The other tables on their targets, whose compilers place locations in other forms
+  // (buffer, flat, scope bits), with group locations and dependencies.
+  for (const auto& [target, name] : {std::pair<const char*, const char*>{"gfx90a", "gfx90a"},
+                                     {"gfx942", "gfx940"},
+                                     {"gfx950", "gfx950"},
+                                     {"gfx900", "hsail-finalizer"},
+                                     {"gfx1030", "gfx10-11"},
+                                     {"gfx1200", "gfx12"}}) {
+    SCOPED_TRACE(std::string(target) + " " + name);
+    VerifyOptions o = sc_options(true, false);
+    o.target = target;
+    const litmus::GenerateOptions g = spec(
+        "family=MP/SB/S/LB,orders=rlx+scacq+screl,scopes=wg+agent,deps=addr,placements=same-wg+diff-wg,"
+        "segments=global+group");
+    const codegen::MappingTable other = codegen::MappingTable::builtin(name);
+    expect_same_search(verify_bound(g, other, o, {}), verify_bound(g, other, o, per_shape));
+  }
 }
 
 // Critical slots first against the static slot order, with counterexamples (the default
