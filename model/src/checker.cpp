@@ -112,6 +112,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& options, Ca
     return result;
   }
   result.outcomes.assign(r.outcomes.begin(), r.outcomes.end());
+  result.partial = r.partial;
   for (const Outcome& o : result.outcomes)
     (holds(test.condition.prop, result.evaluated, o, program) ? result.positive : result.negative)++;
   switch (test.condition.quantifier) {

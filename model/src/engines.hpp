@@ -21,8 +21,10 @@ struct CandidateList {
   struct Candidate {
     std::vector<std::size_t> runs;  // per thread, the index of its run in `runs`
     ConcreteExecution execution;
+    Outcome outcome;  // over `refs`: it depends on the execution, not on orders or scopes
   };
   std::vector<std::vector<ThreadRun>> runs;  // per thread
+  std::vector<litmus::ObservedRef> refs;     // what each candidate's outcome holds
   std::vector<Candidate> candidates;
   bool complete = false;  // every candidate of the program is listed
 };
@@ -47,6 +49,7 @@ struct EngineResult {
   std::optional<std::pair<ConcreteExecution, RaceWitness>> race;
   std::optional<ConcreteExecution> satisfying;  // an execution whose outcome satisfies the condition
   std::optional<std::string> unknown;           // why the engine could not decide
+  bool partial = false;                         // only CheckOptions::only_outcomes were sought
 };
 
 EngineResult run_enum_engine(const EngineQuery& q);

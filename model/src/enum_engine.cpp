@@ -43,12 +43,26 @@ Outcome outcome_of(const Program& p, const ConcreteExecution& x,
 namespace {
 
 constexpr std::size_t kMaxDomain = 256;
+
+// No execution of the program races (`may_race`), and every access names its location, so
+// that no consistent execution touches an address that is not one.
+bool cannot_race_at_known_locations(const Program& p, ModelVariant variant) {
+  for (const StaticEvent& e : p.events())
+    if (e.is_access() && !e.location) return false;
+  return !may_race(p, variant);
+}
 constexpr std::size_t kMaxRunsPerThread = 1'000'000;
 
 class EnumEngine {
  public:
   explicit EnumEngine(const EngineQuery& q)
-      : q_(q), p_(q.program), sc_domains_(sc_domains(q.program, q.options.variant)) {}
+      : q_(q),
+        p_(q.program),
+        sc_domains_(sc_domains(q.program, q.options.variant)),
+        outcome_decides_(cannot_race_at_known_locations(q.program, q.options.variant)),
+        sought_(outcome_decides_ ? q.options.only_outcomes : nullptr) {
+    result_.partial = sought_ != nullptr;
+  }
 
   EngineResult run() {
     if (p_.unsupported()) {
@@ -86,9 +100,11 @@ class EnumEngine {
   // The candidates of an earlier program with the same runs, rf and co choices, evaluated
   // under this program's orders and scopes, in the order they were listed.
   EngineResult replay(const CandidateList& list) {
+    const bool same_refs = list.refs == q_.refs;
     for (const CandidateList::Candidate& c : list.candidates) {
       registers_.clear();
       for (std::size_t t = 0; t < c.runs.size(); ++t) registers_.push_back(&list.runs[t][c.runs[t]].registers);
+      listed_outcome_ = same_refs ? &c.outcome : nullptr;
       if (!evaluate(c.execution)) break;
     }
     return result_;
@@ -424,7 +440,8 @@ class EnumEngine {
       abandon_record();
       return !stopped_;
     }
-    q_.record->candidates.push_back({*current_runs_, x});
+    if (q_.record->candidates.empty()) q_.record->refs = q_.refs;
+    q_.record->candidates.push_back({*current_runs_, x, outcome_of(p_, x, registers_, q_.refs)});
     return true;
   }
 
@@ -435,9 +452,18 @@ class EnumEngine {
     if (stopped_) return true;
     if (++candidates_ > q_.options.max_candidates) return give_up("more candidate executions than the bound");
     if ((candidates_ & 1023) == 0 && q_.deadline.passed()) return give_up("time limit");
+    // The candidate's outcome, as listed if it was (it depends on the execution only).
+    auto outcome = [&] { return listed_outcome_ ? *listed_outcome_ : outcome_of(p_, x, registers_, q_.refs); };
+    std::optional<Outcome> known;
+    if (outcome_decides_) {
+      // Without races, a candidate only adds its outcome: one allowed already (its first
+      // consistent candidate was the witness, if any) or not sought need no evaluation.
+      known = outcome();
+      if (result_.outcomes.count(*known) || (sought_ && !sought_->count(*known))) return true;
+    }
     Evaluation e = evaluate_execution(p_, x, q_.options.variant, sc_domains_);
     if (!e.consistent) return true;
-    Outcome o = outcome_of(p_, x, registers_, q_.refs);
+    Outcome o = known ? std::move(*known) : outcome();
     if (q_.filter && !holds(*q_.filter, q_.refs, o, p_)) return true;
     for (const Cell& c : x.cells)
       if (c.location < 0) {
@@ -451,12 +477,21 @@ class EnumEngine {
       return recording();
     }
     if (!result_.satisfying && holds(q_.condition, q_.refs, o, p_)) result_.satisfying = x;
+    if (sought_ && result_.outcomes.size() == sought_->size()) {  // every sought outcome found
+      stopped_ = true;
+      return recording();
+    }
     return true;
   }
 
   const EngineQuery& q_;
   const Program& p_;
   const std::vector<ScDomain> sc_domains_;  // of the program, for every candidate
+  // The program cannot race and names the location of every access: a candidate's outcome
+  // is all it can add to the result.
+  const bool outcome_decides_;
+  const std::set<Outcome>* sought_;          // CheckOptions::only_outcomes, if honoured
+  const Outcome* listed_outcome_ = nullptr;  // the replayed candidate's outcome
   EngineResult result_;
   ValueDomains domains_;
   std::vector<std::vector<ThreadRun>> runs_;

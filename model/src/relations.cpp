@@ -77,4 +77,19 @@ Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const S
   return Conflict::None;
 }
 
+bool may_race(const Program& p, ModelVariant variant) {
+  const std::vector<StaticEvent>& events = p.events();
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const StaticEvent& x = events[i];
+    if (!x.is_access()) continue;
+    for (std::size_t j = i + 1; j < events.size(); ++j) {
+      const StaticEvent& y = events[j];
+      if (!y.is_access() || x.thread == y.thread) continue;
+      if (x.location && y.location && *x.location != *y.location) continue;
+      if (conflict(p, x, x.writes(), y, y.writes(), variant) != Conflict::None) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace hsalit::model

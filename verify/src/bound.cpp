@@ -489,6 +489,8 @@ class SpaceSearch {
   struct FailedWeakest {
     std::shared_ptr<const runner::SimResult> sim;
     std::size_t forbidden = 0;
+    std::set<model::Outcome> outcomes;           // those final states, over `evaluated`
+    std::vector<litmus::ObservedRef> evaluated;  // the upper test's columns
   };
   // What the live classes of the open slots give: the weakest program (`Program`), every
   // test below racy (`Dead`: a slot without a live class), or no weakest program (`None`).
@@ -536,6 +538,19 @@ class SpaceSearch {
     return r;
   }
 
+  // Which of `sought` the test of `choices` allows, and whether it races: a scoring query
+  // (take_critical_slot), which the enum engine answers evaluating only the executions with
+  // those outcomes when the test cannot race (model::CheckOptions::only_outcomes).
+  model::CheckResult ask_model_within(const std::vector<std::size_t>& choices, const std::set<model::Outcome>& sought) {
+    const auto start = std::chrono::steady_clock::now();
+    model::CheckResult r =
+        cache_.check_within(observe_everything(space_.test(choices)), settings_.options.model, sought);
+    cost_.model_seconds += seconds_since(start);
+    ++cost_.model_queries;
+    if (r.racy) ++cost_.racy_answers;
+    return r;
+  }
+
   // Whether every test below the prefix is sound or racy: the program with every later slot
   // at its weakest code (`lower`) reaches only final states that the strongest test below
   // allows (`upper`, race-free). Each test below compiles to code at least as strong (fewer
@@ -556,7 +571,9 @@ class SpaceSearch {
       ++cost_.simulations;
       if (sim->unknown) return false;
       const Containment c = contained(upper, *sim);
-      if (!c.incomparable && !c.forbidden.empty()) failed = FailedWeakest{sim, c.forbidden.size()};
+      if (!c.incomparable && !c.forbidden.empty())
+        failed = FailedWeakest{
+            sim, c.forbidden.size(), {c.forbidden_in_model.begin(), c.forbidden_in_model.end()}, upper.evaluated};
       return !c.incomparable && c.forbidden.empty();
     } catch (const std::exception&) {
       return false;  // decided test by test below
@@ -660,11 +677,16 @@ class SpaceSearch {
                       [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
         continue;
       weakened[k] = c;
-      const model::CheckResult& w = ask_model(weakened);
+      const model::CheckResult w = ask_model_within(weakened, failed.outcomes);
       if (w.unknown() || w.racy) continue;
       race_free.push_back(c);
-      const Containment left = contained(w, *failed.sim);
-      if (!left.incomparable) least = std::min(least, left.forbidden.size());
+      if (w.evaluated != failed.evaluated) continue;
+      // The weakened test allows what the upper test allows (fact 2), so what it leaves
+      // forbidden of the simulation's final states is among those the upper test forbids.
+      std::size_t allowed = 0;
+      for (const model::Outcome& o : failed.outcomes)
+        allowed += std::binary_search(w.outcomes.begin(), w.outcomes.end(), o) ? 1 : 0;
+      least = std::min(least, failed.forbidden - allowed);
     }
     return least;
   }

@@ -289,16 +289,39 @@ std::shared_ptr<const runner::SimResult> VerificationCache::simulate(const litmu
   return std::make_shared<const runner::SimResult>(runner::run_exhaustive(test, compiled, options));
 }
 
+namespace {
+
+std::string result_key(const litmus::Test& test, const model::CheckOptions& options) {
+  return fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
+                     options.timeout_seconds, options.stop_at_race) +
+         litmus::print_litmus(test);
+}
+
+}  // namespace
+
 const model::CheckResult& VerificationCache::check(const litmus::Test& test, const model::CheckOptions& options) {
-  std::string key = fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
-                                options.timeout_seconds, options.stop_at_race) +
-                    litmus::print_litmus(test);
+  std::string key = result_key(test, options);
   {
     std::lock_guard lock(mutex_);
     if (auto it = results_.find(key); it != results_.end()) return it->second;
   }
   // Outside the lock: other threads go on.
   model::CheckResult result = candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
+  std::lock_guard lock(mutex_);
+  return results_.try_emplace(std::move(key), std::move(result)).first->second;
+}
+
+model::CheckResult VerificationCache::check_within(const litmus::Test& test, model::CheckOptions options,
+                                                   const std::set<model::Outcome>& sought) {
+  options.only_outcomes = nullptr;
+  std::string key = result_key(test, options);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = results_.find(key); it != results_.end()) return it->second;
+  }
+  options.only_outcomes = &sought;
+  model::CheckResult result = candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
+  if (result.partial) return result;
   std::lock_guard lock(mutex_);
   return results_.try_emplace(std::move(key), std::move(result)).first->second;
 }
@@ -362,7 +385,9 @@ Containment contained(const model::CheckResult& m, const runner::SimResult& sim)
   for (const auto& [outcome, count] : sim.histogram) {
     std::vector<std::int64_t> values(m.evaluated.size());
     for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
-    if (!allowed.count(values)) c.forbidden.push_back(outcome);
+    if (allowed.count(values)) continue;
+    c.forbidden.push_back(outcome);
+    c.forbidden_in_model.push_back(model::Outcome{std::move(values)});
   }
   return c;
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@ enum class Engine : std::uint8_t { Z3, Enum };
 std::string_view to_string(Engine e);
 std::optional<Engine> engine_from_string(std::string_view text);
 
+// One final state: a value per observed register or location, in `CheckResult::observed`
+// order (then the extra references a filter reads).
+struct Outcome {
+  std::vector<Value> values;
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+  friend auto operator<=>(const Outcome&, const Outcome&) = default;
+};
+
 struct CheckOptions {
   ModelVariant variant = ModelVariant::Hsa;
   Engine engine = Engine::Z3;
@@ -30,14 +39,12 @@ struct CheckOptions {
   // 3.12, so a caller that only asks whether it races loses nothing). Race-free results are
   // unchanged. The enum engine honours it; the Z3 engine computes everything regardless.
   bool stop_at_race = false;
-};
-
-// One final state: a value per observed register or location, in `CheckResult::observed`
-// order (then the extra references a filter reads).
-struct Outcome {
-  std::vector<Value> values;
-  friend bool operator==(const Outcome&, const Outcome&) = default;
-  friend auto operator<=>(const Outcome&, const Outcome&) = default;
+  // When set, the caller asks only which of these outcomes (over CheckResult::evaluated) are
+  // allowed, and whether the program races. If it cannot race (`may_race`), the enum engine
+  // evaluates only the candidate executions whose outcome is one of them, until all are
+  // found, and marks the result `partial`: its outcomes, counts and verdict then cover only
+  // these. A program that may race is checked whole. The Z3 engine ignores it.
+  const std::set<Outcome>* only_outcomes = nullptr;
 };
 
 struct RaceReport {
@@ -56,6 +63,7 @@ struct CheckResult {
   std::vector<litmus::ObservedRef> observed;   // what an outcome reports
   std::vector<litmus::ObservedRef> evaluated;  // observed, then what only the filter reads
   std::vector<Outcome> outcomes;               // sorted, distinct, over `evaluated`
+  bool partial = false;                        // outcomes only among CheckOptions::only_outcomes
   bool racy = false;
   std::optional<RaceReport> race;
   std::size_t positive = 0, negative = 0;     // outcomes satisfying the condition or not

@@ -45,4 +45,10 @@ std::string_view to_string(Conflict c);
 Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y, bool y_writes,
                   ModelVariant variant);
 
+// Whether some candidate execution of `p` may race: two accesses of different threads that
+// may touch one cell (the same location, or an address held in a register) conflict, taking
+// every access that may write as writing. When false, no execution races, whatever hhb
+// orders: a conflict needs such a pair (3.12), and one that writes less conflicts less.
+bool may_race(const Program& p, ModelVariant variant);
+
 }  // namespace hsalit::model

@@ -94,6 +94,11 @@ class VerificationCache {
   explicit VerificationCache(bool keep_candidates = false, std::size_t kept_simulations = 0);
 
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
+  // Which of `sought` the test allows, and whether it races: check() with
+  // CheckOptions::only_outcomes, answered from a kept whole result when there is one. A
+  // partial result (model::CheckResult::partial) is not kept.
+  model::CheckResult check_within(const litmus::Test& test, model::CheckOptions options,
+                                  const std::set<model::Outcome>& sought);
   // runner::run_exhaustive, through the kept simulations if any.
   std::shared_ptr<const runner::SimResult> simulate(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                     const runner::SimOptions& options);
@@ -128,6 +133,7 @@ std::string racy_reason(const model::CheckResult& result);
 // be compared (they observe different registers and locations).
 struct Containment {
   std::vector<runner::SimOutcome> forbidden;
+  std::vector<model::Outcome> forbidden_in_model;  // the same, over the model's `evaluated` columns
   std::optional<std::string> incomparable;
 };
 Containment contained(const model::CheckResult& allowed, const runner::SimResult& sim);
