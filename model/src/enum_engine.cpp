@@ -43,6 +43,7 @@ Outcome outcome_of(const Program& p, const ConcreteExecution& x,
 namespace {
 
 constexpr std::size_t kMaxDomain = 256;
+constexpr std::size_t kMaxRunsPerThread = 1'000'000;
 
 // No execution of the program races (`may_race`), and every access names its location, so
 // that no consistent execution touches an address that is not one.
@@ -51,7 +52,6 @@ bool cannot_race_at_known_locations(const Program& p, ModelVariant variant) {
     if (e.is_access() && !e.location) return false;
   return !may_race(p, variant);
 }
-constexpr std::size_t kMaxRunsPerThread = 1'000'000;
 
 class EnumEngine {
  public:
