@@ -531,7 +531,11 @@ class SpaceSearch {
 
   const model::CheckResult& ask_model(const std::vector<std::size_t>& choices) {
     const auto start = std::chrono::steady_clock::now();
-    const model::CheckResult& r = cache_.check(observe_everything(space_.test(choices)), settings_.options.model);
+    auto it = asked_.find(choices);
+    if (it == asked_.end())
+      it = asked_.emplace(choices, cache_.check_once(observe_everything(space_.test(choices)), settings_.options.model))
+               .first;
+    const model::CheckResult& r = it->second;
     cost_.model_seconds += seconds_since(start);
     ++cost_.model_queries;
     if (r.racy) ++cost_.racy_answers;
@@ -543,8 +547,13 @@ class SpaceSearch {
   // those outcomes when the test cannot race (model::CheckOptions::only_outcomes).
   model::CheckResult ask_model_within(const std::vector<std::size_t>& choices, const std::set<model::Outcome>& sought) {
     const auto start = std::chrono::steady_clock::now();
-    model::CheckResult r =
-        cache_.check_within(observe_everything(space_.test(choices)), settings_.options.model, sought);
+    model::CheckResult r;
+    if (auto it = asked_.find(choices); it != asked_.end()) {
+      r = it->second;
+    } else {
+      r = cache_.check_within(observe_everything(space_.test(choices)), settings_.options.model, sought);
+      if (!r.partial) asked_.emplace(choices, r);
+    }
     cost_.model_seconds += seconds_since(start);
     ++cost_.model_queries;
     if (r.racy) ++cost_.racy_answers;
@@ -798,6 +807,9 @@ class SpaceSearch {
   BoundStatistics& counts_;
   const Record& record_;
   VerificationCache cache_;
+  // The model's whole answers by the choices of the slots (the tests of one space differ in
+  // nothing else), so that a repeated question builds and prints no test.
+  std::map<std::vector<std::size_t>, model::CheckResult> asked_;
   const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests

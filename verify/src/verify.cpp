@@ -311,19 +311,14 @@ const model::CheckResult& VerificationCache::check(const litmus::Test& test, con
   return results_.try_emplace(std::move(key), std::move(result)).first->second;
 }
 
+model::CheckResult VerificationCache::check_once(const litmus::Test& test, const model::CheckOptions& options) {
+  return candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
+}
+
 model::CheckResult VerificationCache::check_within(const litmus::Test& test, model::CheckOptions options,
                                                    const std::set<model::Outcome>& sought) {
-  options.only_outcomes = nullptr;
-  std::string key = result_key(test, options);
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = results_.find(key); it != results_.end()) return it->second;
-  }
   options.only_outcomes = &sought;
-  model::CheckResult result = candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
-  if (result.partial) return result;
-  std::lock_guard lock(mutex_);
-  return results_.try_emplace(std::move(key), std::move(result)).first->second;
+  return check_once(test, options);
 }
 
 litmus::Test with_outcome(const litmus::Test& test, const std::vector<litmus::ObservedRef>& refs,

@@ -94,9 +94,11 @@ class VerificationCache {
   explicit VerificationCache(bool keep_candidates = false, std::size_t kept_simulations = 0);
 
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
-  // Which of `sought` the test allows, and whether it races: check() with
-  // CheckOptions::only_outcomes, answered from a kept whole result when there is one. A
-  // partial result (model::CheckResult::partial) is not kept.
+  // check() through the kept candidates, the result not kept: for a caller that keeps its
+  // answers under a key of its own (a bound's search, by the choices of its slots).
+  model::CheckResult check_once(const litmus::Test& test, const model::CheckOptions& options);
+  // Which of `sought` the test allows, and whether it races: check_once() with
+  // CheckOptions::only_outcomes (the result may be model::CheckResult::partial).
   model::CheckResult check_within(const litmus::Test& test, model::CheckOptions options,
                                   const std::set<model::Outcome>& sought);
   // runner::run_exhaustive, through the kept simulations if any.
