@@ -6,6 +6,7 @@
 
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/model/checker.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::model {
 namespace {
@@ -43,10 +44,7 @@ TEST(CandidateMemo, KeptCandidatesGiveTheFreshAnswer) {
       CandidateMemo memo;
       std::mt19937 rng(static_cast<unsigned>(space.size()));
       for (int sample = 0; sample < 12; ++sample) {
-        std::vector<std::size_t> choice;
-        for (const litmus::Slot& s : space.slots())
-          choice.push_back(std::uniform_int_distribution<std::size_t>(0, s.choices.size() - 1)(rng));
-        const litmus::Test test = space.test(choice);
+        const litmus::Test test = space.test(test_support::random_choice(space, rng));
         expect_same(check(test, options, memo), check(test, options));
       }
       hits += memo.hits();

@@ -11,6 +11,7 @@
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/relations.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::model {
 namespace {
@@ -30,12 +31,7 @@ void for_sampled_tests(Visit visit) {
     litmus::for_each_variation_space(litmus::parse_generate_spec(spec), [&](const litmus::VariationSpace& space) {
       CandidateMemo memo;
       std::mt19937 rng(static_cast<unsigned>(space.size()));
-      for (int sample = 0; sample < 12; ++sample) {
-        std::vector<std::size_t> choice;
-        for (const litmus::Slot& s : space.slots())
-          choice.push_back(std::uniform_int_distribution<std::size_t>(0, s.choices.size() - 1)(rng));
-        visit(space.test(choice), memo);
-      }
+      for (int sample = 0; sample < 12; ++sample) visit(space.test(test_support::random_choice(space, rng)), memo);
     });
 }
 

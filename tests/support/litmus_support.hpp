@@ -1,12 +1,16 @@
 // Test helpers shared by the test executables: litmus tests from text and from the bundled
-// library. A test that cannot be read fails the calling test and yields an empty Test.
+// library (a test that cannot be read fails the calling test and yields an empty Test), and
+// random tests of a generated variation space.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/parser.hpp"
 
 namespace hsalit::test_support {
@@ -22,6 +26,14 @@ inline litmus::Test library_test(const std::string& relative) {
   litmus::ParseResult r = litmus::parse_litmus_file(std::string(HSALIT_SOURCE_DIR) + "/litmus/library/" + relative);
   if (!r.ok()) ADD_FAILURE() << relative << ": " << r.diagnostics.render(relative);
   return r.ok() ? *r.test : litmus::Test{};
+}
+
+// A choice for every slot of `space`, each drawn uniformly by `rng`, in slot order.
+inline std::vector<std::size_t> random_choice(const litmus::VariationSpace& space, std::mt19937& rng) {
+  std::vector<std::size_t> choice;
+  for (const litmus::Slot& s : space.slots())
+    choice.push_back(std::uniform_int_distribution<std::size_t>(0, s.choices.size() - 1)(rng));
+  return choice;
 }
 
 }  // namespace hsalit::test_support

@@ -19,6 +19,7 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/verify/mutation.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::verify {
 namespace {
@@ -130,9 +131,7 @@ TEST(BoundReduction, ModelIsMonotoneInEveryAnnotation) {
     std::mt19937 rng(static_cast<unsigned>(space.size()));
     // A sample of the space's tests, each against every one-slot strengthening.
     for (int sample = 0; sample < 40; ++sample) {
-      std::vector<std::size_t> choice;
-      for (const litmus::Slot& s : slots)
-        choice.push_back(std::uniform_int_distribution<std::size_t>(0, s.choices.size() - 1)(rng));
+      const std::vector<std::size_t> choice = test_support::random_choice(space, rng);
       const litmus::Test weak = observe_everything(space.test(choice));
       const model::CheckResult w = model::check(weak, enum_engine());
       ASSERT_FALSE(w.unknown()) << weak.name;
@@ -173,9 +172,7 @@ TEST(BoundReduction, ModelCannotTellApartScopesHoldingTheSameThreads) {
     const auto& slots = space.slots();
     std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
     for (int sample = 0; sample < 12; ++sample) {
-      std::vector<std::size_t> choice;
-      for (const litmus::Slot& sl : slots)
-        choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+      const std::vector<std::size_t> choice = test_support::random_choice(space, rng);
       const litmus::Test narrow = observe_everything(space.test(choice));
       const auto members = [&](int thread, Scope scope) {
         std::vector<int> out;
@@ -404,9 +401,7 @@ TEST(BoundReduction, ChoicesOfOneCodeClassCompileToTheSameProgram) {
       for (const auto& [code, members] : classes) {
         if (members.size() < 2) continue;
         for (int context = 0; context < 3; ++context) {
-          std::vector<std::size_t> choice;
-          for (const litmus::Slot& s : slots)
-            choice.push_back(std::uniform_int_distribution<std::size_t>(0, s.choices.size() - 1)(rng));
+          std::vector<std::size_t> choice = test_support::random_choice(space, rng);
           choice[i] = members.front();
           const std::string first = program(space.test(choice));
           for (std::size_t m : members) {
@@ -485,9 +480,7 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
       const auto& slots = space.slots();
       std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(slots.size()));
       for (int sample = 0; sample < (sc_orders ? 5 : 10); ++sample) {
-        std::vector<std::size_t> choice;
-        for (const litmus::Slot& sl : slots)
-          choice.push_back(std::uniform_int_distribution<std::size_t>(0, sl.choices.size() - 1)(rng));
+        const std::vector<std::size_t> choice = test_support::random_choice(space, rng);
         const std::size_t i = std::uniform_int_distribution<std::size_t>(0, slots.size() - 1)(rng);
         const auto weak_code = thread_code(space, choice, i, compile);
         for (std::size_t j = 0; j < slots[i].choices.size(); ++j) {
