@@ -529,35 +529,33 @@ class SpaceSearch {
   }
   void note_weakest(std::size_t p, bool decided) { ++(decided ? weakest_tries_[p].decided : weakest_tries_[p].failed); }
 
-  const model::CheckResult& ask_model(const std::vector<std::size_t>& choices) {
+  // The model's answer for the test of `choices`, kept by them. With `sought`, a scoring
+  // query (take_critical_slot): the enum engine may then answer only which of those outcomes
+  // the test allows, evaluating only the executions with them when the test cannot race
+  // (model::CheckOptions::only_outcomes); such a partial answer is not kept, and lasts until
+  // the next question.
+  const model::CheckResult& ask_model(const std::vector<std::size_t>& choices,
+                                      const std::set<model::Outcome>* sought = nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    auto it = asked_.find(choices);
-    if (it == asked_.end())
-      it = asked_.emplace(choices, cache_.check_once(observe_everything(space_.test(choices)), settings_.options.model))
-               .first;
-    const model::CheckResult& r = it->second;
-    cost_.model_seconds += seconds_since(start);
-    ++cost_.model_queries;
-    if (r.racy) ++cost_.racy_answers;
-    return r;
-  }
-
-  // Which of `sought` the test of `choices` allows, and whether it races: a scoring query
-  // (take_critical_slot), which the enum engine answers evaluating only the executions with
-  // those outcomes when the test cannot race (model::CheckOptions::only_outcomes).
-  model::CheckResult ask_model_within(const std::vector<std::size_t>& choices, const std::set<model::Outcome>& sought) {
-    const auto start = std::chrono::steady_clock::now();
-    model::CheckResult r;
+    const model::CheckResult* r = nullptr;
     if (auto it = asked_.find(choices); it != asked_.end()) {
-      r = it->second;
+      r = &it->second;
     } else {
-      r = cache_.check_within(observe_everything(space_.test(choices)), settings_.options.model, sought);
-      if (!r.partial) asked_.emplace(choices, r);
+      const litmus::Test test = observe_everything(space_.test(choices));
+      const model::CheckOptions& options = settings_.options.model;
+      model::CheckResult answer =
+          sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+      if (answer.partial) {
+        partial_answer_ = std::move(answer);
+        r = &partial_answer_;
+      } else {
+        r = &asked_.emplace(choices, std::move(answer)).first->second;
+      }
     }
     cost_.model_seconds += seconds_since(start);
     ++cost_.model_queries;
-    if (r.racy) ++cost_.racy_answers;
-    return r;
+    if (r->racy) ++cost_.racy_answers;
+    return *r;
   }
 
   // Whether every test below the prefix is sound or racy: the program with every later slot
@@ -686,7 +684,7 @@ class SpaceSearch {
                       [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
         continue;
       weakened[k] = c;
-      const model::CheckResult w = ask_model_within(weakened, failed.outcomes);
+      const model::CheckResult& w = ask_model(weakened, &failed.outcomes);
       if (w.unknown() || w.racy) continue;
       race_free.push_back(c);
       if (w.evaluated != failed.evaluated) continue;
@@ -810,6 +808,7 @@ class SpaceSearch {
   // The model's whole answers by the choices of the slots (the tests of one space differ in
   // nothing else), so that a repeated question builds and prints no test.
   std::map<std::vector<std::size_t>, model::CheckResult> asked_;
+  model::CheckResult partial_answer_;                     // the latest partial answer of ask_model
   const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests

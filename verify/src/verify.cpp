@@ -289,24 +289,16 @@ std::shared_ptr<const runner::SimResult> VerificationCache::simulate(const litmu
   return std::make_shared<const runner::SimResult>(runner::run_exhaustive(test, compiled, options));
 }
 
-namespace {
-
-std::string result_key(const litmus::Test& test, const model::CheckOptions& options) {
-  return fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
-                     options.timeout_seconds, options.stop_at_race) +
-         litmus::print_litmus(test);
-}
-
-}  // namespace
-
 const model::CheckResult& VerificationCache::check(const litmus::Test& test, const model::CheckOptions& options) {
-  std::string key = result_key(test, options);
+  std::string key = fmt::format("{}|{}|{}|{}\n", model::to_string(options.engine), static_cast<int>(options.variant),
+                                options.timeout_seconds, options.stop_at_race) +
+                    litmus::print_litmus(test);
   {
     std::lock_guard lock(mutex_);
     if (auto it = results_.find(key); it != results_.end()) return it->second;
   }
   // Outside the lock: other threads go on.
-  model::CheckResult result = candidates_ ? model::check(test, options, *candidates_) : model::check(test, options);
+  model::CheckResult result = check_once(test, options);
   std::lock_guard lock(mutex_);
   return results_.try_emplace(std::move(key), std::move(result)).first->second;
 }
