@@ -80,19 +80,24 @@ int count_if_edges(std::span<const EdgeKind> c, bool (*pred)(EdgeKind)) {
   return static_cast<int>(std::count_if(c.begin(), c.end(), pred));
 }
 
-// Rotations that start at the first event of a thread: after an external edge, or, in a
-// one-thread cycle, after an internal communication edge. The test's program order is the
-// cycle's order from its start, so every edge but the last goes forward in program order
-// and the last goes back to the first event, which only a communication edge can (a
-// program-order edge back would contradict the others, and an Rmw edge would make the
-// first and last events one instruction).
+// Whether the rotation of `cycle` from edge `s` starts at the first event of a thread: after
+// an external edge, or, in a one-thread cycle (`any_external` false), after an internal
+// communication edge. The test's program order is the cycle's order from its start, so every
+// edge but the last goes forward in program order and the last goes back to the first event,
+// which only a communication edge can (a program-order edge back would contradict the others,
+// and an Rmw edge would make the first and last events one instruction).
+bool starts_thread(std::span<const EdgeKind> cycle, std::size_t s, bool any_external) {
+  const EdgeKind last = cycle[(s + cycle.size() - 1) % cycle.size()];
+  return any_external ? is_external(last) : info(last).cls == EdgeClass::ComInternal;
+}
+
+// The rotations that start a thread (starts_thread).
 std::vector<Cycle> thread_rotations(std::span<const EdgeKind> cycle) {
   std::vector<Cycle> out;
   const std::size_t n = cycle.size();
   const bool any_external = count_if_edges(cycle, is_external) > 0;
   for (std::size_t s = 0; s < n; ++s) {
-    const EdgeKind last = cycle[(s + n - 1) % n];
-    if (any_external ? !is_external(last) : info(last).cls != EdgeClass::ComInternal) continue;
+    if (!starts_thread(cycle, s, any_external)) continue;
     Cycle r;
     for (std::size_t i = 0; i < n; ++i) r.push_back(cycle[(s + i) % n]);
     out.push_back(std::move(r));
@@ -684,13 +689,9 @@ const char* cycle_shape_error(std::span<const EdgeKind> cycle) {
 bool is_canonical_rotation(std::span<const EdgeKind> cycle) {
   const std::size_t n = cycle.size();
   const bool any_external = count_if_edges(cycle, is_external) > 0;
-  auto starts_thread = [&](std::size_t s) {
-    const EdgeKind last = cycle[(s + n - 1) % n];
-    return any_external ? is_external(last) : info(last).cls == EdgeClass::ComInternal;
-  };
-  if (!starts_thread(0)) return false;
+  if (!starts_thread(cycle, 0, any_external)) return false;
   for (std::size_t s = 1; s < n; ++s) {
-    if (!starts_thread(s)) continue;
+    if (!starts_thread(cycle, s, any_external)) continue;
     for (std::size_t i = 0; i < n; ++i) {
       const EdgeKind a = cycle[(s + i) % n], b = cycle[i];
       if (a == b) continue;
