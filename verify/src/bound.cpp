@@ -451,6 +451,7 @@ class SpaceSearch {
         if (top_[k]) upper_choice_[k] = equivalents_.narrowest[k][*top_[k]];
     choice_.assign(n_, 0);
     weakest_tries_.resize(n_);
+    weakest_at_.resize(n_);
     find_classes_that_may_be_dead();
   }
 
@@ -724,7 +725,12 @@ class SpaceSearch {
   // Whether the subtree below the prefix of p slots is decided without descending: racy
   // below a racy upper test, racy for want of a live class, or sound or racy by its weakest
   // code. When the weakest code fails, the prefix's critical slot is moved to position p.
-  bool decided_below(std::size_t p) {
+  // `same_upper`: the last slot fixed took its upper choice, so the upper test is the
+  // parent's (race-free, a repeated question), but the weakest code is not: that slot's code
+  // is now its upper choice's class, which may well remove what the parent's weakest code
+  // reached. Only the parent's very program is not simulated again.
+  bool decided_below(std::size_t p, bool same_upper) {
+    weakest_at_[p].clear();
     std::vector<std::size_t> upper = choice_;
     for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
     const model::CheckResult& m = ask_model(upper);
@@ -744,6 +750,11 @@ class SpaceSearch {
       return true;
     }
     if (found != Lower::Program) return false;
+    if (same_upper && p > 0 && lower == weakest_at_[p - 1]) {
+      weakest_at_[p] = std::move(lower);
+      return false;
+    }
+    weakest_at_[p] = lower;
     ++counts_.weaker_code_simulations;
     std::optional<FailedWeakest> failed;
     const bool decided = sound_below(lower, m, failed);
@@ -778,11 +789,14 @@ class SpaceSearch {
   }
 
   // `prefix_changed`: the last choice made differs from its slot's upper choice, so this
-  // prefix's upper test is not its parent's.
+  // prefix's upper test is not its parent's (docs/verification.md, "The upper choice's
+  // subtree").
   void descend(std::size_t p, bool prefix_changed) {
     if (control_.abandoned(space_index_)) return;
     if (p == n_) return check_leaf();
-    if (prefix_changed && tops_from_[p] && !settings_.bound.every_variation && decided_below(p)) return;
+    if (tops_from_[p] && !settings_.bound.every_variation &&
+        (prefix_changed || settings_.bound.weakest_code_below_upper_choice) && decided_below(p, !prefix_changed))
+      return;
     const std::size_t k = order_[p];
     for (const std::vector<std::size_t>& members : cls_[k].maxima)
       for (std::size_t m : members) {
@@ -816,9 +830,10 @@ class SpaceSearch {
   std::vector<bool> tops_from_;                           // per position of order_: every slot from there has a top
   std::vector<std::size_t> leaves_from_;                  // per position of order_: the products below
   ScopeEquivalents equivalents_;
-  std::vector<std::vector<bool>> may_be_dead_;  // per slot and class
-  std::vector<WeakestTries> weakest_tries_;     // per depth
-  std::vector<std::size_t> choice_;             // the current prefix (and leaf)
+  std::vector<std::vector<bool>> may_be_dead_;        // per slot and class
+  std::vector<WeakestTries> weakest_tries_;           // per depth
+  std::vector<std::vector<std::size_t>> weakest_at_;  // per depth, the weakest code decided_below simulated last
+  std::vector<std::size_t> choice_;                   // the current prefix (and leaf)
   // Tests seen, by two independent 64-bit hashes of their program key. Two tests with one
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.

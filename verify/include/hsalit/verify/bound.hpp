@@ -116,6 +116,11 @@ struct BoundOptions {
   // slots first"). Any order of the slots gives the same verdicts; this one splits the
   // tests that need different code before those that do not.
   bool critical_slots_first = true;
+  // Try the weakest code again below a slot fixed at its upper choice: the strongest test
+  // below is the parent's, but the weakest program now has that slot's upper code
+  // (docs/verification.md, "The upper choice's subtree"). Off, such a subtree is searched
+  // slot by slot at once.
+  bool weakest_code_below_upper_choice = true;
   // Find a slot's code classes once per thread context and choices (its thread with the
   // locations renamed, their segments), shared by every shape whose thread is the same,
   // instead of once per shape (fact 1 above; docs/verification.md).
