@@ -533,22 +533,28 @@ class SpaceSearch {
   // The model's answer for the test of `choices`, kept by them. With `sought`, a scoring
   // query (take_critical_slot): the enum engine may then answer only which of those outcomes
   // the test allows, evaluating only the executions with them when the test cannot race
-  // (model::CheckOptions::only_outcomes); such a partial answer is not kept, and lasts until
-  // the next question.
+  // (model::CheckOptions::only_outcomes). Such a partial answer is kept, with the outcomes
+  // it was asked about, until the test is asked about others: it also answers a question
+  // about some of them (its allowed outcomes among those are the whole answer's). A child
+  // whose upper test is its parent's scores the same slots against the same final states.
   const model::CheckResult& ask_model(const std::vector<std::size_t>& choices,
                                       const std::set<model::Outcome>* sought = nullptr) {
     const auto start = std::chrono::steady_clock::now();
     const model::CheckResult* r = nullptr;
+    auto partial = sought ? partially_asked_.find(choices) : partially_asked_.end();
     if (auto it = asked_.find(choices); it != asked_.end()) {
       r = &it->second;
+    } else if (partial != partially_asked_.end() &&
+               std::includes(partial->second.sought.begin(), partial->second.sought.end(), sought->begin(),
+                             sought->end())) {
+      r = &partial->second.answer;
     } else {
       const litmus::Test test = observe_everything(space_.test(choices));
       const model::CheckOptions& options = settings_.options.model;
       model::CheckResult answer =
           sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
       if (answer.partial) {
-        partial_answer_ = std::move(answer);
-        r = &partial_answer_;
+        r = &(partially_asked_[choices] = PartialAnswer{*sought, std::move(answer)}).answer;
       } else {
         r = &asked_.emplace(choices, std::move(answer)).first->second;
       }
@@ -822,7 +828,11 @@ class SpaceSearch {
   // The model's whole answers by the choices of the slots (the tests of one space differ in
   // nothing else), so that a repeated question builds and prints no test.
   std::map<std::vector<std::size_t>, model::CheckResult> asked_;
-  model::CheckResult partial_answer_;                     // the latest partial answer of ask_model
+  struct PartialAnswer {
+    std::set<model::Outcome> sought;  // the outcomes it was asked about
+    model::CheckResult answer;        // which of them the test allows
+  };
+  std::map<std::vector<std::size_t>, PartialAnswer> partially_asked_;  // the latest per test
   const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests
