@@ -56,14 +56,43 @@ bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& ref
 
 namespace {
 
+// Whether the listing of candidates reads the test's scope tree and segments: only through
+// the cells, where a group-segment location has a copy per work-group (Program::copy_of,
+// one copy when every thread shares a work-group), and the participants of a barrier.
+bool listing_reads_scopes(const litmus::Test& test) {
+  for (const litmus::Thread& thread : test.threads)
+    for (const litmus::Instruction& ins : thread.code)
+      if (ins.kind == litmus::OpKind::Barrier) return true;
+  for (std::size_t t = 1; t < test.threads.size(); ++t)
+    if (!test.scopes.same_instance(0, static_cast<int>(t), Scope::WorkGroup))
+      return std::any_of(test.regions.begin(), test.regions.end(),
+                         [](const litmus::RegionEntry& r) { return r.segment == litmus::Segment::Group; });
+  return false;
+}
+
 // What the enum engine's list of candidates depends on: the test without its name, its
 // metadata and the atomicity, order and scope of each instruction (Program copies those
-// into its events and nothing else reads them; the engine's listing reads no event's).
+// into its events and nothing else reads them; the engine's listing reads no event's), and
+// without its scope tree and segments where the listing does not read them (the scope
+// instances and segments that the evaluation reads are the checked program's own). So the
+// placements of a program with global locations share one listing, and so do the segment
+// assignments of a program whose threads share a work-group.
 std::string enumeration_key(const litmus::Test& test) {
   litmus::Test t = test;
   t.name.clear();
   t.description.clear();
   t.metadata.clear();
+  if (!listing_reads_scopes(test)) {
+    t.scopes = litmus::ScopeTree::default_for(static_cast<int>(t.threads.size()));
+    // Every location named global, in the order of the test's locations (which places
+    // them), whether the test declared its segment or not.
+    t.regions.clear();
+    for (std::string& location : test.location_names()) {
+      litmus::RegionEntry global;
+      global.location = std::move(location);
+      t.regions.push_back(std::move(global));
+    }
+  }
   for (litmus::Thread& thread : t.threads)
     for (litmus::Instruction& ins : thread.code) {
       ins.annots.atomic = false;

@@ -31,6 +31,9 @@ std::optional<ModelVariant> model_variant_from_string(std::string_view t) {
 }
 
 Program::Program(const litmus::Test& test) : test_(&test) {
+  one_workgroup_ = true;
+  for (std::size_t t = 1; t < test.threads.size(); ++t)
+    one_workgroup_ = one_workgroup_ && test.scopes.same_instance(0, static_cast<int>(t), Scope::WorkGroup);
   build_locations();
   build_events();
   build_instances();
@@ -251,7 +254,7 @@ std::string Program::describe_value(Value v) const {
 }
 
 std::uint32_t Program::copy_of(int location, int thread) const {
-  if (locations_[static_cast<std::size_t>(location)].segment != Segment::Group) return 0;
+  if (locations_[static_cast<std::size_t>(location)].segment != Segment::Group || one_workgroup_) return 0;
   return test_->scopes.instance(thread, Scope::WorkGroup) + 1;
 }
 

@@ -252,6 +252,10 @@ namespace {
 
 constexpr std::size_t kNoStop = std::numeric_limits<std::size_t>::max();
 
+// Candidate listings kept per worker thread: a space's programs differ in their fences and
+// dependencies, and spaces next to each other in the enumeration share programs.
+constexpr std::size_t kKeptListingsPerWorker = 8;
+
 // What every space's search reads: the table, the target, the options and which of the
 // facts of bound.hpp apply.
 struct SearchSettings {
@@ -263,6 +267,9 @@ struct SearchSettings {
   std::size_t max_tests = 0;
   bool code_dominance = false;  // fact 3
   bool narrowing = false;       // fact 4
+  // The enum engine's candidates, kept across the spaces: the placements of a program with
+  // only global locations share one listing (model::CandidateMemo).
+  std::shared_ptr<model::CandidateMemo> candidates;
 };
 
 // What the workers share while they search: tests checked, and whether to stop (a failure,
@@ -436,7 +443,7 @@ class SpaceSearch {
         n_(slots_.size()),
         counts_(counts),
         record_(record),
-        cache_(/*keep_candidates=*/true, kKeptSimulations),
+        cache_(settings.candidates, kKeptSimulations),
         first_(space.test(std::vector<std::size_t>(n_, 0))) {
     top_.resize(n_);
     for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k]);
@@ -878,6 +885,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       .max_tests = bound.max_tests,
       .code_dominance = bound_options.code_dominance && code_order,
       .narrowing = bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa,
+      .candidates = std::make_shared<model::CandidateMemo>(kKeptListingsPerWorker *
+                                                           static_cast<std::size_t>(std::max(1, options.jobs))),
   };
 
   BoundVerification out;

@@ -277,8 +277,8 @@ std::string_view to_string(TestStatus status) {
   return "?";
 }
 
-VerificationCache::VerificationCache(bool keep_candidates, std::size_t kept_simulations) {
-  if (keep_candidates) candidates_.emplace();
+VerificationCache::VerificationCache(std::shared_ptr<model::CandidateMemo> candidates, std::size_t kept_simulations)
+    : candidates_(std::move(candidates)) {
   if (kept_simulations > 0) simulations_.emplace(kept_simulations);
 }
 

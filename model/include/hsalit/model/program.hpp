@@ -102,7 +102,9 @@ class Program {
   // A value as a person reads it: a location's name for its address, else the number.
   std::string describe_value(Value v) const;
   // Which copy of a location an access by `thread` touches: the work-group instance for
-  // group-segment locations, 0 for global ones.
+  // group-segment locations, 0 for global ones and for the one copy of a test whose threads
+  // all share a work-group (so that such a test's cells do not depend on the segments,
+  // which lets the enum engine's candidates be shared, docs/model.md).
   std::uint32_t copy_of(int location, int thread) const;
   // The copy of a location that a final condition names: the work-group of the
   // lowest-numbered thread that accesses it (0 for global locations).
@@ -122,6 +124,7 @@ class Program {
   std::vector<ScopeInstance> instances_;
   std::vector<std::uint32_t> observed_copy_;
   std::optional<std::string> unsupported_;
+  bool one_workgroup_ = false;  // every thread in one work-group
 };
 
 inline constexpr Value kAddressBase = Value{1} << 40;

@@ -87,11 +87,13 @@ struct TestVerification {
 // between threads.
 class VerificationCache {
  public:
-  // `keep_candidates`: the tests checked differ only in orders and scopes (one variation
-  // space), so the enum engine's candidate executions are listed once and kept
-  // (model::CandidateMemo). `kept_simulations`: how many of the latest simulations to keep
+  // `candidates`: the tests checked differ only in orders and scopes (one variation space,
+  // or the spaces of a bound), so the enum engine's candidate executions are listed once
+  // per program and kept there (model::CandidateMemo, which other caches may share); null:
+  // listed at every check. `kept_simulations`: how many of the latest simulations to keep
   // (none: every simulation searches).
-  explicit VerificationCache(bool keep_candidates = false, std::size_t kept_simulations = 0);
+  explicit VerificationCache(std::shared_ptr<model::CandidateMemo> candidates = nullptr,
+                             std::size_t kept_simulations = 0);
 
   const model::CheckResult& check(const litmus::Test& test, const model::CheckOptions& options);
   // check() through the kept candidates, the result not kept: for a caller that keeps its
@@ -108,7 +110,7 @@ class VerificationCache {
  private:
   std::mutex mutex_;
   std::map<std::string, model::CheckResult> results_;
-  std::optional<model::CandidateMemo> candidates_;
+  std::shared_ptr<model::CandidateMemo> candidates_;
   std::optional<runner::SimulationMemo> simulations_;
 };
 
