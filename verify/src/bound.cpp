@@ -683,14 +683,29 @@ class SpaceSearch {
     return weaker;
   }
 
+  // How many of the weakest code's forbidden final states a weakened upper test allows, by
+  // a question about those only; 0 for a racy or undecided one. The weakened test allows
+  // what the upper test allows (fact 2), so what it leaves forbidden of the simulation's
+  // final states is among those the upper test forbids.
+  std::size_t allowed_when_weakened(const std::vector<std::size_t>& weakened, const FailedWeakest& failed,
+                                    bool& race_free) {
+    const model::CheckResult& w = ask_model(weakened, &failed.outcomes);
+    race_free = !w.unknown() && !w.racy;
+    if (!race_free || w.evaluated != failed.evaluated) return 0;
+    std::size_t allowed = 0;
+    for (const model::Outcome& o : failed.outcomes)
+      allowed += std::binary_search(w.outcomes.begin(), w.outcomes.end(), o) ? 1 : 0;
+    return allowed;
+  }
+
   // How many of the weakest code's forbidden final states the upper test still forbids with
-  // slot k alone weakened, at the least. Only the weakest race-free choices are asked: a
-  // race-free choice allows at least what every stronger one allows (fact 2).
+  // slot k alone weakened, at the least; `race_free` receives the choices asked that keep
+  // the test race-free. Only the weakest race-free choices are asked: a race-free choice
+  // allows at least what every stronger one allows (fact 2).
   std::size_t least_forbidden_weakening(std::size_t k, const std::vector<std::size_t>& upper,
-                                        const FailedWeakest& failed) {
+                                        const FailedWeakest& failed, std::vector<std::size_t>& race_free) {
     const std::vector<Variation>& choices = slots_[k].choices;
     std::size_t least = failed.forbidden;
-    std::vector<std::size_t> race_free;
     std::vector<std::size_t> weakened = upper;
     for (std::size_t c : weaker_choices(k, upper[k])) {
       if (least == 0) break;
@@ -698,18 +713,36 @@ class SpaceSearch {
                       [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
         continue;
       weakened[k] = c;
-      const model::CheckResult& w = ask_model(weakened, &failed.outcomes);
-      if (w.unknown() || w.racy) continue;
+      bool race_free_here = false;
+      const std::size_t allowed = allowed_when_weakened(weakened, failed, race_free_here);
+      if (!race_free_here) continue;
       race_free.push_back(c);
-      if (w.evaluated != failed.evaluated) continue;
-      // The weakened test allows what the upper test allows (fact 2), so what it leaves
-      // forbidden of the simulation's final states is among those the upper test forbids.
-      std::size_t allowed = 0;
-      for (const model::Outcome& o : failed.outcomes)
-        allowed += std::binary_search(w.outcomes.begin(), w.outcomes.end(), o) ? 1 : 0;
       least = std::min(least, failed.forbidden - allowed);
     }
     return least;
+  }
+
+  // Where no slot weakened alone allows any of the weakest code's forbidden final states,
+  // they need two weakened at once (as two accesses of a thread reordered): the position of
+  // the later slot of the first pair (in `order_` from p) whose weakest race-free choices,
+  // taken together, allow one of them, or p when none does. `race_free`: per position, the
+  // choices that least_forbidden_weakening found race-free.
+  std::size_t critical_pair(std::size_t p, const std::vector<std::size_t>& upper, const FailedWeakest& failed,
+                            const std::vector<std::vector<std::size_t>>& race_free) {
+    std::vector<std::size_t> weakened = upper;
+    for (std::size_t a = p; a < n_; ++a)
+      for (std::size_t b = a + 1; b < n_; ++b)
+        for (std::size_t ca : race_free[a])
+          for (std::size_t cb : race_free[b]) {
+            weakened[order_[a]] = ca;
+            weakened[order_[b]] = cb;
+            bool race_free_here = false;
+            const std::size_t allowed = allowed_when_weakened(weakened, failed, race_free_here);
+            weakened[order_[a]] = upper[order_[a]];
+            weakened[order_[b]] = upper[order_[b]];
+            if (allowed > 0) return b;
+          }
+    return p;
   }
 
   // Moves the critical slot of a prefix whose weakest code failed to position p of
@@ -718,17 +751,19 @@ class SpaceSearch {
   // alone takes a weaker race-free choice: the tests that differ there need different code,
   // so splitting them first lets the subtrees below be decided by their weakest code, where
   // branching on a slot that changes nothing would multiply the subtrees that fail. Scoring
-  // stops at a slot that allows them all. Any order gives the same verdicts (each pruning is
-  // sound for any set of fixed slots); this costs model queries only, the children's upper
-  // tests among them. Only among slots with a strongest choice, which come after those
-  // without.
+  // stops at a slot that allows them all; when every score is zero, pairs of slots are
+  // scored (critical_pair). Any order gives the same verdicts (each pruning is sound for any
+  // set of fixed slots); this costs model queries only, the children's upper tests among
+  // them. Only among slots with a strongest choice, which come after those without.
   bool take_critical_slot(std::size_t p, const std::vector<std::size_t>& upper, const FailedWeakest& failed) {
     if (!tops_from_[p]) return false;
     std::size_t best = p, best_score = 0;
+    std::vector<std::vector<std::size_t>> race_free(n_);
     for (std::size_t q = p; q < n_ && best_score < failed.forbidden; ++q) {
-      const std::size_t score = failed.forbidden - least_forbidden_weakening(order_[q], upper, failed);
+      const std::size_t score = failed.forbidden - least_forbidden_weakening(order_[q], upper, failed, race_free[q]);
       if (score > best_score) best = q, best_score = score;
     }
+    if (best_score == 0 && settings_.bound.critical_pairs) best = critical_pair(p, upper, failed, race_free);
     if (best == p) return false;
     std::swap(order_[p], order_[best]);
     recount_leaves(p);

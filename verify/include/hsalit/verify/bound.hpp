@@ -116,6 +116,9 @@ struct BoundOptions {
   // slots first"). Any order of the slots gives the same verdicts; this one splits the
   // tests that need different code before those that do not.
   bool critical_slots_first = true;
+  // With critical_slots_first, where no slot weakened alone allows a forbidden final state of
+  // the weakest code, branch on a slot of the first pair that does (docs/verification.md).
+  bool critical_pairs = true;
   // Try the weakest code again below a slot fixed at its upper choice: the strongest test
   // below is the parent's, but the weakest program now has that slot's upper code
   // (docs/verification.md, "The upper choice's subtree"). Off, such a subtree is searched
