@@ -267,8 +267,8 @@ struct SearchSettings {
   std::size_t max_tests = 0;
   bool code_dominance = false;  // fact 3
   bool narrowing = false;       // fact 4
-  // The enum engine's candidates, kept across the spaces: the placements of a program with
-  // only global locations share one listing (model::CandidateMemo).
+  // The enum engine's candidates, kept across the spaces: a cycle's placements and segment
+  // assignments mostly share one listing (model::CandidateMemo, docs/model.md).
   std::shared_ptr<model::CandidateMemo> candidates;
 };
 
@@ -884,7 +884,7 @@ class SpaceSearch {
   ScopeEquivalents equivalents_;
   std::vector<std::vector<bool>> may_be_dead_;        // per slot and class
   std::vector<WeakestTries> weakest_tries_;           // per depth
-  std::vector<std::vector<std::size_t>> weakest_at_;  // per depth, the weakest code decided_below simulated last
+  std::vector<std::vector<std::size_t>> weakest_at_;  // per depth, the prefix's weakest program (if built)
   std::vector<std::size_t> choice_;                   // the current prefix (and leaf)
   // Tests seen, by two independent 64-bit hashes of their program key. Two tests with one
   // program key lie in spaces with one program key, which are verified once, so the set is
