@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <random>
 #include <set>
@@ -515,6 +516,34 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
 // How many weakest-code simulations a bound's search asked for, counting those left out.
 std::size_t weakest_code_tries(const BoundStatistics& s) { return s.weaker_code_simulations + s.weaker_code_left_out; }
 
+// What a search spent on its products: tests checked one by one and weakest-code simulations.
+std::size_t search_work(const BoundStatistics& s) { return s.checked + weakest_code_tries(s); }
+
+// Every product a search accounted for: reached and verified, or decided by a pruning.
+std::size_t products_accounted(const BoundStatistics& s) {
+  return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
+}
+
+// Each slice searched with the default options and with `without`, under the default
+// assumptions (finding 2 for the slices not sound by default) and under the remedies:
+// verify_with_and_without's checks, every product accounted for once by both, and `each`
+// for the test's own checks (`sound`: the verdict expected there).
+void for_each_slice_with_and_without(
+    std::initializer_list<VerdictSlice> slices, const BoundOptions& without,
+    const std::function<void(const BoundVerification& with, const BoundVerification& plain, const VerdictSlice& slice,
+                             bool sound)>& each) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  for (const VerdictSlice& slice : slices)
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
+      const bool sound = remedies || slice.sound_by_default;
+      const auto [with, plain] =
+          verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {}, without, sound);
+      EXPECT_EQ(products_accounted(with.statistics), products_accounted(plain.statistics));
+      each(with, plain, slice, sound);
+    }
+}
+
 // Whether the weakest-code simulations of some depth kept failing and were left out.
 bool expect_code_dominance_agrees(const codegen::MappingTable& table, const litmus::GenerateOptions& g, bool remedies) {
   BoundOptions without;
@@ -558,24 +587,20 @@ TEST(BoundReduction, CodeDominanceAgreesWithTheClassesAlone) {
 // work-group (where every class is live) and in both. The same verdict, each counterexample
 // one the plainer search finds, and across work-groups more subtrees decided at once.
 TEST(BoundReduction, LiveClassesAgreeWithEveryClass) {
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  for (const VerdictSlice& slice :
-       {VerdictSlice{
-            "family=ISA2/WRC/MP/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global", true},
-        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
-      BoundOptions every_class;
-      every_class.live_classes = false;
-      const auto [live, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
-                                                         every_class, remedies || slice.sound_by_default);
-      EXPECT_EQ(live.statistics.spaces, plain.statistics.spaces);
-      EXPECT_LE(live.statistics.checked, plain.statistics.checked);
-      EXPECT_LE(weakest_code_tries(live.statistics), weakest_code_tries(plain.statistics));
-      if (remedies || slice.sound_by_default) {
-        EXPECT_LT(weakest_code_tries(live.statistics), weakest_code_tries(plain.statistics));
-      }
-    }
+  BoundOptions every_class;
+  every_class.live_classes = false;
+  for_each_slice_with_and_without(
+      {VerdictSlice{"family=ISA2/WRC/MP/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
+                    true},
+       VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}},
+      every_class, [](const BoundVerification& live, const BoundVerification& plain, const VerdictSlice&, bool sound) {
+        EXPECT_EQ(live.statistics.spaces, plain.statistics.spaces);
+        EXPECT_LE(live.statistics.checked, plain.statistics.checked);
+        EXPECT_LE(weakest_code_tries(live.statistics), weakest_code_tries(plain.statistics));
+        if (sound) {
+          EXPECT_LT(weakest_code_tries(live.statistics), weakest_code_tries(plain.statistics));
+        }
+      });
 }
 
 namespace {
@@ -650,32 +675,25 @@ TEST(BoundReduction, SharedSlotClassesAgreeWithClassesPerShape) {
 // pruned unless sound, whatever the order), every product accounted for once, and fewer
 // weakest-code simulations wherever a critical slot was taken.
 TEST(BoundReduction, CriticalSlotsFirstAgreeWithTheStaticOrder) {
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  auto products = [](const BoundStatistics& s) {
-    return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
-  };
-  for (const VerdictSlice& slice :
-       {VerdictSlice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
-                     true},
-        VerdictSlice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
-        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
-      BoundOptions static_order;
-      static_order.critical_slots_first = false;
-      const auto [critical, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
-                                                             static_order, remedies || slice.sound_by_default);
-      EXPECT_EQ(counterexample_names(critical.report), counterexample_names(plain.report));
-      EXPECT_EQ(products(critical.statistics), products(plain.statistics));
-      EXPECT_EQ(plain.statistics.critical_branchings, 0u);
-      if (critical.statistics.critical_branchings > 0) {
-        EXPECT_LE(critical.statistics.checked, plain.statistics.checked);
-        EXPECT_LT(weakest_code_tries(critical.statistics), weakest_code_tries(plain.statistics));
-      }
-      if (std::string_view(slice.spec).ends_with("placements=same-wg")) {
-        EXPECT_GT(critical.statistics.critical_branchings, 0u);
-      }
-    }
+  BoundOptions static_order;
+  static_order.critical_slots_first = false;
+  for_each_slice_with_and_without(
+      {VerdictSlice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
+                    true},
+       VerdictSlice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
+       VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}},
+      static_order,
+      [](const BoundVerification& critical, const BoundVerification& plain, const VerdictSlice& slice, bool) {
+        EXPECT_EQ(counterexample_names(critical.report), counterexample_names(plain.report));
+        EXPECT_EQ(plain.statistics.critical_branchings, 0u);
+        if (critical.statistics.critical_branchings > 0) {
+          EXPECT_LE(critical.statistics.checked, plain.statistics.checked);
+          EXPECT_LT(weakest_code_tries(critical.statistics), weakest_code_tries(plain.statistics));
+        }
+        if (std::string_view(slice.spec).ends_with("placements=same-wg")) {
+          EXPECT_GT(critical.statistics.critical_branchings, 0u);
+        }
+      });
 }
 
 // Pairs of slots scored where no slot alone allows a forbidden final state of the weakest
@@ -685,30 +703,22 @@ TEST(BoundReduction, CriticalSlotsFirstAgreeWithTheStaticOrder) {
 // work-groups. The same verdict, each counterexample one the other search finds, every
 // product accounted for once, and fewer weakest-code simulations in all.
 TEST(BoundReduction, CriticalPairsAgreeWithTheStaticOrderThere) {
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  auto products = [](const BoundStatistics& s) {
-    return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
-  };
-  std::size_t tries_pairs = 0, tries_plain = 0;
-  for (const VerdictSlice& slice :
-       {VerdictSlice{"threads=2,accesses=3,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,"
-                     "max=1000000000,shard=1/40",
-                     true},
-        VerdictSlice{"cycle=PosWW PosWR Rmw Rfe Rmw PosWR PodRR Rmw Rfe Rmw PodWR Rmw PosWR Rmw Wse,"
-                     "placements=same-wg,max=1000000000",
-                     true},
-        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
-      BoundOptions singles;
-      singles.critical_pairs = false;
-      const auto [pairs, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
-                                                          singles, remedies || slice.sound_by_default);
-      EXPECT_EQ(products(pairs.statistics), products(plain.statistics));
-      tries_pairs += pairs.statistics.checked + weakest_code_tries(pairs.statistics);
-      tries_plain += plain.statistics.checked + weakest_code_tries(plain.statistics);
-    }
-  EXPECT_LT(tries_pairs, tries_plain);
+  BoundOptions singles;
+  singles.critical_pairs = false;
+  std::size_t work_pairs = 0, work_plain = 0;
+  for_each_slice_with_and_without(
+      {VerdictSlice{"threads=2,accesses=3,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,"
+                    "max=1000000000,shard=1/40",
+                    true},
+       VerdictSlice{"cycle=PosWW PosWR Rmw Rfe Rmw PosWR PodRR Rmw Rfe Rmw PodWR Rmw PosWR Rmw Wse,"
+                    "placements=same-wg,max=1000000000",
+                    true},
+       VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}},
+      singles, [&](const BoundVerification& pairs, const BoundVerification& plain, const VerdictSlice&, bool) {
+        work_pairs += search_work(pairs.statistics);
+        work_plain += search_work(plain.statistics);
+      });
+  EXPECT_LT(work_pairs, work_plain);
 }
 
 // The weakest code tried again below a slot fixed at its upper choice, against the search
@@ -717,27 +727,19 @@ TEST(BoundReduction, CriticalPairsAgreeWithTheStaticOrderThere) {
 // The same verdict, each counterexample one the other search finds, every product
 // accounted for once, no more tests checked, and fewer tests checked and simulated in all.
 TEST(BoundReduction, WeakestCodeBelowTheUpperChoiceAgreesWithoutIt) {
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  auto products = [](const BoundStatistics& s) {
-    return s.classes + s.racy_below_racy + s.decided_below_weaker + s.decided_by_narrower_scope;
-  };
+  BoundOptions slot_by_slot;
+  slot_by_slot.weakest_code_below_upper_choice = false;
   std::size_t work_again = 0, work_plain = 0;
-  for (const VerdictSlice& slice :
-       {VerdictSlice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
-                     true},
-        VerdictSlice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
-        VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice.spec) + (remedies ? " remedies" : " default"));
-      BoundOptions slot_by_slot;
-      slot_by_slot.weakest_code_below_upper_choice = false;
-      const auto [again, plain] = verify_with_and_without(spec(slice.spec), table, sc_options(true, remedies), {},
-                                                          slot_by_slot, remedies || slice.sound_by_default);
-      EXPECT_EQ(products(again.statistics), products(plain.statistics));
-      EXPECT_LE(again.statistics.checked, plain.statistics.checked);
-      work_again += again.statistics.checked + weakest_code_tries(again.statistics);
-      work_plain += plain.statistics.checked + weakest_code_tries(plain.statistics);
-    }
+  for_each_slice_with_and_without(
+      {VerdictSlice{"family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,segments=global",
+                    true},
+       VerdictSlice{"family=ISA2/WRC/MP/SB,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg", true},
+       VerdictSlice{"family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg", false}},
+      slot_by_slot, [&](const BoundVerification& again, const BoundVerification& plain, const VerdictSlice&, bool) {
+        EXPECT_LE(again.statistics.checked, plain.statistics.checked);
+        work_again += search_work(again.statistics);
+        work_plain += search_work(plain.statistics);
+      });
   EXPECT_LT(work_again, work_plain);
 }
 
