@@ -178,6 +178,12 @@ std::uint32_t ScopeTree::instance(int thread, Scope level) const {
   return instances_[static_cast<std::size_t>(thread)][static_cast<std::size_t>(level)];
 }
 
+bool ScopeTree::one_instance(Scope level) const {
+  for (int t = 1; t < thread_count(); ++t)
+    if (!same_instance(0, t, level)) return false;
+  return true;
+}
+
 Scope ScopeTree::common_scope(int a, int b) const {
   for (Scope level : kAllScopes)
     if (same_instance(a, b, level)) return level;

@@ -63,11 +63,9 @@ bool listing_reads_scopes(const litmus::Test& test) {
   for (const litmus::Thread& thread : test.threads)
     for (const litmus::Instruction& ins : thread.code)
       if (ins.kind == litmus::OpKind::Barrier) return true;
-  for (std::size_t t = 1; t < test.threads.size(); ++t)
-    if (!test.scopes.same_instance(0, static_cast<int>(t), Scope::WorkGroup))
-      return std::any_of(test.regions.begin(), test.regions.end(),
-                         [](const litmus::RegionEntry& r) { return r.segment == litmus::Segment::Group; });
-  return false;
+  return !test.scopes.one_instance(Scope::WorkGroup) &&
+         std::any_of(test.regions.begin(), test.regions.end(),
+                     [](const litmus::RegionEntry& r) { return r.segment == litmus::Segment::Group; });
 }
 
 // What the enum engine's list of candidates depends on: the test without its name, its

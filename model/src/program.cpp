@@ -31,9 +31,7 @@ std::optional<ModelVariant> model_variant_from_string(std::string_view t) {
 }
 
 Program::Program(const litmus::Test& test) : test_(&test) {
-  one_workgroup_ = true;
-  for (std::size_t t = 1; t < test.threads.size(); ++t)
-    one_workgroup_ = one_workgroup_ && test.scopes.same_instance(0, static_cast<int>(t), Scope::WorkGroup);
+  one_workgroup_ = test.scopes.one_instance(Scope::WorkGroup);
   build_locations();
   build_events();
   build_instances();

@@ -37,6 +37,17 @@ TEST(ScopeTree, SkippedLevelAboveAGroupIsSharedByTheGroup) {
   EXPECT_EQ(t.common_scope(0, 3), Scope::System);
 }
 
+TEST(ScopeTree, OneInstanceHoldsEveryThreadOrNot) {
+  ScopeTree same = tree_of(3, "scopes: (agent (wg 0 1 2))");
+  EXPECT_TRUE(same.one_instance(Scope::WorkGroup));
+  EXPECT_TRUE(same.one_instance(Scope::Agent));
+  EXPECT_FALSE(same.one_instance(Scope::Wavefront));
+  ScopeTree split = tree_of(3, "scopes: (agent (wg 0 1) (wg 2))");
+  EXPECT_FALSE(split.one_instance(Scope::WorkGroup));
+  EXPECT_TRUE(split.one_instance(Scope::Agent));
+  EXPECT_TRUE(tree_of(1, "scopes: (agent (wg 0))").one_instance(Scope::Wavefront));
+}
+
 TEST(ScopeTree, ExplicitWavesAndWorkItems) {
   ScopeTree t = tree_of(3, "scopes: (system (agent (wg (wave (wi P0)) (wave (wi P1) (wi P2)))))");
   EXPECT_FALSE(t.same_instance(0, 1, Scope::Wavefront));

@@ -69,6 +69,8 @@ class ScopeTree {
   // they are in the same instance. Requires a resolved tree.
   std::uint32_t instance(int thread, Scope level) const;
   bool same_instance(int a, int b, Scope level) const { return instance(a, level) == instance(b, level); }
+  // Whether every thread lies in one instance at `level` (true for a single thread).
+  bool one_instance(Scope level) const;
   // The narrowest level at which two threads share an instance.
   Scope common_scope(int a, int b) const;
 
