@@ -216,6 +216,62 @@ TEST(BoundReduction, ModelCannotTellApartScopesHoldingTheSameThreads) {
   EXPECT_GT(with_z3, 25u);
 }
 
+// Fact 6: with every thread in one work-group, the model answers a test with some locations
+// in the group segment as it answers the test with all of them global (the same choices of
+// the same slots): races, the columns evaluated and the allowed final states, with both
+// engines. Not so without scope inclusion: there a group location's agent-scope atomic,
+// acting at work-group scope (HSA SysArch 3.3.6), matches a work-group-scope one that a
+// global location's does not, so the hrf-indirect model tells the segments apart.
+TEST(BoundReduction, ModelCannotTellApartSegmentsInOneWorkGroup) {
+  const litmus::GenerateOptions g = spec(
+      "family=MP/SB/LB/2+2W/CoRR/WRC/ISA2/IRIW,orders=na+rlx+scacq+screl+scar,scopes=wave+wg+agent+system,"
+      "placements=same-wg,segments=global+group,fences=scacq+screl");
+  std::map<std::string, litmus::VariationSpace> all_global;
+  std::vector<litmus::VariationSpace> with_group;
+  litmus::for_each_variation_space(g, [&](const litmus::VariationSpace& space) {
+    const litmus::Test first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
+    const auto& names = first.location_names();
+    if (std::all_of(names.begin(), names.end(),
+                    [&](const std::string& l) { return first.segment_of(l) == litmus::Segment::Global; }))
+      all_global.emplace(space.cycle(), space);
+    else
+      with_group.push_back(space);
+  });
+  std::size_t pairs = 0, race_free = 0, with_z3 = 0, hrf_differ = 0;
+  for (const litmus::VariationSpace& space : with_group) {
+    const litmus::VariationSpace& global = all_global.at(space.cycle());
+    ASSERT_EQ(global.slots().size(), space.slots().size());
+    std::mt19937 rng(static_cast<unsigned>(space.size()) + static_cast<unsigned>(pairs));
+    for (int sample = 0; sample < 96; ++sample) {
+      const std::vector<std::size_t> choice = test_support::random_choice(space, rng);
+      const litmus::Test a = observe_everything(global.test(choice));
+      const litmus::Test b = observe_everything(space.test(choice));
+      std::vector<model::CheckOptions> engines{enum_engine()};
+      if (pairs % 40 == 0) engines.push_back(model::CheckOptions{});  // z3
+      for (const model::CheckOptions& engine : engines) {
+        const model::CheckResult in_global = model::check(a, engine), in_group = model::check(b, engine);
+        ASSERT_FALSE(in_global.unknown() || in_group.unknown()) << b.name;
+        EXPECT_EQ(in_global.racy, in_group.racy) << a.name << " and " << b.name;
+        EXPECT_EQ(in_global.evaluated, in_group.evaluated);
+        if (!in_global.racy) {
+          EXPECT_EQ(in_global.outcomes, in_group.outcomes) << a.name << " and " << b.name;
+          race_free += engine.engine == model::Engine::Enum ? 1 : 0;
+        }
+        with_z3 += engine.engine == model::Engine::Z3 ? 1 : 0;
+      }
+      model::CheckOptions hrf = enum_engine();
+      hrf.variant = model::ModelVariant::HrfIndirect;
+      const model::CheckResult hrf_global = model::check(a, hrf), hrf_group = model::check(b, hrf);
+      hrf_differ += hrf_global.racy != hrf_group.racy || hrf_global.outcomes != hrf_group.outcomes ? 1 : 0;
+      ++pairs;
+    }
+  }
+  EXPECT_GT(pairs, 2000u);
+  EXPECT_GT(race_free, 300u);
+  EXPECT_GT(with_z3, 40u);
+  EXPECT_GT(hrf_differ, 0u);
+}
+
 // The spaces of `g` with work-groups in several agents, each with the space that has the same
 // work-groups in one agent (fact 5 of verify/bound.hpp).
 std::vector<std::pair<litmus::VariationSpace, litmus::VariationSpace>> spaces_with_agents_merged(
@@ -743,6 +799,37 @@ TEST(BoundReduction, WeakestCodeBelowTheUpperChoiceAgreesWithoutIt) {
   EXPECT_LT(work_again, work_plain);
 }
 
+// The model's answers shared between the one-work-group spaces of a cycle that differ only
+// in their segments (fact 6) against answers per space: the answers are the same, so the
+// searches are the same to the last count, with fewer questions for the engine. (Sharing
+// them with the cycle's other placements too changes the counts on the second slice.)
+TEST(BoundReduction, AnswersSharedAcrossSegmentsAgreeWithAnswersPerSpace) {
+  BoundOptions per_space;
+  std::size_t engine_shared = 0, engine_per_space = 0;
+  auto engine_queries = [](std::size_t& sum) {
+    return [&sum](const SpaceCost& c) { sum += c.model_queries - c.kept_answers; };
+  };
+  BoundOptions shared;
+  shared.on_space = engine_queries(engine_shared);
+  per_space.on_space = engine_queries(engine_per_space);
+  per_space.answers_across_segments = false;
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  for (const char* slice : {"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
+                            "placements=same-wg,segments=global+group",
+                            "family=MP/SB/WRC/ISA2,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg+diff-wg"})
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(std::string(slice) + (remedies ? " remedies" : " default"));
+      const VerifyOptions o = sc_options(true, remedies);
+      const BoundVerification a = verify_bound(spec(slice), table, o, shared);
+      const BoundVerification b = verify_bound(spec(slice), table, o, per_space);
+      EXPECT_EQ(a.report.sound(), b.report.sound());
+      EXPECT_EQ(counterexample_names(a.report), counterexample_names(b.report));
+      EXPECT_EQ(render_statistics(a.statistics).substr(0, render_statistics(a.statistics).rfind(';')),
+                render_statistics(b.statistics).substr(0, render_statistics(b.statistics).rfind(';')));
+    }
+  EXPECT_LT(engine_shared, engine_per_space);
+}
+
 // The reduction against the plain check of every test, on a slice with counterexamples
 // (scacq/screl as acquire/release are not SC: docs/mappings.md, finding 1) and without.
 TEST(BoundReduction, AgreesWithCheckingEveryVariation) {
@@ -1077,6 +1164,7 @@ TEST(BoundReduction, SpaceCostsAddUpToTheStatistics) {
     EXPECT_EQ(c.workgroup_of_thread.size(), c.agent_of_thread.size());
     EXPECT_TRUE(c.global || c.group);
     EXPECT_LE(c.racy_answers, c.model_queries);
+    EXPECT_LE(c.kept_answers, c.model_queries);
     EXPECT_GT(c.model_queries, 0u);  // every space asks at least its root's upper test
     EXPECT_LE(c.model_seconds + c.simulation_seconds + c.checked_seconds, c.seconds * 1.01 + 1e-3);
     if (std::all_of(c.workgroup_of_thread.begin(), c.workgroup_of_thread.end(), [](int w) { return w == 0; }))

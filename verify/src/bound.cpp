@@ -267,6 +267,7 @@ struct SearchSettings {
   std::size_t max_tests = 0;
   bool code_dominance = false;  // fact 3
   bool narrowing = false;       // fact 4
+  bool shared_answers = false;  // fact 6
   // The enum engine's candidates, kept across the spaces: a cycle's placements and segment
   // assignments mostly share one listing (model::CandidateMemo, docs/model.md).
   std::shared_ptr<model::CandidateMemo> candidates;
@@ -425,6 +426,37 @@ class ShapeClassCache {
 // racy, every test below is (fact 2), and the subtree is skipped; if it is race-free, the
 // program with every later slot at its weakest live code may decide the subtree (fact 3).
 // docs/verification.md, "Every variation of a bound", says why each step is sound.
+// The model's answers within a space, by the choices of its slots (the tests of one space
+// differ in nothing else, so a repeated question builds and prints no test), and the
+// partial answers of scoring queries. With fact 6 the spaces of a cycle and one-work-group
+// placement that differ only in their segments share them: a worker searches a cycle's
+// spaces one after the other, and keeps the answers while the cycle and placement stay.
+class ModelAnswers {
+ public:
+  struct Partial {
+    std::set<model::Outcome> sought;  // the outcomes it was asked about
+    model::CheckResult answer;        // which of them the test allows
+  };
+  std::map<std::vector<std::size_t>, model::CheckResult> whole;
+  std::map<std::vector<std::size_t>, Partial> partial;  // the latest per test
+
+  // Makes these the answers for `space`: kept when `shared` and `space` has the cycle and
+  // the one-work-group placement of the space before, emptied otherwise.
+  void start(const litmus::VariationSpace& space, bool shared) {
+    const std::vector<int>& wg = space.workgroup_of_thread();
+    const bool one_workgroup = std::all_of(wg.begin(), wg.end(), [&](int w) { return w == wg.front(); });
+    std::string key = shared && one_workgroup ? space.cycle() : std::string();
+    if (key.empty() || key != key_) {
+      whole.clear();
+      partial.clear();
+    }
+    key_ = std::move(key);
+  }
+
+ private:
+  std::string key_;  // the cycle of the answers kept (one work-group), empty when none are shared
+};
+
 class SpaceSearch {
  public:
   using Record = std::function<void(TestVerification&&)>;
@@ -433,7 +465,7 @@ class SpaceSearch {
   // at the end.
   SpaceSearch(const SearchSettings& settings, SearchControl& control, std::size_t space_index,
               const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, BoundStatistics& counts,
-              const Record& record)
+              ModelAnswers& answers, const Record& record)
       : settings_(settings),
         control_(control),
         space_index_(space_index),
@@ -442,6 +474,7 @@ class SpaceSearch {
         cls_(classes),
         n_(slots_.size()),
         counts_(counts),
+        answers_(answers),
         record_(record),
         cache_(settings.candidates, kKeptSimulations),
         first_(space.test(std::vector<std::size_t>(n_, 0))) {
@@ -457,6 +490,7 @@ class SpaceSearch {
       for (std::size_t k = 0; k < n_; ++k)
         if (top_[k]) upper_choice_[k] = equivalents_.narrowest[k][*top_[k]];
     choice_.assign(n_, 0);
+    answers_.start(space_, settings_.shared_answers);
     weakest_tries_.resize(n_);
     weakest_at_.resize(n_);
     find_classes_that_may_be_dead();
@@ -548,22 +582,24 @@ class SpaceSearch {
                                       const std::set<model::Outcome>* sought = nullptr) {
     const auto start = std::chrono::steady_clock::now();
     const model::CheckResult* r = nullptr;
-    auto partial = sought ? partially_asked_.find(choices) : partially_asked_.end();
-    if (auto it = asked_.find(choices); it != asked_.end()) {
+    auto partial = sought ? answers_.partial.find(choices) : answers_.partial.end();
+    if (auto it = answers_.whole.find(choices); it != answers_.whole.end()) {
       r = &it->second;
-    } else if (partial != partially_asked_.end() &&
+      ++cost_.kept_answers;
+    } else if (partial != answers_.partial.end() &&
                std::includes(partial->second.sought.begin(), partial->second.sought.end(), sought->begin(),
                              sought->end())) {
       r = &partial->second.answer;
+      ++cost_.kept_answers;
     } else {
       const litmus::Test test = observe_everything(space_.test(choices));
       const model::CheckOptions& options = settings_.options.model;
       model::CheckResult answer =
           sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
       if (answer.partial) {
-        r = &(partially_asked_[choices] = PartialAnswer{*sought, std::move(answer)}).answer;
+        r = &(answers_.partial[choices] = ModelAnswers::Partial{*sought, std::move(answer)}).answer;
       } else {
-        r = &asked_.emplace(choices, std::move(answer)).first->second;
+        r = &answers_.whole.emplace(choices, std::move(answer)).first->second;
       }
     }
     cost_.model_seconds += seconds_since(start);
@@ -865,16 +901,9 @@ class SpaceSearch {
   const std::vector<SlotClasses>& cls_;
   const std::size_t n_;
   BoundStatistics& counts_;
+  ModelAnswers& answers_;
   const Record& record_;
   VerificationCache cache_;
-  // The model's whole answers by the choices of the slots (the tests of one space differ in
-  // nothing else), so that a repeated question builds and prints no test.
-  std::map<std::vector<std::size_t>, model::CheckResult> asked_;
-  struct PartialAnswer {
-    std::set<model::Outcome> sought;  // the outcomes it was asked about
-    model::CheckResult answer;        // which of them the test allows
-  };
-  std::map<std::vector<std::size_t>, PartialAnswer> partially_asked_;  // the latest per test
   const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests
@@ -920,6 +949,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       .max_tests = bound.max_tests,
       .code_dominance = bound_options.code_dominance && code_order,
       .narrowing = bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa,
+      .shared_answers = bound_options.answers_across_segments && options.model.variant == model::ModelVariant::Hsa,
       .candidates = std::make_shared<model::CandidateMemo>(kKeptListingsPerWorker *
                                                            static_cast<std::size_t>(std::max(1, options.jobs))),
   };
@@ -938,12 +968,15 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // bound's millions of spaces are never held at once. A space whose programs an earlier
   // space already holds is not verified again: verifying a test observes every final
   // state, so its `exists` condition (all that tells such spaces apart) plays no part.
-  constexpr std::size_t kQueued = 256;
+  // A cycle's spaces go to one worker together: they share its candidate listings and, in
+  // one work-group, the model's answers (fact 6).
+  constexpr std::size_t kQueuedCycles = 64;
   struct QueuedSpace {
     std::size_t index;  // in enumeration order, among the spaces verified
     litmus::VariationSpace space;
   };
-  std::deque<QueuedSpace> queue;
+  using CycleSpaces = std::vector<QueuedSpace>;
+  std::deque<CycleSpaces> queue;
   bool enumerated = false;
   std::condition_variable queue_changed;
   struct EnumerationStopped {};  // nothing more to verify: the rest of the bound is not read
@@ -957,6 +990,16 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   auto enumerate = [&] {
     std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
     std::size_t index = 0;
+    CycleSpaces cycle;
+    auto hand_over = [&] {
+      if (cycle.empty()) return;
+      std::unique_lock lock(mutex);
+      queue_changed.wait(lock, [&] { return queue.size() < kQueuedCycles || stopping(); });
+      if (stopping()) throw EnumerationStopped{};
+      queue.push_back(std::move(cycle));
+      cycle.clear();
+      queue_changed.notify_all();
+    };
     try {
       litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
         if (stopping()) throw EnumerationStopped{};
@@ -972,12 +1015,10 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           ++st.same_program_spaces;
           return;
         }
-        std::unique_lock lock(mutex);
-        queue_changed.wait(lock, [&] { return queue.size() < kQueued || stopping(); });
-        if (stopping()) throw EnumerationStopped{};
-        queue.push_back({index++, space});
-        queue_changed.notify_all();
+        if (!cycle.empty() && cycle.front().space.cycle() != space.cycle()) hand_over();
+        cycle.push_back({index++, space});
       });
+      hand_over();
     } catch (const EnumerationStopped&) {
     } catch (...) {
       std::lock_guard lock(mutex);
@@ -988,14 +1029,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     enumerated = true;
     queue_changed.notify_all();
   };
-  auto next_space = [&]() -> std::optional<QueuedSpace> {
+  auto next_cycle = [&]() -> std::optional<CycleSpaces> {
     std::unique_lock lock(mutex);
     queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || control.stop; });
-    if (control.stop || queue.empty() || queue.front().index > control.stop_space) return std::nullopt;
-    QueuedSpace space = std::move(queue.front());
+    if (control.stop || queue.empty() || queue.front().front().index > control.stop_space) return std::nullopt;
+    CycleSpaces spaces = std::move(queue.front());
     queue.pop_front();
     queue_changed.notify_all();
-    return space;
+    return spaces;
   };
 
   std::vector<std::pair<std::size_t, TestVerification>> kept;  // with their space's index
@@ -1025,20 +1066,24 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   auto work = [&] {
     const auto worker_start = std::chrono::steady_clock::now();
     BoundStatistics counts;
+    ModelAnswers answers;
     try {
-      while (std::optional<QueuedSpace> queued = next_space()) {
-        const auto classes_start = std::chrono::steady_clock::now();
-        const ShapeClassCache::Classes classes = shapes.classes_for(queued->space);
-        const double classes_seconds = seconds_since(classes_start);
-        const std::size_t index = queued->index;
-        const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
-        SpaceCost cost = SpaceSearch(settings, control, index, queued->space, *classes, counts, to_report).run();
-        if (bound_options.on_space && !control.abandoned(index)) {
-          cost.classes_seconds = classes_seconds;
-          std::lock_guard lock(mutex);
-          bound_options.on_space(cost);
+      while (std::optional<CycleSpaces> spaces = next_cycle())
+        for (const QueuedSpace& queued : *spaces) {
+          if (control.abandoned(queued.index)) break;
+          const auto classes_start = std::chrono::steady_clock::now();
+          const ShapeClassCache::Classes classes = shapes.classes_for(queued.space);
+          const double classes_seconds = seconds_since(classes_start);
+          const std::size_t index = queued.index;
+          const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
+          SpaceCost cost =
+              SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, to_report).run();
+          if (bound_options.on_space && !control.abandoned(index)) {
+            cost.classes_seconds = classes_seconds;
+            std::lock_guard lock(mutex);
+            bound_options.on_space(cost);
+          }
         }
-      }
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();

@@ -2,7 +2,8 @@
 // a bound"). A bound of `hsalit gen` holds, per cycle, placement and segment assignment, the
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
-// threads. Five facts make a few checked tests enough:
+// threads. Five facts make a few checked tests
+// enough, and a sixth spares model queries:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -41,6 +42,13 @@
 //     different agents in different work-groups of one, a diff-wg placement) decides the
 //     space, and when the space has a counterexample, so does that one (for the same test
 //     and final state). Not used with `l2-per-agent`.
+//  6. In one work-group the HSA model cannot tell a location's segments apart. A special
+//     operation on a group location with agent or system scope acts with work-group scope
+//     (HSA SysArch 3.3.6), a group location has one copy per work-group, and with every
+//     thread in one work-group the instances at work-group scope and above hold every
+//     thread: with scope inclusion the model reads nothing else of a segment. So the spaces
+//     of a cycle and one-work-group placement that differ only in their segments (the same
+//     slots and choices) get the same answer for the same choices, and share them.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -90,8 +98,10 @@ struct SpaceCost {
   double seconds = 0;                  // the space's search (wall, on one thread)
   double classes_seconds = 0;          // finding its shape's code classes (next to 0 when a space before had)
   // Tests asked of the model by the search (upper tests, live classes, critical-slot
-  // scoring; answers the space had already are counted too), and how many were racy.
-  std::size_t model_queries = 0, racy_answers = 0;
+  // scoring; answers the space had already are counted too), how many were racy, and how
+  // many were answered by answers kept (the space's own, or with fact 6 those of a space
+  // that differs only in its segments) instead of the engine.
+  std::size_t model_queries = 0, racy_answers = 0, kept_answers = 0;
   double model_seconds = 0;
   std::size_t simulations = 0;  // weakest-code simulations
   double simulation_seconds = 0;
@@ -134,6 +144,9 @@ struct BoundOptions {
   // Skip a space whose work-groups lie in several agents when the bound also holds the
   // space with them in one agent (fact 5 above; not with `l2-per-agent`).
   bool one_agent = true;
+  // Share the model's answers between the spaces of a cycle and one-work-group placement
+  // that differ only in their segments (fact 6 above; only for the `hsa` model).
+  bool answers_across_segments = true;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
   // same one for every number of threads. It is called one call at a time, possibly also
