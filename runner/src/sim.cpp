@@ -11,8 +11,10 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "hsalit/litmus/printer.hpp"
 #include "sim_program.hpp"
@@ -299,9 +301,77 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The VGPRs an instruction reads or writes, as [first, first + count) ranges (-1: none).
+std::array<std::pair<int, int>, 7> vgprs_touched(const SimInstruction& ins) {
+  auto of = [](const Src& s, int count) { return std::pair{s.file == RegFile::Vgpr ? s.reg : -1, count}; };
+  const bool vgpr_dst = ins.op != SimOp::ScalarLoad && !(ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
+  return {of(ins.a, 1),
+          of(ins.b, 1),
+          of(ins.base, ins.form == AddressForm::Flat ? 2 : 1),
+          of(ins.offset, 1),
+          std::pair{ins.data, ins.width},
+          std::pair{ins.compare, ins.width},
+          std::pair{vgpr_dst ? ins.dst : -1, std::max(ins.width, ins.dst_count)}};
+}
+
+// Rule 6's condition on a thread's code: whether an instruction may read or write a VGPR
+// that an outstanding vector load or atomic of the thread will write when it completes
+// (compiled code waits first: codegen's insert_register_waits). The thread is explored
+// alone, over its program counter and the vector operations outstanding (oldest first),
+// more loosely than it runs: both ways at every branch, the oldest outstanding operation
+// completing between any two instructions, an `s_waitcnt` passing once no more than its
+// vmcnt are outstanding (its lgkmcnt ignored). Past a bound it answers yes.
+bool may_use_outstanding_result(const detail::SimThread& th) {
+  using Local = std::pair<int, std::vector<int>>;
+  constexpr std::size_t kMaxLocal = 4096, kMaxOutstanding = 64;
+  std::set<Local> seen;
+  std::vector<Local> work{{0, {}}};
+  while (!work.empty()) {
+    Local local = std::move(work.back());
+    work.pop_back();
+    if (!seen.insert(local).second) continue;
+    if (seen.size() > kMaxLocal) return true;
+    const auto& [pc, outstanding] = local;
+    if (pc < 0 || pc >= static_cast<int>(th.code.size())) continue;
+    if (!outstanding.empty()) work.emplace_back(pc, std::vector<int>(outstanding.begin() + 1, outstanding.end()));
+    const SimInstruction& ins = th.code[static_cast<std::size_t>(pc)];
+    for (int o : outstanding) {
+      const SimInstruction& load = th.code[static_cast<std::size_t>(o)];
+      if (load.dst < 0 || load.op == SimOp::VectorStore) continue;
+      for (const auto& [first, count] : vgprs_touched(ins))
+        if (first >= 0 && first < load.dst + load.width && load.dst < first + count) return true;
+    }
+    switch (ins.op) {
+      case SimOp::Wait:
+        if (ins.vmcnt < 0 || static_cast<int>(outstanding.size()) <= ins.vmcnt) work.emplace_back(pc + 1, outstanding);
+        break;
+      case SimOp::End: break;
+      case SimOp::Branch: work.emplace_back(ins.target, outstanding); break;
+      case SimOp::BranchVcc:
+        work.emplace_back(ins.target, outstanding);
+        work.emplace_back(pc + 1, outstanding);
+        break;
+      case SimOp::VectorLoad:
+      case SimOp::VectorStore:
+      case SimOp::VectorAtomic: {
+        if (outstanding.size() >= kMaxOutstanding) return true;
+        std::vector<int> more = outstanding;
+        more.push_back(pc);
+        work.emplace_back(pc + 1, std::move(more));
+        break;
+      }
+      default: work.emplace_back(pc + 1, outstanding);
+    }
+  }
+  return false;
+}
+
 class Machine {
  public:
-  Machine(const litmus::Test& test, const SimProgram& program, const Placement& placement, const SimOptions& options)
+  // `one_cu_misses`: with the reductions on, a placement that puts every wave on one CU is
+  // searched without L1 lines when nothing else forbids it (rule 6; see one_cu_misses()).
+  Machine(const litmus::Test& test, const SimProgram& program, const Placement& placement, const SimOptions& options,
+          bool one_cu_misses = true)
       : p_(program), placement_(placement), opt_(options) {
     const std::size_t locations = p_.locations.size();
     if (locations > kMaxLocations) throw std::runtime_error("the simulator handles at most 255 locations");
@@ -362,6 +432,14 @@ class Machine {
 
     // Layout.
     lazy_lines_ = opt_.partial_order_reduction;
+    // Rule 6: every wave on one CU, one L2.
+    one_cu_misses_ = one_cu_misses && lazy_lines_ && opt_.one_cu_misses && !(opt_.hw.l2_per_agent && p_.l2_maintenance);
+    one_cu_misses_ = one_cu_misses_ && std::none_of(p_.threads.begin(), p_.threads.end(), may_use_outstanding_result);
+    for (int w = 0; w < wave_count && one_cu_misses_; ++w)
+      one_cu_misses_ =
+          placement
+              .cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[static_cast<std::size_t>(w)])] ==
+          placement.cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[0])];
     candidates_cap_ = 1;  // the initial value, then at most one value per write to the L2
     for (const detail::SimThread& th : p_.threads)
       for (const SimInstruction& ins : th.code) {
@@ -415,7 +493,7 @@ class Machine {
       CuLayout& C = cus_[static_cast<std::size_t>(c)];
       C.line.assign(locations, -1);
       for (std::size_t l = 0; l < locations; ++l)
-        if (opt_.hw.l1_spontaneous_fill && fillable[static_cast<std::size_t>(c)][l] &&
+        if (opt_.hw.l1_spontaneous_fill && !one_cu_misses_ && fillable[static_cast<std::size_t>(c)][l] &&
             (!lazy_lines_ || read[static_cast<std::size_t>(c)][l])) {
           C.line[l] = next;
           next += lazy_lines_ ? 1 + 2 * candidates_cap_ : 3;
@@ -1353,7 +1431,7 @@ class Machine {
         int line = C.line[static_cast<std::size_t>(loc)];
         set_pc(next);
         if (c.op == SimOp::VectorLoad && !c.bypass_l1) {
-          if (line < 0 && opt_.hw.l1_spontaneous_fill &&
+          if (line < 0 && opt_.hw.l1_spontaneous_fill && !one_cu_misses_ &&
               fillable_[static_cast<std::size_t>(L.cu)][static_cast<std::size_t>(loc)])
             throw std::logic_error("the L1 line reduction missed a line that a load reads");
           if (line >= 0 && lazy_lines_) {
@@ -1492,6 +1570,7 @@ class Machine {
   int agents_ = 0;
   std::vector<std::vector<int>> agent_line_;  // per agent and location: first word of the L2 line, or -1
   bool lazy_lines_ = false;                   // L1 lines as sets of values (no fill or evict steps)
+  bool one_cu_misses_ = false;                // rule 6: no L1 lines, every load through the L1 misses
   // Rule 4: per thread and instruction, what the thread may do from it on (one past the end:
   // nothing), what it does itself, and the location it names (-1: not known statically); per
   // thread, the state word of its VGPR 0.
@@ -1812,7 +1891,7 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
   machines.reserve(all.size());
   std::size_t words = 0, transitions = 0;
   for (const Placement& p : all) {
-    machines.emplace_back(test, program, p, options);
+    machines.emplace_back(test, program, p, options, false);  // random runs draw L1 hits too
     words = std::max(words, machines.back().words());
     transitions = std::max(transitions, machines.back().max_transitions());
   }

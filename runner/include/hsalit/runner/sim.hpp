@@ -73,6 +73,12 @@ struct SimOptions {
   // reaches no final state that separate CUs do not (docs/simulator.md, "Reductions", rule
   // 5). Off: every placement of work-groups on CUs. The outcomes are the same.
   bool separate_cus = true;
+  // With the reductions on, exhaustive search leaves the L1 out of a placement that puts
+  // every wave on one CU (one L2, and no instruction that may use a register before the load
+  // writing it completes): each load through the L1 misses, and reads what a hit would have
+  // read (docs/simulator.md, "Reductions", rule 6). Off: loads hit as anywhere else. The
+  // outcomes are the same.
+  bool one_cu_misses = true;
   // Random mode: threads sharing the runs. Each run seeds its own generator from the seed
   // and its index, so the histogram is the same for every number of threads.
   int jobs = 1;
