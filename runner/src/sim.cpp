@@ -369,7 +369,7 @@ bool may_use_outstanding_result(const detail::SimThread& th) {
 class Machine {
  public:
   // `one_cu_misses`: with the reductions on, a placement that puts every wave on one CU is
-  // searched without L1 lines when nothing else forbids it (rule 6; see one_cu_misses()).
+  // searched without L1 lines where the rest allows it (docs/simulator.md, rule 6).
   Machine(const litmus::Test& test, const SimProgram& program, const Placement& placement, const SimOptions& options,
           bool one_cu_misses = true)
       : p_(program), placement_(placement), opt_(options) {
@@ -432,14 +432,16 @@ class Machine {
 
     // Layout.
     lazy_lines_ = opt_.partial_order_reduction;
-    // Rule 6: every wave on one CU, one L2.
-    one_cu_misses_ = one_cu_misses && lazy_lines_ && opt_.one_cu_misses && !(opt_.hw.l2_per_agent && p_.l2_maintenance);
-    one_cu_misses_ = one_cu_misses_ && std::none_of(p_.threads.begin(), p_.threads.end(), may_use_outstanding_result);
-    for (int w = 0; w < wave_count && one_cu_misses_; ++w)
-      one_cu_misses_ =
-          placement
-              .cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[static_cast<std::size_t>(w)])] ==
-          placement.cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[0])];
+    // Rule 6: every wave on one CU, one L2, code that waits for its loads' registers.
+    auto cu_of_wave = [&](std::size_t w) {
+      return placement.cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[w])];
+    };
+    bool one_cu = true;
+    for (std::size_t w = 1; w < static_cast<std::size_t>(wave_count); ++w)
+      one_cu = one_cu && cu_of_wave(w) == cu_of_wave(0);
+    one_cu_misses_ = one_cu_misses && one_cu && lazy_lines_ && opt_.one_cu_misses &&
+                     !(opt_.hw.l2_per_agent && p_.l2_maintenance) &&
+                     std::none_of(p_.threads.begin(), p_.threads.end(), may_use_outstanding_result);
     candidates_cap_ = 1;  // the initial value, then at most one value per write to the L2
     for (const detail::SimThread& th : p_.threads)
       for (const SimInstruction& ins : th.code) {
