@@ -420,12 +420,6 @@ class ShapeClassCache {
   std::set<std::string> rows_;
 };
 
-// The search of one space, depth-first over its slots: at each slot, one maximal member of
-// each of its code classes. Before going deeper, the test with the chosen prefix and every
-// later slot at its strongest choice (the upper test) is asked for races: if even it is
-// racy, every test below is (fact 2), and the subtree is skipped; if it is race-free, the
-// program with every later slot at its weakest live code may decide the subtree (fact 3).
-// docs/verification.md, "Every variation of a bound", says why each step is sound.
 // The model's answers within a space, by the choices of its slots (the tests of one space
 // differ in nothing else, so a repeated question builds and prints no test), and the
 // partial answers of scoring queries. With fact 6 the spaces of a cycle and one-work-group
@@ -457,6 +451,12 @@ class ModelAnswers {
   std::string key_;  // the cycle of the answers kept (one work-group), empty when none are shared
 };
 
+// The search of one space, depth-first over its slots: at each slot, one maximal member of
+// each of its code classes. Before going deeper, the test with the chosen prefix and every
+// later slot at its strongest choice (the upper test) is asked for races: if even it is
+// racy, every test below is (fact 2), and the subtree is skipped; if it is race-free, the
+// program with every later slot at its weakest live code may decide the subtree (fact 3).
+// docs/verification.md, "Every variation of a bound", says why each step is sound.
 class SpaceSearch {
  public:
   using Record = std::function<void(TestVerification&&)>;
@@ -493,6 +493,7 @@ class SpaceSearch {
     answers_.start(space_, settings_.shared_answers);
     weakest_tries_.resize(n_);
     weakest_at_.resize(n_);
+    reference_.resize(n_ + 1);
     find_classes_that_may_be_dead();
   }
 
@@ -614,8 +615,16 @@ class SpaceSearch {
   // final states, `code_at_least`) and allows at least as much (the model is monotone), so
   // its final states are within its allowed set. `failed` receives the simulation when it
   // reached a final state that `upper` forbids.
-  bool sound_below(const std::vector<std::size_t>& lower, const model::CheckResult& upper,
-                   std::optional<FailedWeakest>& failed) {
+  //
+  // `upper` may be a partial answer, about the final states `reference` (the failed
+  // simulation nearest above) reached beyond its own upper test only. The upper test here
+  // allows at least what that one allowed (fact 2), so a final state of this simulation that
+  // `reference` reached and its upper test allowed is allowed here too; every other one must
+  // be among those asked about. When one is not (it cannot be while this code strengthens
+  // that code, fact 3), the answer is `NeedWhole`.
+  enum class Below { Sound, Failed, NeedWhole };
+  Below sound_below(const std::vector<std::size_t>& lower, const model::CheckResult& upper,
+                    const FailedWeakest* reference, std::optional<FailedWeakest>& failed) {
     const litmus::Test weak = observe_everything(space_.test(lower));
     try {
       const codegen::CompiledTest compiled =
@@ -626,14 +635,29 @@ class SpaceSearch {
       const std::shared_ptr<const runner::SimResult> sim = cache_.simulate(weak, compiled, quiet);
       cost_.simulation_seconds += seconds_since(start);
       ++cost_.simulations;
-      if (sim->unknown) return false;
-      const Containment c = contained(upper, *sim);
-      if (!c.incomparable && !c.forbidden.empty())
-        failed = FailedWeakest{
-            sim, c.forbidden.size(), {c.forbidden_in_model.begin(), c.forbidden_in_model.end()}, upper.evaluated};
-      return !c.incomparable && c.forbidden.empty();
+      if (sim->unknown) return Below::Failed;
+      Containment c = contained(upper, *sim);
+      if (c.incomparable) return Below::Failed;
+      if (upper.partial) {
+        if (!reference || reference->evaluated != upper.evaluated || reference->sim->observed != sim->observed)
+          return Below::NeedWhole;
+        Containment asked;
+        for (std::size_t i = 0; i < c.forbidden.size(); ++i) {
+          if (reference->outcomes.count(c.forbidden_in_model[i])) {
+            asked.forbidden.push_back(std::move(c.forbidden[i]));
+            asked.forbidden_in_model.push_back(std::move(c.forbidden_in_model[i]));
+          } else if (!reference->sim->histogram.count(c.forbidden[i])) {
+            return Below::NeedWhole;
+          }
+        }
+        c = std::move(asked);
+      }
+      if (c.forbidden.empty()) return Below::Sound;
+      failed = FailedWeakest{
+          sim, c.forbidden.size(), {c.forbidden_in_model.begin(), c.forbidden_in_model.end()}, upper.evaluated};
+      return Below::Failed;
     } catch (const std::exception&) {
-      return false;  // decided test by test below
+      return Below::Failed;  // decided test by test below
     }
   }
 
@@ -813,11 +837,18 @@ class SpaceSearch {
   // parent's (race-free, a repeated question), but the weakest code is not: that slot's code
   // is now its upper choice's class, which may well remove what the parent's weakest code
   // reached. Only the parent's very program is not simulated again.
+  //
+  // Below the root, the upper test is asked only about the final states that the failed
+  // weakest-code simulation nearest above (`reference_[p]`) reached beyond its own upper
+  // test (BoundOptions::partial_upper_answers): the rest of this prefix's weakest code
+  // reaches is allowed already (sound_below), and the question is often one a scoring query
+  // asked. Its race is answered whole either way (model::CheckOptions::only_outcomes).
   bool decided_below(std::size_t p, bool same_upper) {
     weakest_at_[p].clear();
     std::vector<std::size_t> upper = choice_;
     for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
-    const model::CheckResult& m = ask_model(upper);
+    const FailedWeakest* reference = settings_.bound.partial_upper_answers ? reference_[p].get() : nullptr;
+    const model::CheckResult& m = ask_model(upper, reference ? &reference->outcomes : nullptr);
     if (!m.unknown() && m.racy) {
       counts_.racy_below_racy += leaves_from_[p];
       return true;
@@ -841,14 +872,17 @@ class SpaceSearch {
     weakest_at_[p] = lower;
     ++counts_.weaker_code_simulations;
     std::optional<FailedWeakest> failed;
-    const bool decided = sound_below(lower, m, failed);
+    Below below = sound_below(lower, m, reference, failed);
+    if (below == Below::NeedWhole) below = sound_below(lower, ask_model(upper), nullptr, failed);
+    const bool decided = below == Below::Sound;
     note_weakest(p, decided);
     if (decided) {
       counts_.decided_below_weaker += leaves_from_[p];
       return true;
     }
-    if (failed && settings_.bound.critical_slots_first && take_critical_slot(p, upper, *failed))
-      ++counts_.critical_branchings;
+    if (!failed) return false;
+    if (settings_.bound.critical_slots_first && take_critical_slot(p, upper, *failed)) ++counts_.critical_branchings;
+    reference_[p + 1] = std::make_shared<const FailedWeakest>(std::move(*failed));
     return false;
   }
 
@@ -878,6 +912,7 @@ class SpaceSearch {
   void descend(std::size_t p, bool prefix_changed) {
     if (control_.abandoned(space_index_)) return;
     if (p == n_) return check_leaf();
+    reference_[p + 1] = reference_[p];  // decided_below may put its own failure there
     if (tops_from_[p] && !settings_.bound.every_variation &&
         (prefix_changed || settings_.bound.weakest_code_below_upper_choice) && decided_below(p, !prefix_changed))
       return;
@@ -914,7 +949,9 @@ class SpaceSearch {
   std::vector<std::vector<bool>> may_be_dead_;        // per slot and class
   std::vector<WeakestTries> weakest_tries_;           // per depth
   std::vector<std::vector<std::size_t>> weakest_at_;  // per depth, the prefix's weakest program (if built)
-  std::vector<std::size_t> choice_;                   // the current prefix (and leaf)
+  // Per depth, the failed weakest-code simulation nearest above (null: none, at the root).
+  std::vector<std::shared_ptr<const FailedWeakest>> reference_;
+  std::vector<std::size_t> choice_;  // the current prefix (and leaf)
   // Tests seen, by two independent 64-bit hashes of their program key. Two tests with one
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.

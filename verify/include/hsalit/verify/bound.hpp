@@ -134,6 +134,11 @@ struct BoundOptions {
   // (docs/verification.md, "The upper choice's subtree"). Off, such a subtree is searched
   // slot by slot at once.
   bool weakest_code_below_upper_choice = true;
+  // Below the root, ask the upper test only about the final states that the failed
+  // weakest-code simulation nearest above reached beyond its own upper test: the rest is
+  // allowed already (fact 2), so the answer decides the same, and it is often one a scoring
+  // query gave (docs/verification.md, "Partial upper answers"). Off: every upper test whole.
+  bool partial_upper_answers = true;
   // Find a slot's code classes once per thread context and choices (its thread with the
   // locations renamed, their segments), shared by every shape whose thread is the same,
   // instead of once per shape (fact 1 above; docs/verification.md).
