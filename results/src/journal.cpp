@@ -8,6 +8,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+
+#include "hsalit/results/atomic_file.hpp"
 
 namespace hsalit::results {
 
@@ -68,11 +71,16 @@ int open_for_append(const std::filesystem::path& file, int flags) {
 
 }  // namespace
 
+// The header is written whole before the journal exists (beside it, then renamed over it),
+// so a run killed at any point leaves no journal, or one whose header --resume reads.
 Journal Journal::create(const std::filesystem::path& file, const CampaignInfo& info) {
-  Journal journal(open_for_append(file, O_CREAT | O_TRUNC | O_APPEND), file);
   nlohmann::json header = {{"journal", kJournalSchema}, {"campaign", to_json(info)}};
-  journal.write_line(header.dump());
-  return journal;
+  try {
+    write_file_atomically(file, header.dump() + "\n");
+  } catch (const std::runtime_error& e) {
+    throw ResultsError(fmt::format("{}: error: {}", file.string(), e.what()));
+  }
+  return Journal(open_for_append(file, O_APPEND), file);
 }
 
 Journal Journal::reopen(const std::filesystem::path& file, std::size_t valid_bytes) {
