@@ -301,17 +301,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The VGPRs an instruction reads or writes, as [first, first + count) ranges (-1: none).
-std::array<std::pair<int, int>, 7> vgprs_touched(const SimInstruction& ins) {
-  auto of = [](const Src& s, int count) { return std::pair{s.file == RegFile::Vgpr ? s.reg : -1, count}; };
-  const bool vgpr_dst = ins.op != SimOp::ScalarLoad && !(ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
-  return {of(ins.a, 1),
-          of(ins.b, 1),
-          of(ins.base, ins.form == AddressForm::Flat ? 2 : 1),
-          of(ins.offset, 1),
-          std::pair{ins.data, ins.width},
-          std::pair{ins.compare, ins.width},
-          std::pair{vgpr_dst ? ins.dst : -1, std::max(ins.width, ins.dst_count)}};
+// Whether an instruction's destination is SGPRs (a scalar load or move) rather than VGPRs.
+bool scalar_destination(const SimInstruction& ins) {
+  return ins.op == SimOp::ScalarLoad || (ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
 }
 
 // Rule 6's condition on a thread's code: whether an instruction may read or write a VGPR
@@ -335,11 +327,14 @@ bool may_use_outstanding_result(const detail::SimThread& th) {
     if (pc < 0 || pc >= static_cast<int>(th.code.size())) continue;
     if (!outstanding.empty()) work.emplace_back(pc, std::vector<int>(outstanding.begin() + 1, outstanding.end()));
     const SimInstruction& ins = th.code[static_cast<std::size_t>(pc)];
+    // The VGPRs it reads (as rule 4 reads them: bit min(register, 63)) and writes.
+    const std::uint64_t touched =
+        future_of_instruction(ins, -1).reads |
+        (scalar_destination(ins) ? 0 : register_bits(ins.dst, std::max(ins.width, ins.dst_count)));
     for (int o : outstanding) {
       const SimInstruction& load = th.code[static_cast<std::size_t>(o)];
-      if (load.dst < 0 || load.op == SimOp::VectorStore) continue;
-      for (const auto& [first, count] : vgprs_touched(ins))
-        if (first >= 0 && first < load.dst + load.width && load.dst < first + count) return true;
+      if (load.dst >= 0 && load.op != SimOp::VectorStore && (register_bits(load.dst, load.width) & touched))
+        return true;
     }
     switch (ins.op) {
       case SimOp::Wait:
@@ -412,8 +407,7 @@ class Machine {
         use_src(ins.a), use_src(ins.b), use_src(ins.base), use_src(ins.offset);
         use(vgprs, ins.data, ins.width);
         use(vgprs, ins.compare, ins.width);
-        bool scalar_dst = ins.op == SimOp::ScalarLoad || (ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
-        use(scalar_dst ? sgprs : vgprs, ins.dst, ins.op == SimOp::ScalarLoad ? ins.dst_count : ins.width);
+        use(scalar_destination(ins) ? sgprs : vgprs, ins.dst, ins.op == SimOp::ScalarLoad ? ins.dst_count : ins.width);
       }
       for (const auto& [name, vgpr] : th.registers) use(vgprs, vgpr, 1);
       int cu = placement.cu_of_workgroup[static_cast<std::size_t>(
@@ -549,7 +543,7 @@ class Machine {
         Code c;
         c.op = ins.op;
         c.form = ins.form;
-        c.scalar_move = ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0;
+        c.scalar_move = ins.op == SimOp::Move && scalar_destination(ins);
         c.has_source = ins.a.file != RegFile::None;
         c.bypass_l1 = ins.bypass_l1;
         c.flat = ins.flat;
@@ -557,7 +551,7 @@ class Machine {
         c.system_scope = ins.system_scope;
         c.width = static_cast<std::uint8_t>(ins.width);
         c.atomic_kind = ins.atomic_kind;
-        bool scalar_dst = ins.op == SimOp::ScalarLoad || c.scalar_move;
+        const bool scalar_dst = scalar_destination(ins);
         if (ins.dst >= 0) c.dst = (scalar_dst ? L.sgprs : vbase) + ins.dst;
         c.dst_count = ins.dst_count;
         c.a = resolve(ins.a), c.b = resolve(ins.b), c.base = resolve(ins.base), c.offset = resolve(ins.offset);

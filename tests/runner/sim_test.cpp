@@ -376,6 +376,31 @@ void expect_rule_keeps_outcomes(bool SimOptions::*rule, std::size_t max_states, 
   expect_reduction_keeps_outcomes(test, table, without, with, what, counts);
 }
 
+// One reduction switch off and on over every library test, under every assumption, with the
+// shipped table and the broken ones (those under the two assumptions that decide them).
+ReductionCounts rule_keeps_outcomes_of_every_library_test(bool SimOptions::*rule, std::size_t max_states) {
+  const auto tables = shipped_and_broken_tables();
+  ReductionCounts counts;
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    EXPECT_TRUE(parsed.ok()) << file;
+    if (!parsed.ok()) continue;
+    for (const auto& [table_name, table] : tables)
+      for (const auto& [hw_name, hw] : every_assumption())
+        if (compared_under(table_name, hw_name))
+          expect_rule_keeps_outcomes(rule, max_states, *parsed.test, table, hw,
+                                     file.string() + ", " + table_name + ", " + hw_name, counts);
+  }
+  return counts;
+}
+
+// The default assumptions and the remedies of docs/mappings.md (`one-channel`, `l1-store-at-l2`).
+std::vector<std::pair<std::string, HardwareAssumptions>> default_and_remedies() {
+  HardwareAssumptions remedies;
+  EXPECT_TRUE(apply_assumption("one-channel", remedies) && apply_assumption("l1-store-at-l2", remedies));
+  return {{"default", {}}, {"remedies", remedies}};
+}
+
 void expect_independent_steps_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
                                             const HardwareAssumptions& hw, const std::string& what,
                                             ReductionCounts& counts) {
@@ -383,17 +408,7 @@ void expect_independent_steps_keep_outcomes(const litmus::Test& test, const code
 }
 
 TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfEveryLibraryTest) {
-  const auto tables = shipped_and_broken_tables();
-  ReductionCounts counts;
-  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
-    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(parsed.ok()) << file;
-    for (const auto& [table_name, table] : tables)
-      for (const auto& [hw_name, hw] : every_assumption())
-        if (compared_under(table_name, hw_name))
-          expect_independent_steps_keep_outcomes(*parsed.test, table, hw,
-                                                 file.string() + ", " + table_name + ", " + hw_name, counts);
-  }
+  const ReductionCounts counts = rule_keeps_outcomes_of_every_library_test(&SimOptions::independent_steps, 400'000);
   EXPECT_GT(counts.compared, 500);
   EXPECT_LT(counts.states_reduced, counts.states_reference);
 }
@@ -403,9 +418,7 @@ TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfCoherenceShapes) {
   // assumption; every 499th of two three-thread cycles with many reads of one location,
   // under the default assumptions and the remedies of docs/mappings.md (their unreduced
   // searches take about a second each).
-  HardwareAssumptions remedies;
-  EXPECT_TRUE(apply_assumption("one-channel", remedies) && apply_assumption("l1-store-at-l2", remedies));
-  const std::vector<std::pair<std::string, HardwareAssumptions>> two = {{"default", {}}, {"remedies", remedies}};
+  const auto two = default_and_remedies();
   const struct {
     const char* spec;
     std::size_t every;
@@ -511,24 +524,13 @@ void expect_one_cu_misses_keep_outcomes(const litmus::Test& test, const codegen:
 }
 
 TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfEveryLibraryTest) {
-  const auto tables = shipped_and_broken_tables();
-  ReductionCounts counts;
-  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
-    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(parsed.ok()) << file;
-    for (const auto& [table_name, table] : tables)
-      for (const auto& [hw_name, hw] : every_assumption())
-        if (compared_under(table_name, hw_name))
-          expect_one_cu_misses_keep_outcomes(*parsed.test, table, hw,
-                                             file.string() + ", " + table_name + ", " + hw_name, counts);
-  }
+  const ReductionCounts counts = rule_keeps_outcomes_of_every_library_test(&SimOptions::one_cu_misses, 400'000);
   EXPECT_GT(counts.compared, 500);
   EXPECT_LT(counts.states_reduced, counts.states_reference);
 }
 
 TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfOneWorkGroup) {
-  HardwareAssumptions remedies;
-  EXPECT_TRUE(apply_assumption("one-channel", remedies) && apply_assumption("l1-store-at-l2", remedies));
+  const auto assumptions = default_and_remedies();
   ReductionCounts counts;
   std::size_t index = 0;
   litmus::generate(litmus::parse_generate_spec("cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,"
@@ -537,9 +539,7 @@ TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfOneWorkGroup) {
                                                "orders=na+rlx,scopes=wg,placements=same-wg,segments=global+group"),
                    [&](litmus::GeneratedTest&& g) {
                      if (index++ % 37 != 0) return;
-                     for (const auto& [hw_name, hw] :
-                          std::vector<std::pair<std::string, HardwareAssumptions>>{{"default", {}},
-                                                                                   {"remedies", remedies}})
+                     for (const auto& [hw_name, hw] : assumptions)
                        expect_one_cu_misses_keep_outcomes(g.test, gfx69(), hw, g.test.name + ", " + hw_name, counts);
                    });
   EXPECT_GT(counts.compared, static_cast<int>(index / 37));

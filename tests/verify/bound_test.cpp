@@ -799,6 +799,30 @@ TEST(BoundReduction, WeakestCodeBelowTheUpperChoiceAgreesWithoutIt) {
   EXPECT_LT(work_again, work_plain);
 }
 
+// The statistics line without its time.
+std::string statistics_without_time(const BoundStatistics& s) {
+  const std::string line = render_statistics(s);
+  return line.substr(0, line.rfind(';'));
+}
+
+// Each slice searched with `with` and `without` (options that change what the search costs,
+// not what it decides), under the default assumptions and the remedies: the same verdicts,
+// counterexamples and statistics to the last count.
+void expect_the_same_searches(std::initializer_list<const char*> slices, const BoundOptions& with,
+                              const BoundOptions& without) {
+  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  for (const char* slice : slices)
+    for (bool remedies : {false, true}) {
+      SCOPED_TRACE(std::string(slice) + (remedies ? " remedies" : " default"));
+      const VerifyOptions o = sc_options(true, remedies);
+      const BoundVerification a = verify_bound(spec(slice), table, o, with);
+      const BoundVerification b = verify_bound(spec(slice), table, o, without);
+      EXPECT_EQ(a.report.sound(), b.report.sound());
+      EXPECT_EQ(counterexample_names(a.report), counterexample_names(b.report));
+      EXPECT_EQ(statistics_without_time(a.statistics), statistics_without_time(b.statistics));
+    }
+}
+
 // The model's answers shared between the one-work-group spaces of a cycle that differ only
 // in their segments (fact 6) against answers per space: the answers are the same, so the
 // searches are the same to the last count, with fewer questions for the engine. (Sharing
@@ -813,20 +837,10 @@ TEST(BoundReduction, AnswersSharedAcrossSegmentsAgreeWithAnswersPerSpace) {
   shared.on_space = engine_queries(engine_shared);
   per_space.on_space = engine_queries(engine_per_space);
   per_space.answers_across_segments = false;
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  for (const char* slice : {"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
+  expect_the_same_searches({"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
                             "placements=same-wg,segments=global+group",
-                            "family=MP/SB/WRC/ISA2,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg+diff-wg"})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice) + (remedies ? " remedies" : " default"));
-      const VerifyOptions o = sc_options(true, remedies);
-      const BoundVerification a = verify_bound(spec(slice), table, o, shared);
-      const BoundVerification b = verify_bound(spec(slice), table, o, per_space);
-      EXPECT_EQ(a.report.sound(), b.report.sound());
-      EXPECT_EQ(counterexample_names(a.report), counterexample_names(b.report));
-      EXPECT_EQ(render_statistics(a.statistics).substr(0, render_statistics(a.statistics).rfind(';')),
-                render_statistics(b.statistics).substr(0, render_statistics(b.statistics).rfind(';')));
-    }
+                            "family=MP/SB/WRC/ISA2,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg+diff-wg"},
+                           shared, per_space);
   EXPECT_LT(engine_shared, engine_per_space);
 }
 
@@ -841,21 +855,11 @@ TEST(BoundReduction, PartialUpperAnswersAgreeWithWholeOnes) {
   partial.on_space = kept(kept_partial);
   whole.on_space = kept(kept_whole);
   whole.partial_upper_answers = false;
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
-  for (const char* slice : {"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
-                            "placements=same-wg,segments=global+group",
+  expect_the_same_searches({"family=ISA2/WRC/MP/SB/"
+                            "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",
                             "family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg",
-                            "family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg"})
-    for (bool remedies : {false, true}) {
-      SCOPED_TRACE(std::string(slice) + (remedies ? " remedies" : " default"));
-      const VerifyOptions o = sc_options(true, remedies);
-      const BoundVerification a = verify_bound(spec(slice), table, o, partial);
-      const BoundVerification b = verify_bound(spec(slice), table, o, whole);
-      EXPECT_EQ(a.report.sound(), b.report.sound());
-      EXPECT_EQ(counterexample_names(a.report), counterexample_names(b.report));
-      EXPECT_EQ(render_statistics(a.statistics).substr(0, render_statistics(a.statistics).rfind(';')),
-                render_statistics(b.statistics).substr(0, render_statistics(b.statistics).rfind(';')));
-    }
+                            "family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg"},
+                           partial, whole);
   EXPECT_GT(kept_partial, kept_whole);
 }
 

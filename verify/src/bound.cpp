@@ -434,12 +434,10 @@ class ModelAnswers {
   std::map<std::vector<std::size_t>, model::CheckResult> whole;
   std::map<std::vector<std::size_t>, Partial> partial;  // the latest per test
 
-  // Makes these the answers for `space`: kept when `shared` and `space` has the cycle and
-  // the one-work-group placement of the space before, emptied otherwise.
-  void start(const litmus::VariationSpace& space, bool shared) {
-    const std::vector<int>& wg = space.workgroup_of_thread();
-    const bool one_workgroup = std::all_of(wg.begin(), wg.end(), [&](int w) { return w == wg.front(); });
-    std::string key = shared && one_workgroup ? space.cycle() : std::string();
+  // Makes these the answers for a space of `cycle`: kept when `shared` (its threads share a
+  // work-group) and the space before was one of the cycle's shared ones, emptied otherwise.
+  void start(const std::string& cycle, bool shared) {
+    std::string key = shared ? cycle : std::string();
     if (key.empty() || key != key_) {
       whole.clear();
       partial.clear();
@@ -490,7 +488,7 @@ class SpaceSearch {
       for (std::size_t k = 0; k < n_; ++k)
         if (top_[k]) upper_choice_[k] = equivalents_.narrowest[k][*top_[k]];
     choice_.assign(n_, 0);
-    answers_.start(space_, settings_.shared_answers);
+    answers_.start(space_.cycle(), settings_.shared_answers && first_.scopes.one_instance(litmus::Scope::WorkGroup));
     weakest_tries_.resize(n_);
     weakest_at_.resize(n_);
     reference_.resize(n_ + 1);
