@@ -113,6 +113,17 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& options, Ca
   result.evaluated = result.observed;
   if (test.filter) collect_refs(*test.filter, result.evaluated);
 
+  if (options.stop_at_race && !options.want_graph && !program.unsupported()) {
+    if (std::optional<RaceWitness> w = certain_race(program, options.variant)) {
+      // Racy without a candidate enumerated: no outcomes, as an enumeration stopped at once.
+      result.racy = true;
+      result.race =
+          RaceReport{w->first, w->second, program.describe_event(w->first), program.describe_event(w->second), w->kind};
+      result.verdict = test.condition.quantifier == litmus::Quantifier::Exists ? Verdict::No : Verdict::Ok;
+      result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      return result;
+    }
+  }
   detail::EngineQuery query{
       program, options, result.evaluated, test.filter ? &*test.filter : nullptr, test.condition.prop, deadline};
   std::string key;

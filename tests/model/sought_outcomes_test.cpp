@@ -1,6 +1,8 @@
 // Checks that ask only which of some outcomes are allowed (CheckOptions::only_outcomes), and
 // the static race check (`may_race`) that lets the enum engine answer them, and whole checks
-// of programs that cannot race, from fewer candidate executions.
+// of programs that cannot race, from fewer candidate executions; the races of branch-free
+// programs, found without enumerating (`certain_race`).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,9 @@
 #include <set>
 
 #include "hsalit/litmus/generate.hpp"
+#include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/model/execution.hpp"
 #include "hsalit/model/relations.hpp"
 #include "litmus_support.hpp"
 
@@ -92,6 +96,113 @@ TEST(SoughtOutcomes, APartialAnswerIsTheWholeAnswerCutToTheSought) {
   });
   EXPECT_GT(partial, 100u);
   EXPECT_GT(whole, 100u);
+}
+
+// What `certain_race` requires of a program: no branch, barrier, compare-and-swap or filter,
+// and every access at a location named without a register.
+bool every_event_runs_at_its_location(const litmus::Test& test) {
+  if (test.filter) return false;
+  for (const litmus::Thread& thread : test.threads)
+    for (const litmus::Instruction& ins : thread.code)
+      if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
+          (ins.kind == litmus::OpKind::Rmw && ins.annots.cas))
+        return false;
+  const Program program(test);
+  return std::all_of(program.events().begin(), program.events().end(),
+                     [](const StaticEvent& e) { return !e.is_access() || e.location.has_value(); });
+}
+
+// A branch-free program races exactly when it has a conflicting pair, under every model
+// variant, as both engines find by enumerating; with a branch (the guards of the third slice)
+// a conflicting pair may be ordered, and `certain_race` says nothing.
+// Besides the slices of for_sampled_tests, tests of a three-thread bound's cycles.
+TEST(CertainRace, IsExactlyWhetherABranchFreeProgramRaces) {
+  std::size_t racy = 0, race_free = 0, ordered_by_a_guard = 0, by_z3 = 0;
+  auto visit = [&](const litmus::Test& test) {
+    const bool applies = every_event_runs_at_its_location(test);
+    for (ModelVariant variant : {ModelVariant::Hsa, ModelVariant::HrfIndirect, ModelVariant::HrfDirect}) {
+      CheckOptions o = enum_options();
+      o.variant = variant;
+      const CheckResult full = check(test, o);
+      ASSERT_FALSE(full.unknown()) << test.name;
+      const Program program(test);
+      const std::optional<RaceWitness> race = certain_race(program, variant);
+      if (!applies) {
+        EXPECT_FALSE(race) << test.name;
+        if (!full.racy && may_race(program, variant)) ++ordered_by_a_guard;
+        continue;
+      }
+      EXPECT_EQ(race.has_value(), full.racy) << test.name << " " << to_string(variant);
+      ++(full.racy ? racy : race_free);
+      if (variant == ModelVariant::Hsa && (racy + race_free) % 25 == 0) {
+        o.engine = Engine::Z3;
+        EXPECT_EQ(race.has_value(), check(test, o).racy) << test.name;
+        ++by_z3;
+      }
+    }
+  };
+  for_sampled_tests([&](const litmus::Test& test, CandidateMemo&) { visit(test); });
+  litmus::for_each_variation_space(litmus::parse_generate_spec("threads=3,accesses=3,shard=7/40000"),
+                                   [&](const litmus::VariationSpace& space) {
+                                     std::mt19937 rng(static_cast<unsigned>(space.size()));
+                                     for (int sample = 0; sample < 6; ++sample)
+                                       visit(space.test(test_support::random_choice(space, rng)));
+                                   });
+  EXPECT_GT(racy, 1000u);
+  EXPECT_GT(race_free, 600u);
+  EXPECT_GT(ordered_by_a_guard, 0u);
+  EXPECT_GT(by_z3, 25u);
+}
+
+// With stop_at_race, a certain race is the answer of both engines at once: racy, with its
+// pair and no outcomes. A graph is only drawn from an enumerated execution.
+TEST(CertainRace, AnswersAStopAtRaceCheckWithoutEnumerating) {
+  litmus::ParseResult parsed = litmus::parse_litmus(R"(LISA MP-plain
+{ x = 0; y = 0; }
+ P0        | P1        ;
+ w[] x 1   | r[] r0 y  ;
+ w[] y 1   | r[] r1 x  ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render("MP-plain.litmus");
+  const std::optional<RaceWitness> race = certain_race(Program(*parsed.test), ModelVariant::Hsa);
+  ASSERT_TRUE(race);
+  for (Engine engine : {Engine::Enum, Engine::Z3}) {
+    CheckOptions o;
+    o.engine = engine;
+    o.stop_at_race = true;
+    const CheckResult fast = check(*parsed.test, o);
+    EXPECT_TRUE(fast.racy);
+    ASSERT_TRUE(fast.race);
+    EXPECT_EQ(fast.race->first_event, race->first);
+    EXPECT_EQ(fast.race->second_event, race->second);
+    EXPECT_TRUE(fast.outcomes.empty());
+    o.want_graph = true;
+    const CheckResult drawn = check(*parsed.test, o);
+    EXPECT_TRUE(drawn.racy);
+    EXPECT_TRUE(drawn.graph);
+    EXPECT_FALSE(drawn.outcomes.empty());
+  }
+}
+
+// Plain accesses of a group location from two work-groups touch two copies (HSA SysArch
+// 3.3.3): no conflict, no race; in one work-group they race.
+TEST(CertainRace, GroupLocationsOfTwoWorkGroupsAreTwoCells) {
+  for (const auto& [scopes, races] : {std::pair{"(agent (wg 0) (wg 1))", false}, {"(agent (wg 0 1))", true}}) {
+    litmus::ParseResult parsed = litmus::parse_litmus(fmt::format(R"(LISA W+R-group
+{{ x = 0; }}
+ P0      | P1       ;
+ w[] x 1 | r[] r0 x ;
+scopes: {}
+regions: x:group
+exists (1:r0=1)
+)",
+                                                                  scopes));
+    ASSERT_TRUE(parsed.ok()) << parsed.diagnostics.render("W+R-group.litmus");
+    EXPECT_EQ(certain_race(Program(*parsed.test), ModelVariant::Hsa).has_value(), races) << scopes;
+    EXPECT_EQ(check(*parsed.test, enum_options()).racy, races) << scopes;
+  }
 }
 
 }  // namespace

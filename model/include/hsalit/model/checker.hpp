@@ -37,7 +37,9 @@ struct CheckOptions {
   // Stop at the first race found: the result is racy, and its outcomes and verdict cover only
   // the executions enumerated before (a racy program's behaviour is undefined, HSA SysArch
   // 3.12, so a caller that only asks whether it races loses nothing). Race-free results are
-  // unchanged. The enum engine honours it; the Z3 engine computes everything regardless.
+  // unchanged. A race that `certain_race` finds without enumerating is reported at once,
+  // with no outcomes, by either engine (unless `want_graph`); otherwise the enum engine
+  // honours it and the Z3 engine computes everything regardless.
   bool stop_at_race = false;
   // When set, the caller asks only which of these outcomes (over CheckResult::evaluated) are
   // allowed, and whether the program races. If it cannot race (`may_race`), the enum engine

@@ -97,6 +97,19 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
 Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant,
                               std::span<const ScDomain> sc);
 
+// A race the program has without enumerating anything (HSA SysArch 3.12), for a program
+// without branches, barriers, compare-and-swaps and a filter whose accesses all name their
+// locations: every event then runs in every execution, and two accesses of different threads
+// that conflict (`conflict`) on the same cell race. Some sequentially consistent
+// interleaving runs them one right after the other, and it is a candidate execution whose
+// coh and sc orders are the interleaving itself; hhb only grows along it (po does, and an
+// sso edge goes from a write, or a release before it, to a read of it or of a later write),
+// so nothing between the two can order them, and they do not order each other (a conflict
+// is a plain access, or two atomics whose scopes do not match, so no sso edge joins them).
+// Such a program is race-free exactly when it has no conflicting pair (`may_race` false).
+// nullopt when the program is not of that form or has no conflicting pair.
+std::optional<RaceWitness> certain_race(const Program& p, ModelVariant variant);
+
 // A witness execution ready for display: nodes and labelled edges.
 struct ExecutionGraph {
   struct Node {
