@@ -69,6 +69,7 @@ class EnumEngine {
       result_.unknown = *p_.unsupported();
       return result_;
     }
+    if (sought_ && sought_->empty()) return result_;  // asked about nothing: nothing to evaluate
     if (q_.replay) return replay(*q_.replay);
     if (!compute_domains() || !compute_runs()) return result_;
     compute_value_masks();

@@ -863,6 +863,28 @@ TEST(BoundReduction, PartialUpperAnswersAgreeWithWholeOnes) {
   EXPECT_GT(kept_partial, kept_whole);
 }
 
+// Questions narrowed by the answers kept (fact 2: what a stronger test allows, what a weaker
+// one forbids or does not allow) against questions asked as they come: the same searches to
+// the last count, verdicts and counterexamples included; and each narrowed question's answer
+// is the one the question gets asked as it came (check_narrowed_answers).
+TEST(BoundReduction, AnswersByStrengthAgreeWithQuestionsAsTheyCome) {
+  std::size_t narrowed_on = 0, narrowed_off = 0;
+  auto narrowed = [](std::size_t& sum) { return [&sum](const SpaceCost& c) { sum += c.narrowed_questions; }; };
+  BoundOptions by_strength, as_they_come;
+  by_strength.on_space = narrowed(narrowed_on);
+  by_strength.check_narrowed_answers = true;
+  as_they_come.on_space = narrowed(narrowed_off);
+  as_they_come.answers_by_strength = false;
+  expect_the_same_searches({"family=ISA2/WRC/MP/SB/"
+                            "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",
+                            "family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg",
+                            "family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg",
+                            "threads=3,accesses=3,shard=7/20000"},
+                           by_strength, as_they_come);
+  EXPECT_GT(narrowed_on, 100u);
+  EXPECT_EQ(narrowed_off, 0u);
+}
+
 // The reduction against the plain check of every test, on a slice with counterexamples
 // (scacq/screl as acquire/release are not SC: docs/mappings.md, finding 1) and without.
 TEST(BoundReduction, AgreesWithCheckingEveryVariation) {

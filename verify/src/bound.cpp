@@ -434,6 +434,54 @@ class ModelAnswers {
   std::map<std::vector<std::size_t>, model::CheckResult> whole;
   std::map<std::vector<std::size_t>, Partial> partial;  // the latest per test
 
+  // A question about the test of `choices` (whole, or about `sought`) narrowed by fact 2: a
+  // test allows every outcome that a stronger race-free test allows, and none that a weaker
+  // race-free one forbids. `stronger(a, b)`: the test of choices `a` is at least as strong
+  // as that of `b` in every slot. nullopt: a whole question that no weaker answer bounds.
+  struct Narrowed {
+    std::set<model::Outcome> asked;       // what no answer kept decides
+    std::vector<model::Outcome> allowed;  // what a stronger test allows, of the question's
+  };
+  template <typename Stronger>
+  std::optional<Narrowed> narrow(const std::vector<std::size_t>& choices, const std::set<model::Outcome>* sought,
+                                 Stronger stronger) const {
+    auto among = [](const std::vector<model::Outcome>& sorted, const model::Outcome& o) {
+      return std::binary_search(sorted.begin(), sorted.end(), o);
+    };
+    auto usable = [](const model::CheckResult& a) { return !a.racy && !a.unknown(); };
+    Narrowed q;
+    bool bounded = sought != nullptr;
+    if (sought) q.asked = *sought;
+    for (const auto& [other, answer] : whole) {  // a weaker test allows only its outcomes
+      if (!usable(answer) || !stronger(choices, other)) continue;
+      if (bounded) {
+        std::erase_if(q.asked, [&](const model::Outcome& o) { return !among(answer.outcomes, o); });
+      } else {
+        q.asked.insert(answer.outcomes.begin(), answer.outcomes.end());
+        bounded = true;
+      }
+    }
+    if (!bounded) return std::nullopt;
+    for (const auto& [other, kept] : partial)  // a weaker test forbids what it was asked and did not allow
+      if (usable(kept.answer) && stronger(choices, other))
+        std::erase_if(q.asked,
+                      [&](const model::Outcome& o) { return kept.sought.count(o) && !among(kept.answer.outcomes, o); });
+    auto allowed_by = [&](const model::CheckResult& stronger_answer) {
+      for (auto it = q.asked.begin(); it != q.asked.end();)
+        if (among(stronger_answer.outcomes, *it)) {
+          q.allowed.push_back(*it);
+          it = q.asked.erase(it);
+        } else {
+          ++it;
+        }
+    };
+    for (const auto& [other, answer] : whole)
+      if (usable(answer) && stronger(other, choices)) allowed_by(answer);
+    for (const auto& [other, kept] : partial)
+      if (usable(kept.answer) && stronger(other, choices)) allowed_by(kept.answer);
+    return q;
+  }
+
   // Makes these the answers for a space of `cycle`: kept when `shared` (its threads share a
   // work-group) and the space before was one of the cycle's shared ones, emptied otherwise.
   void start(const std::string& cycle, bool shared) {
@@ -592,9 +640,7 @@ class SpaceSearch {
       ++cost_.kept_answers;
     } else {
       const litmus::Test test = observe_everything(space_.test(choices));
-      const model::CheckOptions& options = settings_.options.model;
-      model::CheckResult answer =
-          sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+      model::CheckResult answer = ask_engine(test, choices, sought);
       if (answer.partial) {
         r = &(answers_.partial[choices] = ModelAnswers::Partial{*sought, std::move(answer)}).answer;
       } else {
@@ -605,6 +651,42 @@ class SpaceSearch {
     ++cost_.model_queries;
     if (r->racy) ++cost_.racy_answers;
     return *r;
+  }
+
+  // The engine's answer about `test` (the test of `choices`), whole or about `sought`. With
+  // BoundOptions::answers_by_strength the engine is asked only about the outcomes that no
+  // answer kept decides (ModelAnswers::narrow): a whole question becomes one about the
+  // outcomes a weaker test allows, when one was answered, and the outcomes known allowed
+  // are added to the engine's answer. A program that may race is checked whole by the
+  // engine whatever it is asked (model::CheckOptions::only_outcomes), and a racy answer
+  // needs nothing added.
+  model::CheckResult ask_engine(const litmus::Test& test, const std::vector<std::size_t>& choices,
+                                const std::set<model::Outcome>* sought) {
+    const model::CheckOptions& options = settings_.options.model;
+    std::optional<ModelAnswers::Narrowed> q;
+    if (settings_.bound.answers_by_strength)
+      q = answers_.narrow(choices, sought, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+        for (std::size_t k = 0; k < n_; ++k)
+          if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]])) return false;
+        return true;
+      });
+    if (!q) return sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+    ++cost_.narrowed_questions;
+    model::CheckResult answer = cache_.check_within(test, options, q->asked);
+    if (!answer.partial || answer.racy || answer.unknown()) return answer;
+    std::set<model::Outcome> allowed(answer.outcomes.begin(), answer.outcomes.end());
+    allowed.insert(q->allowed.begin(), q->allowed.end());
+    answer.outcomes.assign(allowed.begin(), allowed.end());
+    answer.partial = sought != nullptr;  // without `sought`, what the weaker test allows bounds the whole answer
+    if (settings_.bound.check_narrowed_answers) {
+      const model::CheckResult plain =
+          sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+      if (plain.racy || plain.unknown() || plain.outcomes != answer.outcomes)
+        throw std::logic_error(
+            fmt::format("{}: the narrowed question's answer ({} outcomes) is not the question's ({})", test.name,
+                        answer.outcomes.size(), plain.outcomes.size()));
+    }
+    return answer;
   }
 
   // Whether every test below the prefix is sound or racy: the program with every later slot

@@ -100,8 +100,9 @@ struct SpaceCost {
   // Tests asked of the model by the search (upper tests, live classes, critical-slot
   // scoring; answers the space had already are counted too), how many were racy, and how
   // many were answered by answers kept (the space's own, or with fact 6 those of a space
-  // that differs only in its segments) instead of the engine.
-  std::size_t model_queries = 0, racy_answers = 0, kept_answers = 0;
+  // that differs only in its segments) instead of the engine; and how many of the questions
+  // the engine was asked were narrowed by answers kept (BoundOptions::answers_by_strength).
+  std::size_t model_queries = 0, racy_answers = 0, kept_answers = 0, narrowed_questions = 0;
   double model_seconds = 0;
   std::size_t simulations = 0;  // weakest-code simulations
   double simulation_seconds = 0;
@@ -139,6 +140,15 @@ struct BoundOptions {
   // allowed already (fact 2), so the answer decides the same, and it is often one a scoring
   // query gave (docs/verification.md, "Partial upper answers"). Off: every upper test whole.
   bool partial_upper_answers = true;
+  // Ask the engine only what the space's answers kept do not decide already (fact 2): a test
+  // allows what a stronger race-free test allows and nothing that a weaker one forbids, so
+  // outcomes so decided are left out of the question, and a test with a weaker answer kept
+  // is asked only about that one's allowed outcomes (docs/verification.md, "Answers by
+  // strength"). Off: each question is asked as it comes.
+  bool answers_by_strength = true;
+  // With answers_by_strength, also ask each narrowed question as it came and throw
+  // std::logic_error when the answers differ (a self-check for tests; it undoes the saving).
+  bool check_narrowed_answers = false;
   // Find a slot's code classes once per thread context and choices (its thread with the
   // locations renamed, their segments), shared by every shape whose thread is the same,
   // instead of once per shape (fact 1 above; docs/verification.md).
