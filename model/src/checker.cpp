@@ -100,6 +100,10 @@ std::string enumeration_key(const litmus::Test& test) {
   return litmus::print_litmus(t);
 }
 
+RaceReport race_report(const Program& program, const RaceWitness& w) {
+  return RaceReport{w.first, w.second, program.describe_event(w.first), program.describe_event(w.second), w.kind};
+}
+
 CheckResult check_with(const litmus::Test& test, const CheckOptions& options, CandidateMemo* memo) {
   auto start = std::chrono::steady_clock::now();
   Deadline deadline(options.timeout_seconds);
@@ -117,8 +121,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& options, Ca
     if (std::optional<RaceWitness> w = certain_race(program, options.variant)) {
       // Racy without a candidate enumerated: no outcomes, as an enumeration stopped at once.
       result.racy = true;
-      result.race =
-          RaceReport{w->first, w->second, program.describe_event(w->first), program.describe_event(w->second), w->kind};
+      result.race = race_report(program, *w);
       result.verdict = test.condition.quantifier == litmus::Quantifier::Exists ? Verdict::No : Verdict::Ok;
       result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       return result;
@@ -160,9 +163,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& options, Ca
   }
   if (r.race) {
     result.racy = true;
-    const RaceWitness& w = r.race->second;
-    result.race =
-        RaceReport{w.first, w.second, program.describe_event(w.first), program.describe_event(w.second), w.kind};
+    result.race = race_report(program, r.race->second);
   }
   if (options.want_graph) {
     const ConcreteExecution* x = r.race ? &r.race->first : r.satisfying ? &*r.satisfying : nullptr;

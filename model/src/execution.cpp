@@ -310,22 +310,9 @@ std::optional<RaceWitness> certain_race(const Program& p, ModelVariant variant) 
       if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
           (ins.kind == litmus::OpKind::Rmw && ins.annots.cas))
         return std::nullopt;
-  const std::vector<StaticEvent>& events = p.events();
-  for (const StaticEvent& e : events)
+  for (const StaticEvent& e : p.events())
     if (e.is_access() && !e.location) return std::nullopt;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const StaticEvent& x = events[i];
-    if (!x.is_access()) continue;
-    for (std::size_t j = i + 1; j < events.size(); ++j) {
-      const StaticEvent& y = events[j];
-      if (!y.is_access() || x.thread == y.thread || *x.location != *y.location ||
-          p.copy_of(*x.location, x.thread) != p.copy_of(*y.location, y.thread))
-        continue;
-      Conflict k = conflict(p, x, x.writes(), y, y.writes(), variant);
-      if (k != Conflict::None) return RaceWitness{x.id, y.id, k};
-    }
-  }
-  return std::nullopt;
+  return first_conflict(p, variant, SameCell::Certainly);
 }
 
 namespace {

@@ -77,19 +77,28 @@ Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const S
   return Conflict::None;
 }
 
-bool may_race(const Program& p, ModelVariant variant) {
+std::optional<RaceWitness> first_conflict(const Program& p, ModelVariant variant, SameCell where) {
+  auto same_cell = [&](const StaticEvent& x, const StaticEvent& y) {
+    if (where == SameCell::Possibly) return !x.location || !y.location || *x.location == *y.location;
+    return x.location && y.location && *x.location == *y.location &&
+           p.copy_of(*x.location, x.thread) == p.copy_of(*y.location, y.thread);
+  };
   const std::vector<StaticEvent>& events = p.events();
   for (std::size_t i = 0; i < events.size(); ++i) {
     const StaticEvent& x = events[i];
     if (!x.is_access()) continue;
     for (std::size_t j = i + 1; j < events.size(); ++j) {
       const StaticEvent& y = events[j];
-      if (!y.is_access() || x.thread == y.thread) continue;
-      if (x.location && y.location && *x.location != *y.location) continue;
-      if (conflict(p, x, x.writes(), y, y.writes(), variant) != Conflict::None) return true;
+      if (!y.is_access() || x.thread == y.thread || !same_cell(x, y)) continue;
+      if (Conflict k = conflict(p, x, x.writes(), y, y.writes(), variant); k != Conflict::None)
+        return RaceWitness{x.id, y.id, k};
     }
   }
-  return false;
+  return std::nullopt;
+}
+
+bool may_race(const Program& p, ModelVariant variant) {
+  return first_conflict(p, variant, SameCell::Possibly).has_value();
 }
 
 }  // namespace hsalit::model

@@ -401,12 +401,6 @@ std::vector<std::pair<std::string, HardwareAssumptions>> default_and_remedies() 
   return {{"default", {}}, {"remedies", remedies}};
 }
 
-void expect_independent_steps_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
-                                            const HardwareAssumptions& hw, const std::string& what,
-                                            ReductionCounts& counts) {
-  expect_rule_keeps_outcomes(&SimOptions::independent_steps, 400'000, test, table, hw, what, counts);
-}
-
 TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfEveryLibraryTest) {
   const ReductionCounts counts = rule_keeps_outcomes_of_every_library_test(&SimOptions::independent_steps, 400'000);
   EXPECT_GT(counts.compared, 500);
@@ -436,7 +430,8 @@ TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfCoherenceShapes) {
     litmus::generate(litmus::parse_generate_spec(slice.spec), [&](litmus::GeneratedTest&& g) {
       if (index++ % slice.every != 0) return;
       for (const auto& [hw_name, hw] : slice.assumptions)
-        expect_independent_steps_keep_outcomes(g.test, table, hw, g.test.name + ", " + hw_name, counts);
+        expect_rule_keeps_outcomes(&SimOptions::independent_steps, 400'000, g.test, table, hw,
+                                   g.test.name + ", " + hw_name, counts);
     });
     EXPECT_GT(counts.compared, static_cast<int>(index / slice.every)) << slice.spec;
     // The rule does reduce: 2.1x fewer states on the first slice, 3.3x on the second.
@@ -517,12 +512,6 @@ TEST(SimulatorReductions, SeparateCusKeepTheOutcomeSetOfThreeWorkGroups) {
 // broken ones, and of generated three-thread tests in one work-group with global and group
 // locations (every 37th test of three cycles with several accesses to a location), under
 // the default assumptions and the remedies of docs/mappings.md.
-void expect_one_cu_misses_keep_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
-                                        const HardwareAssumptions& hw, const std::string& what,
-                                        ReductionCounts& counts) {
-  expect_rule_keeps_outcomes(&SimOptions::one_cu_misses, 400'000, test, table, hw, what, counts);
-}
-
 TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfEveryLibraryTest) {
   const ReductionCounts counts = rule_keeps_outcomes_of_every_library_test(&SimOptions::one_cu_misses, 400'000);
   EXPECT_GT(counts.compared, 500);
@@ -540,7 +529,8 @@ TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfOneWorkGroup) {
                    [&](litmus::GeneratedTest&& g) {
                      if (index++ % 37 != 0) return;
                      for (const auto& [hw_name, hw] : assumptions)
-                       expect_one_cu_misses_keep_outcomes(g.test, gfx69(), hw, g.test.name + ", " + hw_name, counts);
+                       expect_rule_keeps_outcomes(&SimOptions::one_cu_misses, 400'000, g.test, gfx69(), hw,
+                                                  g.test.name + ", " + hw_name, counts);
                    });
   EXPECT_GT(counts.compared, static_cast<int>(index / 37));
   EXPECT_LT(counts.states_reduced * 4, counts.states_reference);

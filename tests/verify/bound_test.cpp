@@ -823,6 +823,12 @@ void expect_the_same_searches(std::initializer_list<const char*> slices, const B
     }
 }
 
+// A BoundOptions::on_space that adds `count(cost)` of each space verified to `sum`.
+template <typename Count>
+std::function<void(const SpaceCost&)> summing(std::size_t& sum, Count count) {
+  return [&sum, count](const SpaceCost& c) { sum += count(c); };
+}
+
 // The model's answers shared between the one-work-group spaces of a cycle that differ only
 // in their segments (fact 6) against answers per space: the answers are the same, so the
 // searches are the same to the last count, with fewer questions for the engine. (Sharing
@@ -830,12 +836,10 @@ void expect_the_same_searches(std::initializer_list<const char*> slices, const B
 TEST(BoundReduction, AnswersSharedAcrossSegmentsAgreeWithAnswersPerSpace) {
   BoundOptions per_space;
   std::size_t engine_shared = 0, engine_per_space = 0;
-  auto engine_queries = [](std::size_t& sum) {
-    return [&sum](const SpaceCost& c) { sum += c.model_queries - c.kept_answers; };
-  };
+  auto engine_queries = [](const SpaceCost& c) { return c.model_queries - c.kept_answers; };
   BoundOptions shared;
-  shared.on_space = engine_queries(engine_shared);
-  per_space.on_space = engine_queries(engine_per_space);
+  shared.on_space = summing(engine_shared, engine_queries);
+  per_space.on_space = summing(engine_per_space, engine_queries);
   per_space.answers_across_segments = false;
   expect_the_same_searches({"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
                             "placements=same-wg,segments=global+group",
@@ -850,10 +854,10 @@ TEST(BoundReduction, AnswersSharedAcrossSegmentsAgreeWithAnswersPerSpace) {
 // kept (scoring queries asked most of them already).
 TEST(BoundReduction, PartialUpperAnswersAgreeWithWholeOnes) {
   std::size_t kept_partial = 0, kept_whole = 0;
-  auto kept = [](std::size_t& sum) { return [&sum](const SpaceCost& c) { sum += c.kept_answers; }; };
+  auto kept = [](const SpaceCost& c) { return c.kept_answers; };
   BoundOptions partial, whole;
-  partial.on_space = kept(kept_partial);
-  whole.on_space = kept(kept_whole);
+  partial.on_space = summing(kept_partial, kept);
+  whole.on_space = summing(kept_whole, kept);
   whole.partial_upper_answers = false;
   expect_the_same_searches({"family=ISA2/WRC/MP/SB/"
                             "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",
@@ -869,11 +873,11 @@ TEST(BoundReduction, PartialUpperAnswersAgreeWithWholeOnes) {
 // is the one the question gets asked as it came (check_narrowed_answers).
 TEST(BoundReduction, AnswersByStrengthAgreeWithQuestionsAsTheyCome) {
   std::size_t narrowed_on = 0, narrowed_off = 0;
-  auto narrowed = [](std::size_t& sum) { return [&sum](const SpaceCost& c) { sum += c.narrowed_questions; }; };
+  auto narrowed = [](const SpaceCost& c) { return c.narrowed_questions; };
   BoundOptions by_strength, as_they_come;
-  by_strength.on_space = narrowed(narrowed_on);
+  by_strength.on_space = summing(narrowed_on, narrowed);
   by_strength.check_narrowed_answers = true;
-  as_they_come.on_space = narrowed(narrowed_off);
+  as_they_come.on_space = summing(narrowed_off, narrowed);
   as_they_come.answers_by_strength = false;
   expect_the_same_searches({"family=ISA2/WRC/MP/SB/"
                             "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",

@@ -663,6 +663,9 @@ class SpaceSearch {
   model::CheckResult ask_engine(const litmus::Test& test, const std::vector<std::size_t>& choices,
                                 const std::set<model::Outcome>* sought) {
     const model::CheckOptions& options = settings_.options.model;
+    auto as_it_came = [&] {
+      return sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+    };
     std::optional<ModelAnswers::Narrowed> q;
     if (settings_.bound.answers_by_strength)
       q = answers_.narrow(choices, sought, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
@@ -670,7 +673,7 @@ class SpaceSearch {
           if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]])) return false;
         return true;
       });
-    if (!q) return sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+    if (!q) return as_it_came();
     ++cost_.narrowed_questions;
     model::CheckResult answer = cache_.check_within(test, options, q->asked);
     if (!answer.partial || answer.racy || answer.unknown()) return answer;
@@ -679,8 +682,7 @@ class SpaceSearch {
     answer.outcomes.assign(allowed.begin(), allowed.end());
     answer.partial = sought != nullptr;  // without `sought`, what the weaker test allows bounds the whole answer
     if (settings_.bound.check_narrowed_answers) {
-      const model::CheckResult plain =
-          sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
+      const model::CheckResult plain = as_it_came();
       if (plain.racy || plain.unknown() || plain.outcomes != answer.outcomes)
         throw std::logic_error(
             fmt::format("{}: the narrowed question's answer ({} outcomes) is not the question's ({})", test.name,

@@ -77,11 +77,6 @@ struct DerivedRelations {
   Relation po, rf, co, fr, sso, hhb, ldo;
 };
 
-struct RaceWitness {
-  int first = -1, second = -1;  // static event ids, first < second
-  Conflict kind = Conflict::None;
-};
-
 struct Evaluation {
   bool consistent = false;
   std::string inconsistency;  // the first axiom that failed, when not consistent

@@ -3,6 +3,7 @@
 // conflict kinds (3.12). Both engines call these, so the rules have one definition.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "hsalit/model/program.hpp"
@@ -45,10 +46,25 @@ std::string_view to_string(Conflict c);
 Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y, bool y_writes,
                   ModelVariant variant);
 
+// Two conflicting accesses (static event ids, first < second).
+struct RaceWitness {
+  int first = -1, second = -1;
+  Conflict kind = Conflict::None;
+};
+
+// Where two accesses must be to count in first_conflict: possibly one cell (the same
+// location, or an address held in a register), or certainly one (the same location, and
+// for a group location the same work-group's copy).
+enum class SameCell : std::uint8_t { Possibly, Certainly };
+
+// The first pair of accesses of different threads in `where` that conflict, taking every
+// access that may write as writing.
+std::optional<RaceWitness> first_conflict(const Program& p, ModelVariant variant, SameCell where);
+
 // Whether some candidate execution of `p` may race: two accesses of different threads that
-// may touch one cell (the same location, or an address held in a register) conflict, taking
-// every access that may write as writing. When false, no execution races, whatever hhb
-// orders: a conflict needs such a pair (3.12), and one that writes less conflicts less.
+// may touch one cell conflict (first_conflict, SameCell::Possibly). When false, no execution
+// races, whatever hhb orders: a conflict needs such a pair (3.12), and one that writes less
+// conflicts less.
 bool may_race(const Program& p, ModelVariant variant);
 
 }  // namespace hsalit::model
