@@ -53,17 +53,19 @@ class SpaceCostLog {
   explicit SpaceCostLog(const std::string& path) : writer_(path) {
     writer_.write(
         "cycle\tworkgroups\tagents\tsegments\tseconds\tclasses_seconds\tmodel_queries\tracy_answers\tkept_"
-        "answers\tnarrowed_questions\tmodel_seconds\tsimulations\tsimulation_seconds\tchecked\tchecked_seconds\n");
+        "answers\tnarrowed_questions\tmodel_seconds\tsimulations\tsimulation_seconds\tdecided_"
+        "unasked\tchecked\tchecked_"
+        "seconds\n");
   }
 
   void add(const verify::SpaceCost& c) {
     const std::string workgroups = fmt::format("{}", fmt::join(c.workgroup_of_thread, "."));
     const std::string agents = fmt::format("{}", fmt::join(c.agent_of_thread, "."));
     const std::string segments = c.global && c.group ? "global+group" : c.group ? "group" : "global";
-    writer_.write(fmt::format("{}\t{}\t{}\t{}\t{:.6f}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\t{}\t{:.6f}\t{}\t{:.6f}\n",
+    writer_.write(fmt::format("{}\t{}\t{}\t{}\t{:.6f}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\t{}\t{:.6f}\t{}\t{}\t{:.6f}\n",
                               c.cycle, workgroups, agents, segments, c.seconds, c.classes_seconds, c.model_queries,
                               c.racy_answers, c.kept_answers, c.narrowed_questions, c.model_seconds, c.simulations,
-                              c.simulation_seconds, c.checked, c.checked_seconds));
+                              c.simulation_seconds, c.decided_unasked, c.checked, c.checked_seconds));
     Group& g = groups_[{workgroups, agents, segments}];
     ++g.spaces;
     g.seconds += c.seconds;

@@ -7,6 +7,7 @@
 #include "engines.hpp"
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/model/relations.hpp"
 
 namespace hsalit::model {
 
@@ -104,6 +105,32 @@ RaceReport race_report(const Program& program, const RaceWitness& w) {
   return RaceReport{w.first, w.second, program.describe_event(w.first), program.describe_event(w.second), w.kind};
 }
 
+// The engine's answer, the enum engine's candidates replayed from `memo` when it lists them.
+detail::EngineResult run_engine(const Program& program, const litmus::Test& test, const CheckOptions& options,
+                                const std::vector<litmus::ObservedRef>& evaluated, const Deadline& deadline,
+                                CandidateMemo* memo) {
+  detail::EngineQuery query{program, options, evaluated, test.filter ? &*test.filter : nullptr, test.condition.prop,
+                            deadline};
+  std::string key;
+  std::shared_ptr<const detail::CandidateList> kept;
+  std::shared_ptr<detail::CandidateList> listing;
+  if (memo && options.engine == Engine::Enum) {
+    key = enumeration_key(test);
+    kept = memo->find(key);
+    if (kept) {
+      query.replay = kept.get();
+    } else {
+      listing = std::make_shared<detail::CandidateList>();
+      query.record = listing.get();
+      query.record_limit = memo->max_candidates();
+    }
+  }
+  detail::EngineResult r =
+      options.engine == Engine::Enum ? detail::run_enum_engine(query) : detail::run_z3_engine(query);
+  if (listing && listing->complete && !r.unknown) memo->keep(key, std::move(listing));
+  return r;
+}
+
 CheckResult check_with(const litmus::Test& test, const CheckOptions& options, CandidateMemo* memo) {
   auto start = std::chrono::steady_clock::now();
   Deadline deadline(options.timeout_seconds);
@@ -127,25 +154,13 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& options, Ca
       return result;
     }
   }
-  detail::EngineQuery query{
-      program, options, result.evaluated, test.filter ? &*test.filter : nullptr, test.condition.prop, deadline};
-  std::string key;
-  std::shared_ptr<const detail::CandidateList> kept;
-  std::shared_ptr<detail::CandidateList> listing;
-  if (memo && options.engine == Engine::Enum) {
-    key = enumeration_key(test);
-    kept = memo->find(key);
-    if (kept) {
-      query.replay = kept.get();
-    } else {
-      listing = std::make_shared<detail::CandidateList>();
-      query.record = listing.get();
-      query.record_limit = memo->max_candidates();
-    }
+  detail::EngineResult r;
+  if (options.engine == Engine::Enum && options.only_outcomes && options.only_outcomes->empty() &&
+      !program.unsupported() && cannot_race(program, options.variant)) {
+    r.partial = true;  // whether it races, asked of a program that cannot: nothing to enumerate
+  } else {
+    r = run_engine(program, test, options, result.evaluated, deadline, memo);
   }
-  detail::EngineResult r =
-      options.engine == Engine::Enum ? detail::run_enum_engine(query) : detail::run_z3_engine(query);
-  if (listing && listing->complete && !r.unknown) memo->keep(key, std::move(listing));
   result.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.unknown) {
     result.unknown_reason = r.unknown;

@@ -45,21 +45,13 @@ namespace {
 constexpr std::size_t kMaxDomain = 256;
 constexpr std::size_t kMaxRunsPerThread = 1'000'000;
 
-// No execution of the program races (`may_race`), and every access names its location, so
-// that no consistent execution touches an address that is not one.
-bool cannot_race_at_known_locations(const Program& p, ModelVariant variant) {
-  for (const StaticEvent& e : p.events())
-    if (e.is_access() && !e.location) return false;
-  return !may_race(p, variant);
-}
-
 class EnumEngine {
  public:
   explicit EnumEngine(const EngineQuery& q)
       : q_(q),
         p_(q.program),
         sc_domains_(sc_domains(q.program, q.options.variant)),
-        outcome_decides_(cannot_race_at_known_locations(q.program, q.options.variant)),
+        outcome_decides_(cannot_race(q.program, q.options.variant)),
         sought_(outcome_decides_ ? q.options.only_outcomes : nullptr) {
     result_.partial = sought_ != nullptr;
   }

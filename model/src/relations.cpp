@@ -101,4 +101,10 @@ bool may_race(const Program& p, ModelVariant variant) {
   return first_conflict(p, variant, SameCell::Possibly).has_value();
 }
 
+bool cannot_race(const Program& p, ModelVariant variant) {
+  for (const StaticEvent& e : p.events())
+    if (e.is_access() && !e.location) return false;
+  return !may_race(p, variant);
+}
+
 }  // namespace hsalit::model

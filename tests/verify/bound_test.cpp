@@ -848,23 +848,23 @@ TEST(BoundReduction, AnswersSharedAcrossSegmentsAgreeWithAnswersPerSpace) {
   EXPECT_LT(engine_shared, engine_per_space);
 }
 
-// Upper tests asked, below the root, only about what the failed simulation nearest above
-// reached beyond its own upper test, against upper tests asked whole: the same searches to
-// the last count (the answers decide the same), with more questions answered by answers
-// kept (scoring queries asked most of them already).
-TEST(BoundReduction, PartialUpperAnswersAgreeWithWholeOnes) {
-  std::size_t kept_partial = 0, kept_whole = 0;
-  auto kept = [](const SpaceCost& c) { return c.kept_answers; };
-  BoundOptions partial, whole;
-  partial.on_space = summing(kept_partial, kept);
-  whole.on_space = summing(kept_whole, kept);
-  whole.partial_upper_answers = false;
+// Upper tests asked, below the root, only about the final states the failed simulation
+// nearest above did not reach or found forbidden, against asking about every final state
+// that is not SC: the same searches to the last count (the answers decide the same), with
+// more subtrees decided without a question (what was reached and allowed above is allowed).
+TEST(BoundReduction, PartialUpperAnswersAgreeWithAskingAboutEveryFinalState) {
+  std::size_t unasked_partial = 0, unasked_every = 0;
+  auto unasked = [](const SpaceCost& c) { return c.decided_unasked; };
+  BoundOptions partial, every;
+  partial.on_space = summing(unasked_partial, unasked);
+  every.on_space = summing(unasked_every, unasked);
+  every.partial_upper_answers = false;
   expect_the_same_searches({"family=ISA2/WRC/MP/SB/"
                             "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",
                             "family=ISA2/WRC/MP,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg",
-                            "family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg"},
-                           partial, whole);
-  EXPECT_GT(kept_partial, kept_whole);
+                            "threads=3,accesses=3,shard=7/20000"},
+                           partial, every);
+  EXPECT_GT(unasked_partial, unasked_every);
 }
 
 // Questions narrowed by the answers kept (fact 2: what a stronger test allows, what a weaker
@@ -887,6 +887,37 @@ TEST(BoundReduction, AnswersByStrengthAgreeWithQuestionsAsTheyCome) {
                            by_strength, as_they_come);
   EXPECT_GT(narrowed_on, 100u);
   EXPECT_EQ(narrowed_off, 0u);
+}
+
+// The final states of SC interleavings taken as allowed without a question (fact 7) against
+// asking the model about every final state of the weakest code: the same searches to the
+// last count, verdicts and counterexamples included (under the default assumptions the
+// slices have counterexamples, finding 2), with dependencies and guards (the SC final states
+// are kept by the dependency gaps' choices) and group locations; fewer questions for the
+// engine, and many subtrees decided without one.
+TEST(BoundReduction, ScFinalStatesAgreeWithAskingTheModel) {
+  std::size_t engine_sc = 0, engine_asked = 0, unasked_sc = 0, unasked_asked = 0;
+  auto engine_queries = [](const SpaceCost& c) { return c.model_queries - c.kept_answers; };
+  auto unasked = [](const SpaceCost& c) { return c.decided_unasked; };
+  BoundOptions sc, asked;
+  sc.on_space = [&](const SpaceCost& c) {
+    engine_sc += engine_queries(c);
+    unasked_sc += unasked(c);
+  };
+  asked.on_space = [&](const SpaceCost& c) {
+    engine_asked += engine_queries(c);
+    unasked_asked += unasked(c);
+  };
+  asked.sc_final_states = false;
+  expect_the_same_searches(
+      {"family=ISA2/WRC/MP/SB/"
+       "CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,placements=same-wg,segments=global+group",
+       "family=MP/WRC/ISA2,orders=na+rlx+scacq+screl,scopes=agent,placements=diff-wg,deps=guard+addr",
+       "family=ISA2/MP/SB,orders=na+rlx+scacq+screl,scopes=wg+system,placements=same-wg+diff-wg",
+       "threads=3,accesses=3,shard=7/20000"},
+      sc, asked);
+  EXPECT_LT(engine_sc, engine_asked);
+  EXPECT_GT(unasked_sc, unasked_asked + 100);
 }
 
 // The reduction against the plain check of every test, on a slice with counterexamples

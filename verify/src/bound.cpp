@@ -29,6 +29,7 @@
 #include "hsalit/codegen/gcn.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/model/sc.hpp"
 #include "hsalit/runner/sim.hpp"
 
 namespace hsalit::verify {
@@ -653,6 +654,14 @@ class SpaceSearch {
     return *r;
   }
 
+  // Whether the test of `choices` races, as a question about no final state: the enum
+  // engine answers it without enumerating for a program that cannot race
+  // (model::cannot_race) or certainly races (certain_race), and checks the others whole.
+  const model::CheckResult& ask_race(const std::vector<std::size_t>& choices) {
+    static const std::set<model::Outcome> nothing;
+    return ask_model(choices, &nothing);
+  }
+
   // The engine's answer about `test` (the test of `choices`), whole or about `sought`. With
   // BoundOptions::answers_by_strength the engine is asked only about the outcomes that no
   // answer kept decides (ModelAnswers::narrow): a whole question becomes one about the
@@ -693,54 +702,95 @@ class SpaceSearch {
 
   // Whether every test below the prefix is sound or racy: the program with every later slot
   // at its weakest code (`lower`) reaches only final states that the strongest test below
-  // allows (`upper`, race-free). Each test below compiles to code at least as strong (fewer
+  // (`upper`, race-free) allows. Each test below compiles to code at least as strong (fewer
   // final states, `code_at_least`) and allows at least as much (the model is monotone), so
   // its final states are within its allowed set. `failed` receives the simulation when it
   // reached a final state that `upper` forbids.
   //
-  // `upper` may be a partial answer, about the final states `reference` (the failed
-  // simulation nearest above) reached beyond its own upper test only. The upper test here
-  // allows at least what that one allowed (fact 2), so a final state of this simulation that
-  // `reference` reached and its upper test allowed is allowed here too; every other one must
-  // be among those asked about. When one is not (it cannot be while this code strengthens
-  // that code, fact 3), the answer is `NeedWhole`.
-  enum class Below { Sound, Failed, NeedWhole };
-  Below sound_below(const std::vector<std::size_t>& lower, const model::CheckResult& upper,
-                    const FailedWeakest* reference, std::optional<FailedWeakest>& failed) {
+  // The model is asked only about the final states nothing known allows already: a final
+  // state of an SC interleaving of the program is allowed by every race-free test
+  // (BoundOptions::sc_final_states, model/sc.hpp), and one that `reference` (the failed
+  // simulation nearest above, with a weaker upper test by fact 2) reached and did not find
+  // forbidden is allowed here too (BoundOptions::partial_upper_answers). When nothing is
+  // left, the subtree is decided without a question; otherwise the question is about those
+  // final states only, mostly a subset of what scoring asked (`reference->outcomes`).
+  bool sound_below(const std::vector<std::size_t>& lower, const std::vector<std::size_t>& upper,
+                   const FailedWeakest* reference, std::optional<FailedWeakest>& failed) {
     const litmus::Test weak = observe_everything(space_.test(lower));
+    std::shared_ptr<const runner::SimResult> sim;
     try {
       const codegen::CompiledTest compiled =
           codegen::compile(weak, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
       runner::SimOptions quiet = settings_.options.sim;
       quiet.keep_traces = false;
       const auto start = std::chrono::steady_clock::now();
-      const std::shared_ptr<const runner::SimResult> sim = cache_.simulate(weak, compiled, quiet);
+      sim = cache_.simulate(weak, compiled, quiet);
       cost_.simulation_seconds += seconds_since(start);
       ++cost_.simulations;
-      if (sim->unknown) return Below::Failed;
-      Containment c = contained(upper, *sim);
-      if (c.incomparable) return Below::Failed;
-      if (upper.partial) {
-        if (!reference || reference->evaluated != upper.evaluated || reference->sim->observed != sim->observed)
-          return Below::NeedWhole;
-        Containment asked;
-        for (std::size_t i = 0; i < c.forbidden.size(); ++i) {
-          if (reference->outcomes.count(c.forbidden_in_model[i])) {
-            asked.forbidden.push_back(std::move(c.forbidden[i]));
-            asked.forbidden_in_model.push_back(std::move(c.forbidden_in_model[i]));
-          } else if (!reference->sim->histogram.count(c.forbidden[i])) {
-            return Below::NeedWhole;
-          }
-        }
-        c = std::move(asked);
-      }
-      if (c.forbidden.empty()) return Below::Sound;
-      failed = FailedWeakest{
-          sim, c.forbidden.size(), {c.forbidden_in_model.begin(), c.forbidden_in_model.end()}, upper.evaluated};
-      return Below::Failed;
     } catch (const std::exception&) {
-      return Below::Failed;  // decided test by test below
+      return false;  // decided test by test below
     }
+    if (sim->unknown) return false;
+    const std::vector<litmus::ObservedRef> columns = weak.observed();
+    const std::optional<std::vector<std::size_t>> column = model_columns(columns, sim->observed);
+    if (!column) return false;
+    const std::vector<model::Outcome>* sc = settings_.bound.sc_final_states ? sc_final_states(lower, weak) : nullptr;
+    const bool above = reference && reference->evaluated == columns && reference->sim->observed == sim->observed;
+    std::set<model::Outcome> asked;
+    for (const auto& [outcome, count] : sim->histogram) {
+      model::Outcome o{std::vector<model::Value>(columns.size())};
+      for (std::size_t i = 0; i < column->size(); ++i) o.values[(*column)[i]] = outcome.values[i];
+      if (sc && std::binary_search(sc->begin(), sc->end(), o)) continue;
+      if (above && !reference->outcomes.count(o) && reference->sim->histogram.count(outcome)) continue;
+      asked.insert(std::move(o));
+    }
+    if (asked.empty()) {
+      ++cost_.decided_unasked;
+      return true;
+    }
+    const model::CheckResult& m = ask_model(upper, &asked);
+    if (m.unknown() || m.racy || m.evaluated != columns) return false;
+    std::set<model::Outcome> forbidden;
+    for (const model::Outcome& o : asked)
+      if (!std::binary_search(m.outcomes.begin(), m.outcomes.end(), o)) forbidden.insert(o);
+    if (forbidden.empty()) return true;
+    const std::size_t count = forbidden.size();
+    failed = FailedWeakest{sim, count, std::move(forbidden), columns};
+    return false;
+  }
+
+  // Where each of the simulator's columns is among the model's, when the two observe the
+  // same things.
+  static std::optional<std::vector<std::size_t>> model_columns(const std::vector<litmus::ObservedRef>& columns,
+                                                               const std::vector<litmus::ObservedRef>& observed) {
+    if (observed.size() != columns.size()) return std::nullopt;
+    std::vector<std::size_t> at;
+    for (const litmus::ObservedRef& ref : observed) {
+      auto it = std::find_if(columns.begin(), columns.end(), [&](const litmus::ObservedRef& r) {
+        return r.thread == ref.thread && r.name == ref.name;
+      });
+      if (it == columns.end()) return std::nullopt;
+      at.push_back(static_cast<std::size_t>(it - columns.begin()));
+    }
+    return at;
+  }
+
+  // The SC final states of `test` (the test of `choices`, every register and location
+  // observed), sorted; null when they were not computed. The tests of a space run one program
+  // as far as SC is concerned but for their dependencies: orders, scopes and fences change
+  // no value, so they are kept by the choices of the dependency gaps.
+  const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices,
+                                                     const litmus::Test& test) {
+    std::vector<std::size_t> key(n_, 0);
+    for (std::size_t k = 0; k < n_; ++k)
+      if (slots_[k].choices[choices[k]].kind == Variation::Kind::Dependency) key[k] = choices[k] + 1;
+    auto it = sc_.find(key);
+    if (it == sc_.end()) {
+      model::ScOutcomes found = model::sc_outcomes(model::Program(test), test.observed());
+      it = sc_.emplace(std::move(key), found.unknown_reason ? std::nullopt : std::optional(std::move(found.outcomes)))
+               .first;
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   bool holds_every_thread(int thread, litmus::Scope scope) const {
@@ -786,7 +836,7 @@ class SpaceSearch {
             continue;
           }
           upper[k] = m;
-          const model::CheckResult& r = ask_model(upper);
+          const model::CheckResult& r = ask_race(upper);
           live[a] = r.unknown() || !r.racy;
         }
       upper[k] = *upper_choice_[k];
@@ -920,17 +970,15 @@ class SpaceSearch {
   // is now its upper choice's class, which may well remove what the parent's weakest code
   // reached. Only the parent's very program is not simulated again.
   //
-  // Below the root, the upper test is asked only about the final states that the failed
-  // weakest-code simulation nearest above (`reference_[p]`) reached beyond its own upper
-  // test (BoundOptions::partial_upper_answers): the rest of this prefix's weakest code
-  // reaches is allowed already (sound_below), and the question is often one a scoring query
-  // asked. Its race is answered whole either way (model::CheckOptions::only_outcomes).
+  // The upper test is first asked only whether it races (a question about no final state,
+  // answered without enumerating for these programs: model::cannot_race, certain_race); the
+  // final states of the weakest code are asked about only when nothing known allows them
+  // (sound_below).
   bool decided_below(std::size_t p, bool same_upper) {
     weakest_at_[p].clear();
     std::vector<std::size_t> upper = choice_;
     for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
-    const FailedWeakest* reference = settings_.bound.partial_upper_answers ? reference_[p].get() : nullptr;
-    const model::CheckResult& m = ask_model(upper, reference ? &reference->outcomes : nullptr);
+    const model::CheckResult& m = ask_race(upper);
     if (!m.unknown() && m.racy) {
       counts_.racy_below_racy += leaves_from_[p];
       return true;
@@ -954,9 +1002,8 @@ class SpaceSearch {
     weakest_at_[p] = lower;
     ++counts_.weaker_code_simulations;
     std::optional<FailedWeakest> failed;
-    Below below = sound_below(lower, m, reference, failed);
-    if (below == Below::NeedWhole) below = sound_below(lower, ask_model(upper), nullptr, failed);
-    const bool decided = below == Below::Sound;
+    const FailedWeakest* reference = settings_.bound.partial_upper_answers ? reference_[p].get() : nullptr;
+    const bool decided = sound_below(lower, upper, reference, failed);
     note_weakest(p, decided);
     if (decided) {
       counts_.decided_below_weaker += leaves_from_[p];
@@ -1038,6 +1085,8 @@ class SpaceSearch {
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
+  // SC final states by the choices of the dependency gaps (sc_final_states); nullopt: not computed.
+  std::map<std::vector<std::size_t>, std::optional<std::vector<model::Outcome>>> sc_;
   SpaceCost cost_;
 };
 

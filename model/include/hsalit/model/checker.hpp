@@ -45,7 +45,9 @@ struct CheckOptions {
   // allowed, and whether the program races. If it cannot race (`may_race`), the enum engine
   // evaluates only the candidate executions whose outcome is one of them, until all are
   // found, and marks the result `partial`: its outcomes, counts and verdict then cover only
-  // these. A program that may race is checked whole. The Z3 engine ignores it.
+  // these. A program that may race is checked whole. An empty set asks only whether the
+  // program races, which the enum engine answers at once for a program that cannot
+  // (`cannot_race`). The Z3 engine ignores it.
   const std::set<Outcome>* only_outcomes = nullptr;
 };
 

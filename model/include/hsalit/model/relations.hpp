@@ -67,4 +67,9 @@ std::optional<RaceWitness> first_conflict(const Program& p, ModelVariant variant
 // conflicts less.
 bool may_race(const Program& p, ModelVariant variant);
 
+// No execution of `p` races (`may_race` is false) and every access names its location, so
+// that no consistent execution touches an address that is not one: which of some outcomes
+// the program allows is then answered by the executions with those outcomes alone.
+bool cannot_race(const Program& p, ModelVariant variant);
+
 }  // namespace hsalit::model

@@ -3,7 +3,7 @@
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
 // threads. Five facts make a few checked tests
-// enough, and a sixth spares model queries:
+// enough, and a sixth and a seventh spare model queries:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -49,6 +49,14 @@
 //     thread: with scope inclusion the model reads nothing else of a segment. So the spaces
 //     of a cycle and one-work-group placement that differ only in their segments (the same
 //     slots and choices) get the same answer for the same choices, and share them.
+//
+//  7. The model allows every SC final state of a race-free test, under every variant: an SC
+//     interleaving is a valid candidate execution whose coherence and sc orders are the
+//     interleaving and whose happens-before only points forward along it (HSA SysArch 3.8 to
+//     3.12). The tests below a prefix share their SC final states (orders, scopes and fences
+//     change no value), which model::sc_outcomes finds by running the interleavings; a
+//     weakest-code simulation that reaches only those decides its subtree without a model
+//     question.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -106,6 +114,9 @@ struct SpaceCost {
   double model_seconds = 0;
   std::size_t simulations = 0;  // weakest-code simulations
   double simulation_seconds = 0;
+  // Weakest-code simulations that decided their subtree without a model question: every
+  // final state SC (BoundOptions::sc_final_states), or reached and allowed above.
+  std::size_t decided_unasked = 0;
   std::size_t checked = 0;  // tests verified one by one
   double checked_seconds = 0;
 };
@@ -138,8 +149,13 @@ struct BoundOptions {
   // Below the root, ask the upper test only about the final states that the failed
   // weakest-code simulation nearest above reached beyond its own upper test: the rest is
   // allowed already (fact 2), so the answer decides the same, and it is often one a scoring
-  // query gave (docs/verification.md, "Partial upper answers"). Off: every upper test whole.
+  // query gave (docs/verification.md, "Partial upper answers"). Off: the upper test is asked
+  // about every final state of the weakest code that sc_final_states does not allow.
   bool partial_upper_answers = true;
+  // Take the final states of the program's SC interleavings as allowed without asking the
+  // model: every race-free test allows them (fact 7 above, model/sc.hpp). Off: the model is
+  // asked about every final state of a weakest-code simulation.
+  bool sc_final_states = true;
   // Ask the engine only what the space's answers kept do not decide already (fact 2): a test
   // allows what a stronger race-free test allows and nothing that a weaker one forbids, so
   // outcomes so decided are left out of the question, and a test with a weaker answer kept
