@@ -62,6 +62,9 @@ class ScSearch {
     compile_columns(columns);
   }
 
+  ScSearch(const ScSearch&) = delete;  // the visited set's functors point to it
+  ScSearch& operator=(const ScSearch&) = delete;
+
   ScOutcomes run() {
     if (result_.unknown_reason) return std::move(result_);
     std::vector<Value> start(first_register_ + register_count_ + cells_.size(), 0);
@@ -70,12 +73,15 @@ class ScSearch {
     for (std::size_t c = 0; c < cells_.size(); ++c)
       start[first_cell_ + c] = p_.locations()[static_cast<std::size_t>(cells_[c].first)].initial;
     for (std::size_t t = 0; t < threads_; ++t) run_local(t, start);
-    std::vector<std::vector<Value>> stack;
-    visit(std::move(start), stack);
-    while (!stack.empty() && !result_.unknown_reason) {
-      std::vector<Value> s = std::move(stack.back());
-      stack.pop_back();
-      expand(s, stack);
+    width_ = start.size();
+    visit(start);
+    std::vector<Value> s(width_);
+    while (!stack_.empty() && !result_.unknown_reason) {
+      const std::size_t at = stack_.back() * width_;
+      stack_.pop_back();
+      std::copy(arena_.begin() + static_cast<std::ptrdiff_t>(at),
+                arena_.begin() + static_cast<std::ptrdiff_t>(at + width_), s.begin());
+      expand(s);
     }
     if (result_.unknown_reason) return std::move(result_);
     result_.outcomes.assign(found_.begin(), found_.end());
@@ -84,11 +90,22 @@ class ScSearch {
   }
 
  private:
-  struct StateHash {
-    std::size_t operator()(const std::vector<Value>& v) const {
+  // States are rows of `width_` values in `arena_`, known by their row number, so that a
+  // visited state costs no allocation of its own.
+  const Value* row(std::size_t state) const { return arena_.data() + state * width_; }
+  struct RowHash {
+    const ScSearch* search;
+    std::size_t operator()(std::size_t state) const {
+      const Value* v = search->row(state);
       std::size_t h = 1469598103934665603ull;
-      for (Value x : v) h = (h ^ static_cast<std::size_t>(x)) * 1099511628211ull;
+      for (std::size_t i = 0; i < search->width_; ++i) h = (h ^ static_cast<std::size_t>(v[i])) * 1099511628211ull;
       return h;
+    }
+  };
+  struct RowEqual {
+    const ScSearch* search;
+    bool operator()(std::size_t a, std::size_t b) const {
+      return std::equal(search->row(a), search->row(a) + search->width_, search->row(b));
     }
   };
 
@@ -235,17 +252,26 @@ class ScSearch {
     s[t] = static_cast<Value>(pc);
   }
 
-  void visit(std::vector<Value> s, std::vector<std::vector<Value>>& stack) {
+  // Adds `s` to the states to expand unless it was visited.
+  void visit(const std::vector<Value>& s) {
     if (visited_.size() >= max_states_) {
       fail(fmt::format("more than {} sequentially consistent states", max_states_));
       return;
     }
-    if (visited_.insert(s).second) stack.push_back(std::move(s));
+    const std::size_t state = rows_;
+    arena_.insert(arena_.end(), s.begin(), s.end());
+    ++rows_;
+    if (visited_.insert(state).second) {
+      stack_.push_back(state);
+    } else {
+      arena_.resize(arena_.size() - width_);
+      --rows_;
+    }
   }
 
   // Every successor of s: one memory access of one unfinished thread; a final state when
   // every thread has finished.
-  void expand(const std::vector<Value>& s, std::vector<std::vector<Value>>& stack) {
+  void expand(const std::vector<Value>& s) {
     bool done = true;
     for (std::size_t t = 0; t < threads_ && !result_.unknown_reason; ++t) {
       const auto pc = static_cast<std::size_t>(s[t]);
@@ -257,7 +283,8 @@ class ScSearch {
         fail("an access to an address that is no location");
         return;
       }
-      std::vector<Value> next = s;
+      std::vector<Value>& next = next_;
+      next = s;
       Value* reg = step.reg >= 0 ? &next[first_register_ + static_cast<std::size_t>(step.reg)] : nullptr;
       if (step.kind == OpKind::Load) {
         *reg = s[*cell];
@@ -271,7 +298,7 @@ class ScSearch {
       }
       next[t] = static_cast<Value>(pc + 1);
       run_local(t, next);
-      visit(std::move(next), stack);
+      visit(next);
     }
     if (done) found_.insert(outcome(s));
   }
@@ -296,7 +323,12 @@ class ScSearch {
   std::vector<int> columns_;                          // state slot per column, -1: always 0
   // A state: each thread's pc, then the registers, then the cells.
   std::size_t first_register_ = 0, first_cell_ = 0;
-  std::unordered_set<std::vector<Value>, StateHash> visited_;
+  std::size_t width_ = 0;
+  std::vector<Value> arena_;
+  std::size_t rows_ = 0;
+  std::unordered_set<std::size_t, RowHash, RowEqual> visited_{64, RowHash{this}, RowEqual{this}};
+  std::vector<std::size_t> stack_;  // states to expand
+  std::vector<Value> next_;         // the successor being built
   std::set<Outcome> found_;
   ScOutcomes result_;
 };
