@@ -435,34 +435,25 @@ class ModelAnswers {
   std::map<std::vector<std::size_t>, model::CheckResult> whole;
   std::map<std::vector<std::size_t>, Partial> partial;  // the latest per test
 
-  // A question about the test of `choices` (whole, or about `sought`) narrowed by fact 2: a
+  // A question about which of `sought` the test of `choices` allows, narrowed by fact 2: a
   // test allows every outcome that a stronger race-free test allows, and none that a weaker
   // race-free one forbids. `stronger(a, b)`: the test of choices `a` is at least as strong
-  // as that of `b` in every slot. nullopt: a whole question that no weaker answer bounds.
+  // as that of `b` in every slot.
   struct Narrowed {
     std::set<model::Outcome> asked;       // what no answer kept decides
     std::vector<model::Outcome> allowed;  // what a stronger test allows, of the question's
   };
   template <typename Stronger>
-  std::optional<Narrowed> narrow(const std::vector<std::size_t>& choices, const std::set<model::Outcome>* sought,
-                                 Stronger stronger) const {
+  Narrowed narrow(const std::vector<std::size_t>& choices, const std::set<model::Outcome>& sought,
+                  Stronger stronger) const {
     auto among = [](const std::vector<model::Outcome>& sorted, const model::Outcome& o) {
       return std::binary_search(sorted.begin(), sorted.end(), o);
     };
     auto usable = [](const model::CheckResult& a) { return !a.racy && !a.unknown(); };
-    Narrowed q;
-    bool bounded = sought != nullptr;
-    if (sought) q.asked = *sought;
-    for (const auto& [other, answer] : whole) {  // a weaker test allows only its outcomes
-      if (!usable(answer) || !stronger(choices, other)) continue;
-      if (bounded) {
+    Narrowed q{sought, {}};
+    for (const auto& [other, answer] : whole)  // a weaker test allows only its outcomes
+      if (usable(answer) && stronger(choices, other))
         std::erase_if(q.asked, [&](const model::Outcome& o) { return !among(answer.outcomes, o); });
-      } else {
-        q.asked.insert(answer.outcomes.begin(), answer.outcomes.end());
-        bounded = true;
-      }
-    }
-    if (!bounded) return std::nullopt;
     for (const auto& [other, kept] : partial)  // a weaker test forbids what it was asked and did not allow
       if (usable(kept.answer) && stronger(choices, other))
         std::erase_if(q.asked,
@@ -619,31 +610,32 @@ class SpaceSearch {
   }
   void note_weakest(std::size_t p, bool decided) { ++(decided ? weakest_tries_[p].decided : weakest_tries_[p].failed); }
 
-  // The model's answer for the test of `choices`, kept by them. With `sought`, a scoring
-  // query (take_critical_slot): the enum engine may then answer only which of those outcomes
-  // the test allows, evaluating only the executions with them when the test cannot race
-  // (model::CheckOptions::only_outcomes). Such a partial answer is kept, with the outcomes
-  // it was asked about, until the test is asked about others: it also answers a question
-  // about some of them (its allowed outcomes among those are the whole answer's). A child
-  // whose upper test is its parent's scores the same slots against the same final states.
-  const model::CheckResult& ask_model(const std::vector<std::size_t>& choices,
-                                      const std::set<model::Outcome>* sought = nullptr) {
+  // Which of `sought` the test of `choices` allows, and whether it races (the enum engine
+  // evaluates only the executions with those outcomes when the test cannot race,
+  // model::CheckOptions::only_outcomes; a program that may race is checked whole, and the
+  // whole answer is kept as such). The search asks only such questions: about no outcome
+  // (whether an upper test or a live class's test races), about the final states of a
+  // weakest-code simulation that nothing known allows, and scoring queries. Answers are kept
+  // by the choices; a partial one until the test is asked about others, since it also
+  // answers a question about some of its outcomes. A child whose upper test is its parent's
+  // scores the same slots against the same final states.
+  const model::CheckResult& ask_model(const std::vector<std::size_t>& choices, const std::set<model::Outcome>& sought) {
     const auto start = std::chrono::steady_clock::now();
     const model::CheckResult* r = nullptr;
-    auto partial = sought ? answers_.partial.find(choices) : answers_.partial.end();
+    auto partial = answers_.partial.find(choices);
     if (auto it = answers_.whole.find(choices); it != answers_.whole.end()) {
       r = &it->second;
       ++cost_.kept_answers;
     } else if (partial != answers_.partial.end() &&
-               std::includes(partial->second.sought.begin(), partial->second.sought.end(), sought->begin(),
-                             sought->end())) {
+               std::includes(partial->second.sought.begin(), partial->second.sought.end(), sought.begin(),
+                             sought.end())) {
       r = &partial->second.answer;
       ++cost_.kept_answers;
     } else {
       const litmus::Test test = observe_everything(space_.test(choices));
       model::CheckResult answer = ask_engine(test, choices, sought);
       if (answer.partial) {
-        r = &(answers_.partial[choices] = ModelAnswers::Partial{*sought, std::move(answer)}).answer;
+        r = &(answers_.partial[choices] = ModelAnswers::Partial{sought, std::move(answer)}).answer;
       } else {
         r = &answers_.whole.emplace(choices, std::move(answer)).first->second;
       }
@@ -659,39 +651,32 @@ class SpaceSearch {
   // (model::cannot_race) or certainly races (certain_race), and checks the others whole.
   const model::CheckResult& ask_race(const std::vector<std::size_t>& choices) {
     static const std::set<model::Outcome> nothing;
-    return ask_model(choices, &nothing);
+    return ask_model(choices, nothing);
   }
 
-  // The engine's answer about `test` (the test of `choices`), whole or about `sought`. With
+  // The engine's answer about which of `sought` the test of `choices` allows. With
   // BoundOptions::answers_by_strength the engine is asked only about the outcomes that no
-  // answer kept decides (ModelAnswers::narrow): a whole question becomes one about the
-  // outcomes a weaker test allows, when one was answered, and the outcomes known allowed
-  // are added to the engine's answer. A program that may race is checked whole by the
-  // engine whatever it is asked (model::CheckOptions::only_outcomes), and a racy answer
-  // needs nothing added.
+  // answer kept decides (ModelAnswers::narrow), and the outcomes known allowed are added to
+  // its answer. A program that may race is checked whole by the engine whatever it is asked
+  // (model::CheckOptions::only_outcomes), and a racy answer needs nothing added.
   model::CheckResult ask_engine(const litmus::Test& test, const std::vector<std::size_t>& choices,
-                                const std::set<model::Outcome>* sought) {
+                                const std::set<model::Outcome>& sought) {
     const model::CheckOptions& options = settings_.options.model;
-    auto as_it_came = [&] {
-      return sought ? cache_.check_within(test, options, *sought) : cache_.check_once(test, options);
-    };
-    std::optional<ModelAnswers::Narrowed> q;
-    if (settings_.bound.answers_by_strength)
-      q = answers_.narrow(choices, sought, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
-        for (std::size_t k = 0; k < n_; ++k)
-          if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]])) return false;
-        return true;
-      });
-    if (!q) return as_it_came();
-    ++cost_.narrowed_questions;
-    model::CheckResult answer = cache_.check_within(test, options, q->asked);
+    if (!settings_.bound.answers_by_strength) return cache_.check_within(test, options, sought);
+    const ModelAnswers::Narrowed q =
+        answers_.narrow(choices, sought, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+          for (std::size_t k = 0; k < n_; ++k)
+            if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]])) return false;
+          return true;
+        });
+    if (q.asked.size() < sought.size()) ++cost_.narrowed_questions;
+    model::CheckResult answer = cache_.check_within(test, options, q.asked);
     if (!answer.partial || answer.racy || answer.unknown()) return answer;
     std::set<model::Outcome> allowed(answer.outcomes.begin(), answer.outcomes.end());
-    allowed.insert(q->allowed.begin(), q->allowed.end());
+    allowed.insert(q.allowed.begin(), q.allowed.end());
     answer.outcomes.assign(allowed.begin(), allowed.end());
-    answer.partial = sought != nullptr;  // without `sought`, what the weaker test allows bounds the whole answer
     if (settings_.bound.check_narrowed_answers) {
-      const model::CheckResult plain = as_it_came();
+      const model::CheckResult plain = cache_.check_within(test, options, sought);
       if (plain.racy || plain.unknown() || plain.outcomes != answer.outcomes)
         throw std::logic_error(
             fmt::format("{}: the narrowed question's answer ({} outcomes) is not the question's ({})", test.name,
@@ -748,7 +733,7 @@ class SpaceSearch {
       ++cost_.decided_unasked;
       return true;
     }
-    const model::CheckResult& m = ask_model(upper, &asked);
+    const model::CheckResult& m = ask_model(upper, asked);
     if (m.unknown() || m.racy || m.evaluated != columns) return false;
     std::set<model::Outcome> forbidden;
     for (const model::Outcome& o : asked)
@@ -881,7 +866,7 @@ class SpaceSearch {
   // final states is among those the upper test forbids.
   std::size_t allowed_when_weakened(const std::vector<std::size_t>& weakened, const FailedWeakest& failed,
                                     bool& race_free) {
-    const model::CheckResult& w = ask_model(weakened, &failed.outcomes);
+    const model::CheckResult& w = ask_model(weakened, failed.outcomes);
     race_free = !w.unknown() && !w.racy;
     if (!race_free || w.evaluated != failed.evaluated) return 0;
     std::size_t allowed = 0;

@@ -158,8 +158,7 @@ struct BoundOptions {
   bool sc_final_states = true;
   // Ask the engine only what the space's answers kept do not decide already (fact 2): a test
   // allows what a stronger race-free test allows and nothing that a weaker one forbids, so
-  // outcomes so decided are left out of the question, and a test with a weaker answer kept
-  // is asked only about that one's allowed outcomes (docs/verification.md, "Answers by
+  // outcomes so decided are left out of the question (docs/verification.md, "Answers by
   // strength"). Off: each question is asked as it comes.
   bool answers_by_strength = true;
   // With answers_by_strength, also ask each narrowed question as it came and throw
