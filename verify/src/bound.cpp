@@ -566,12 +566,12 @@ class SpaceSearch {
   struct WeakestTries {
     std::size_t failed = 0, decided = 0;
   };
-  // A weakest-code simulation that reached final states the upper test forbids: how many.
+  // A weakest-code simulation that reached final states the upper test forbids.
   struct FailedWeakest {
     std::shared_ptr<const runner::SimResult> sim;
-    std::size_t forbidden = 0;
     std::set<model::Outcome> outcomes;           // those final states, over `evaluated`
     std::vector<litmus::ObservedRef> evaluated;  // the upper test's columns
+    std::size_t forbidden() const { return outcomes.size(); }
   };
   // What the live classes of the open slots give: the weakest program (`Program`), every
   // test below racy (`Dead`: a slot without a live class), or no weakest program (`None`).
@@ -695,8 +695,9 @@ class SpaceSearch {
   // The model is asked only about the final states nothing known allows already: a final
   // state of an SC interleaving of the program is allowed by every race-free test
   // (BoundOptions::sc_final_states, model/sc.hpp), and one that `reference` (the failed
-  // simulation nearest above, with a weaker upper test by fact 2) reached and did not find
-  // forbidden is allowed here too (BoundOptions::partial_upper_answers). When nothing is
+  // simulation nearest above, whose upper test is at least as strong, so allows no more by
+  // fact 2) reached and did not find forbidden is allowed here too
+  // (BoundOptions::partial_upper_answers). When nothing is
   // left, the subtree is decided without a question; otherwise the question is about those
   // final states only, mostly a subset of what scoring asked (`reference->outcomes`).
   bool sound_below(const std::vector<std::size_t>& lower, const std::vector<std::size_t>& upper,
@@ -717,14 +718,14 @@ class SpaceSearch {
     }
     if (sim->unknown) return false;
     const std::vector<litmus::ObservedRef> columns = weak.observed();
-    const std::optional<std::vector<std::size_t>> column = model_columns(columns, sim->observed);
-    if (!column) return false;
+    const ColumnMap column = model_columns(columns, sim->observed);
+    if (column.incomparable) return false;
     const std::vector<model::Outcome>* sc = settings_.bound.sc_final_states ? sc_final_states(lower, weak) : nullptr;
     const bool above = reference && reference->evaluated == columns && reference->sim->observed == sim->observed;
     std::set<model::Outcome> asked;
     for (const auto& [outcome, count] : sim->histogram) {
       model::Outcome o{std::vector<model::Value>(columns.size())};
-      for (std::size_t i = 0; i < column->size(); ++i) o.values[(*column)[i]] = outcome.values[i];
+      for (std::size_t i = 0; i < column.at.size(); ++i) o.values[column.at[i]] = outcome.values[i];
       if (sc && std::binary_search(sc->begin(), sc->end(), o)) continue;
       if (above && !reference->outcomes.count(o) && reference->sim->histogram.count(outcome)) continue;
       asked.insert(std::move(o));
@@ -739,25 +740,8 @@ class SpaceSearch {
     for (const model::Outcome& o : asked)
       if (!std::binary_search(m.outcomes.begin(), m.outcomes.end(), o)) forbidden.insert(o);
     if (forbidden.empty()) return true;
-    const std::size_t count = forbidden.size();
-    failed = FailedWeakest{sim, count, std::move(forbidden), columns};
+    failed = FailedWeakest{sim, std::move(forbidden), columns};
     return false;
-  }
-
-  // Where each of the simulator's columns is among the model's, when the two observe the
-  // same things.
-  static std::optional<std::vector<std::size_t>> model_columns(const std::vector<litmus::ObservedRef>& columns,
-                                                               const std::vector<litmus::ObservedRef>& observed) {
-    if (observed.size() != columns.size()) return std::nullopt;
-    std::vector<std::size_t> at;
-    for (const litmus::ObservedRef& ref : observed) {
-      auto it = std::find_if(columns.begin(), columns.end(), [&](const litmus::ObservedRef& r) {
-        return r.thread == ref.thread && r.name == ref.name;
-      });
-      if (it == columns.end()) return std::nullopt;
-      at.push_back(static_cast<std::size_t>(it - columns.begin()));
-    }
-    return at;
   }
 
   // The SC final states of `test` (the test of `choices`, every register and location
@@ -882,7 +866,7 @@ class SpaceSearch {
   std::size_t least_forbidden_weakening(std::size_t k, const std::vector<std::size_t>& upper,
                                         const FailedWeakest& failed, std::vector<std::size_t>& race_free) {
     const std::vector<Variation>& choices = slots_[k].choices;
-    std::size_t least = failed.forbidden;
+    std::size_t least = failed.forbidden();
     std::vector<std::size_t> weakened = upper;
     for (std::size_t c : weaker_choices(k, upper[k])) {
       if (least == 0) break;
@@ -894,7 +878,7 @@ class SpaceSearch {
       const std::size_t allowed = allowed_when_weakened(weakened, failed, race_free_here);
       if (!race_free_here) continue;
       race_free.push_back(c);
-      least = std::min(least, failed.forbidden - allowed);
+      least = std::min(least, failed.forbidden() - allowed);
     }
     return least;
   }
@@ -936,8 +920,8 @@ class SpaceSearch {
     if (!tops_from_[p]) return false;
     std::size_t best = p, best_score = 0;
     std::vector<std::vector<std::size_t>> race_free(n_);
-    for (std::size_t q = p; q < n_ && best_score < failed.forbidden; ++q) {
-      const std::size_t score = failed.forbidden - least_forbidden_weakening(order_[q], upper, failed, race_free[q]);
+    for (std::size_t q = p; q < n_ && best_score < failed.forbidden(); ++q) {
+      const std::size_t score = failed.forbidden() - least_forbidden_weakening(order_[q], upper, failed, race_free[q]);
       if (score > best_score) best = q, best_score = score;
     }
     if (best_score == 0 && settings_.bound.critical_pairs) best = critical_pair(p, upper, failed, race_free);

@@ -350,23 +350,31 @@ litmus::Test observe_everything(const litmus::Test& test) {
   return out;
 }
 
+ColumnMap model_columns(const std::vector<litmus::ObservedRef>& evaluated,
+                        const std::vector<litmus::ObservedRef>& observed) {
+  ColumnMap map;
+  for (const litmus::ObservedRef& ref : observed) {
+    auto it = std::find_if(evaluated.begin(), evaluated.end(),
+                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
+    if (it == evaluated.end()) {
+      map.incomparable = fmt::format("the model does not report {}", ref.to_string());
+      return map;
+    }
+    map.at.push_back(static_cast<std::size_t>(it - evaluated.begin()));
+  }
+  if (map.at.size() != evaluated.size()) map.incomparable = "the model and the simulator observe different things";
+  return map;
+}
+
 Containment contained(const model::CheckResult& m, const runner::SimResult& sim) {
   Containment c;
   // Each simulated final state, read in the model's column order.
-  std::vector<std::size_t> column;
-  for (const litmus::ObservedRef& ref : sim.observed) {
-    auto it = std::find_if(m.evaluated.begin(), m.evaluated.end(),
-                           [&](const litmus::ObservedRef& r) { return r.thread == ref.thread && r.name == ref.name; });
-    if (it == m.evaluated.end()) {
-      c.incomparable = fmt::format("the model does not report {}", ref.to_string());
-      return c;
-    }
-    column.push_back(static_cast<std::size_t>(it - m.evaluated.begin()));
-  }
-  if (column.size() != m.evaluated.size()) {
-    c.incomparable = "the model and the simulator observe different things";
+  const ColumnMap columns = model_columns(m.evaluated, sim.observed);
+  if (columns.incomparable) {
+    c.incomparable = columns.incomparable;
     return c;
   }
+  const std::vector<std::size_t>& column = columns.at;
   std::set<std::vector<std::int64_t>> allowed;
   for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
   for (const auto& [outcome, count] : sim.histogram) {

@@ -135,6 +135,15 @@ std::string racy_reason(const model::CheckResult& result);
 // The simulator's final states that the model does not allow (HSA SysArch 3.12: a race-free
 // program's behaviours are those of its valid candidate executions), or why the two cannot
 // be compared (they observe different registers and locations).
+// Where each of the simulator's columns (`observed`) lies among the model's (`evaluated`):
+// `at[i]` for the simulator's column i, or why they cannot be compared.
+struct ColumnMap {
+  std::vector<std::size_t> at;
+  std::optional<std::string> incomparable;
+};
+ColumnMap model_columns(const std::vector<litmus::ObservedRef>& evaluated,
+                        const std::vector<litmus::ObservedRef>& observed);
+
 struct Containment {
   std::vector<runner::SimOutcome> forbidden;
   std::vector<model::Outcome> forbidden_in_model;  // the same, over the model's `evaluated` columns
