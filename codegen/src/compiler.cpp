@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "hsalit/litmus/printer.hpp"
 
@@ -68,9 +69,16 @@ Instruction from_template(const std::string& text, const std::map<std::string, s
     for (auto at = line.find(pattern); at != std::string::npos; at = line.find(pattern))
       line.replace(at, pattern.size(), value);
   }
+  // The lines a compiler emits repeat across tests (the same rows, registers and offsets),
+  // and a bound compiles millions of threads: each worker parses a line once.
+  constexpr std::size_t kParsedLinesKept = 4096;
+  thread_local std::unordered_map<std::string, Instruction> parsed;
+  if (auto it = parsed.find(line); it != parsed.end()) return it->second;
   std::string error;
   auto ins = parse_instruction(line, error);
   if (!ins) throw std::logic_error(fmt::format("bad instruction template '{}': {}", line, error));
+  if (parsed.size() >= kParsedLinesKept) parsed.clear();
+  parsed.emplace(std::move(line), *ins);
   return *ins;
 }
 

@@ -13,7 +13,9 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "hsalit/litmus/printer.hpp"
@@ -303,7 +305,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // Whether an instruction's destination is SGPRs (a scalar load or move) rather than VGPRs.
 bool scalar_destination(const SimInstruction& ins) {
-  return ins.op == SimOp::ScalarLoad || (ins.op == SimOp::Move && ins.text.rfind("s_", 0) == 0);
+  return ins.op == SimOp::ScalarLoad ||
+         (ins.op == SimOp::Move && ins.source && ins.source->mnemonic.rfind("s_", 0) == 0);
 }
 
 // Rule 6's condition on a thread's code: whether an instruction may read or write a VGPR
@@ -814,7 +817,7 @@ class Machine {
         int thread = L.threads[static_cast<std::size_t>(lane)];
         const SimInstruction& ins =
             instruction(thread, static_cast<int>(s[L.lane[static_cast<std::size_t>(lane)]] & 0xffff));
-        std::string where = ins.row.empty() ? "" : fmt::format("   [{}]", ins.row);
+        std::string where = row(ins).empty() ? "" : fmt::format("   [{}]", row(ins));
         if (ins.op == SimOp::Barrier && (s[L.header] >> 8 & 0xff)) return fmt::format("P{} leaves the barrier", thread);
         int line = l1_line(s, L, current(s, L));
         std::string l1;
@@ -826,7 +829,7 @@ class Machine {
           l1 = fmt::format(
               " (hits CU {}'s L1 line, which holds {}: filled from the L2 or written by a store of this CU)", L.cu,
               static_cast<std::int32_t>(s[line + 1 + 2 * (t.b - 1)]));
-        return fmt::format("P{} issues {}{}{}", thread, ins.text, l1, where);
+        return fmt::format("P{} issues {}{}{}", thread, text(ins), l1, where);
       }
       case Step::Drain: {
         Word r = s[cus_[t.a].queue[t.b] + 1];
@@ -834,7 +837,7 @@ class Machine {
         Word meta = s[request_entry(r)];
         int thread = L.threads[entry_lane(meta)];
         return fmt::format("L2 performs P{}'s {} (CU {} queue of channel {})", thread,
-                           instruction(thread, static_cast<int>(entry_instruction(meta))).text, t.a, t.b);
+                           text(instruction(thread, static_cast<int>(entry_instruction(meta)))), t.a, t.b);
       }
       case Step::LdsPerform: {
         const WaveLayout& L = waves_[t.a];
@@ -844,7 +847,7 @@ class Machine {
           if (!(meta & kPerformed)) {
             int thread = L.threads[entry_lane(meta)];
             return fmt::format("LDS performs P{}'s {}", thread,
-                               instruction(thread, static_cast<int>(entry_instruction(meta))).text);
+                               text(instruction(thread, static_cast<int>(entry_instruction(meta)))));
           }
         }
         return "LDS performs";
@@ -1308,7 +1311,7 @@ class Machine {
                  int thread) const {
     if (location < 0)
       throw std::runtime_error(
-          fmt::format("P{}: {} addresses no location", thread, instruction(thread, static_cast<int>(pc)).text));
+          fmt::format("P{}: {} addresses no location", thread, text(instruction(thread, static_cast<int>(pc)))));
     Word& sizes = s[L.header + 2];
     int index = static_cast<int>(lds_list ? sizes >> 16 : sizes & 0xffff);
     if (index >= (lds_list ? L.lds_cap : L.vm_cap))
@@ -1483,7 +1486,7 @@ class Machine {
     const int expected = static_location_[static_cast<std::size_t>(thread)][pc];
     if (expected >= 0 && expected != loc)
       throw std::logic_error(fmt::format("P{}: {} accesses another location than its litmus instruction names", thread,
-                                         instruction(thread, static_cast<int>(pc)).text));
+                                         text(instruction(thread, static_cast<int>(pc)))));
   }
 
   void drain(Word* s, int c, int ch) const {
@@ -1829,6 +1832,47 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 
 namespace {
 
+// The key's fields in binary, each length-prefixed where its size varies, so that two keys
+// are equal only for equal fields (printing the instructions was most of the key's cost).
+template <typename T>
+void append_raw(std::string& key, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+void append_text(std::string& key, std::string_view text) {
+  append_raw(key, text.size());
+  key += text;
+}
+template <typename T>
+void append_optional(std::string& key, const std::optional<T>& value) {
+  append_raw(key, value.has_value());
+  if (value) append_raw(key, *value);
+}
+void append_instruction(std::string& key, const codegen::Instruction& ins, bool row) {
+  append_text(key, ins.mnemonic);
+  append_raw(key, ins.operands.size());
+  for (const codegen::Operand& op : ins.operands) {
+    append_raw(key, op.kind);
+    append_raw(key, op.reg);
+    append_raw(key, op.count);
+    append_raw(key, op.imm);
+    append_text(key, op.name);
+  }
+  const codegen::CachePolicy& p = ins.policy;
+  for (bool bit : {p.glc, p.slc, p.dlc, p.sc0, p.sc1, p.nt}) append_raw(key, bit);
+  append_text(key, p.th);
+  append_text(key, p.scope);
+  append_optional(key, ins.wait.vmcnt);
+  append_optional(key, ins.wait.expcnt);
+  append_optional(key, ins.wait.lgkmcnt);
+  append_optional(key, ins.offset);
+  append_raw(key, ins.flags.size());
+  for (const std::string& f : ins.flags) append_text(key, f);
+  append_raw(key, ins.origin.thread);
+  append_raw(key, ins.origin.instruction);
+  append_text(key, row ? std::string_view(ins.origin.row) : std::string_view());
+}
+
 // What an exhaustive search reads (see SimulationMemo): the options, the compiled code with
 // the litmus instruction each instruction comes from (and, for traces, the table row), and
 // the test without its name, its metadata and the atomicity, order and scope of its
@@ -1840,17 +1884,29 @@ std::string search_key(const litmus::Test& test, const codegen::CompiledTest& co
                                 o.timeout_seconds, o.keep_traces, o.explore_placements, o.partial_order_reduction,
                                 o.independent_steps, compiled.target, compiled.generic);
   for (const codegen::CompiledThread& t : compiled.threads) {
-    key += fmt::format("thread {} v{} s{}", t.thread, t.vgprs, t.sgprs);
-    for (const auto& [name, reg] : t.registers) key += fmt::format(" {}=v{}", name, reg);
-    for (const codegen::LocationBinding& b : t.locations)
-      key +=
-          fmt::format(" {}:{}:{}.{}.{}.{}.{}:{}:{}", b.name, static_cast<int>(b.space), static_cast<int>(b.base.kind),
-                      b.base.reg, b.base.count, b.base.imm, b.base.name, b.kernarg_offset, b.lds_offset);
-    key += '\n';
+    append_raw(key, t.thread);
+    append_raw(key, t.vgprs);
+    append_raw(key, t.sgprs);
+    append_raw(key, t.registers.size());
+    for (const auto& [name, reg] : t.registers) {
+      append_text(key, name);
+      append_raw(key, reg);
+    }
+    append_raw(key, t.locations.size());
+    for (const codegen::LocationBinding& b : t.locations) {
+      append_text(key, b.name);
+      append_raw(key, b.space);
+      append_raw(key, b.base.kind);
+      append_raw(key, b.base.reg);
+      append_raw(key, b.base.count);
+      append_raw(key, b.base.imm);
+      append_text(key, b.base.name);
+      append_raw(key, b.kernarg_offset);
+      append_raw(key, b.lds_offset);
+    }
     // The row an instruction comes from is read only by traces.
-    for (const codegen::Instruction& ins : t.code)
-      key += fmt::format("{} @{}.{} {}\n", codegen::print(ins), ins.origin.thread, ins.origin.instruction,
-                         o.keep_traces ? ins.origin.row : std::string());
+    append_raw(key, t.code.size());
+    for (const codegen::Instruction& ins : t.code) append_instruction(key, ins, o.keep_traces);
   }
   litmus::Test bare = test;
   bare.name.clear();

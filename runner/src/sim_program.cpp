@@ -206,7 +206,6 @@ SimInstruction lower_one(const Instruction& ins) {
     case InstrClass::Branch:
       s.op = m == "s_branch" ? SimOp::Branch : m == "s_cbranch_vccnz" ? SimOp::BranchVcc : SimOp::Nop;
       if (s.op == SimOp::Nop) unsupported(ins, "only s_branch and s_cbranch_vccnz are simulated");
-      s.text = v.empty() ? "" : ins.operands.back().name;  // the label, resolved by the caller
       return s;
     case InstrClass::VectorLoad:
     case InstrClass::VectorStore:
@@ -467,6 +466,9 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
 
 }  // namespace
 
+std::string text(const SimInstruction& ins) { return ins.source ? codegen::print(*ins.source) : std::string(); }
+std::string_view row(const SimInstruction& ins) { return ins.source ? std::string_view(ins.source->origin.row) : ""; }
+
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
   SimProgram p;
   p.locations = test.location_names();
@@ -511,8 +513,7 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
       for (SimInstruction& s : steps) {
         bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
         branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
-        s.text = codegen::print(ins);
-        s.row = ins.origin.row;
+        s.source = &ins;
         s.litmus_instruction = ins.origin.instruction;
         t.code.push_back(std::move(s));
       }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
@@ -70,10 +71,15 @@ struct SimInstruction {
   bool flat = false;           // FLAT instruction: counted by both vmcnt and lgkmcnt
   bool invalidate_l2 = false;  // InvalidateL1 that also invalidates the L2 (GFX94x buffer_inv sc1)
   bool system_scope = false;   // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
-  std::string text;            // the assembly, for traces
-  std::string row;             // the mapping table row, for traces
+  // The instruction lowered, for traces and messages (its text and table row): a view into
+  // the CompiledTest, which outlives the program (lower's callers simulate while holding it).
+  const codegen::Instruction* source = nullptr;
   int litmus_instruction = -1;
 };
+
+// The assembly of the instruction an instruction was lowered from, and its table row.
+std::string text(const SimInstruction& ins);
+std::string_view row(const SimInstruction& ins);
 
 struct SimThread {
   std::vector<SimInstruction> code;
@@ -96,7 +102,8 @@ struct SimProgram {
   bool l2_maintenance = false;  // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
 };
 
-// Throws std::runtime_error naming the instruction it cannot simulate.
+// Throws std::runtime_error naming the instruction it cannot simulate. The program's
+// instructions point into `compiled` (SimInstruction::source), which must outlive it.
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled);
 
 }  // namespace hsalit::runner::detail

@@ -237,6 +237,27 @@ TEST(Generate, ProgramKeysIgnoreOnlyTheCondition) {
   EXPECT_LT(keys.size(), n);
 }
 
+// VariationSpace::test leaves out the checks that build() makes: the tests it builds are
+// build()'s, which pass them, with the scope tree resolved, on spaces with every kind of gap (fences, each dependency,
+// guards) and both segments.
+TEST(Generate, TheTestsOfASpaceAreTheCheckedOnes) {
+  const GenerateOptions o =
+      spec("threads=3,accesses=2,fences=scar+screl,deps=addr+data+ctrl+guard,segments=global+group,shard=3/400");
+  std::size_t spaces = 0;
+  for_each_variation_space(o, [&](const VariationSpace& space) {
+    ++spaces;
+    std::vector<std::size_t> choice(space.slots().size(), 0);
+    for (int n = 0; n < 16; ++n) {
+      for (std::size_t k = 0; k < choice.size(); ++k)
+        choice[k] = (choice[k] + 1 + k * static_cast<std::size_t>(n)) % space.slots()[k].choices.size();
+      const hsalit::litmus::Test test = space.test(choice);
+      EXPECT_TRUE(test.scopes.resolved());
+      EXPECT_EQ(print_litmus(test), print_litmus(space.build(choice).test)) << space.cycle();
+    }
+  });
+  EXPECT_GT(spaces, 10u);
+}
+
 // Shards split the cycles of a bound between them, each cycle in exactly one.
 TEST(Generate, ShardsPartitionTheCycles) {
   const std::vector<Cycle> all = enumerate_cycles(spec("threads=2,accesses=2"));
