@@ -418,9 +418,11 @@ Test build_test(const Skeleton& s, const Variant& v, bool check = true) {
   test.metadata.push_back({"Cycle", s.cycle_text});
   for (int l = 0; l < s.locations; ++l) test.init.push_back({std::nullopt, location_name(l), Expr::constant(0), {}});
   std::vector<Prop> terms;
+  test.threads.reserve(s.threads.size());
   for (std::size_t t = 0; t < s.threads.size(); ++t) {
     Thread thread;
     thread.id = static_cast<int>(t);
+    thread.code.reserve(4 * s.threads[t].size());  // an access, two before it, a guard's label after
     int next_reg = 0;
     std::string last_read_reg;  // the register of the previous access, when it reads
     std::string guard_label;    // set while the access being built is guarded
