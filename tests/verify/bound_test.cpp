@@ -829,6 +829,28 @@ std::function<void(const SpaceCost&)> summing(std::size_t& sum, Count count) {
   return [&sum, count](const SpaceCost& c) { sum += count(c); };
 }
 
+// Weakest programs' runs kept by the code classes of their choices against runs kept by the
+// choices: the same searches to the last count, and each repeat's own code is the kept run's
+// (check_weakest_runs), on slices with fences, every dependency and guards, group locations
+// and several placements; with the classes, several times the repeats answered without
+// compiling.
+TEST(BoundReduction, WeakestRunsByClassAgreeWithRunsByChoices) {
+  std::size_t kept_by_class = 0, kept_by_choices = 0;
+  auto kept = [](const SpaceCost& c) { return c.kept_weakest; };
+  BoundOptions by_class, by_choices;
+  by_class.on_space = summing(kept_by_class, kept);
+  by_class.check_weakest_runs = true;
+  by_choices.on_space = summing(kept_by_choices, kept);
+  by_choices.weakest_runs_by_class = false;
+  expect_the_same_searches({"family=ISA2/WRC/MP/SB/CoRR,orders=rlx+scacq+screl+scar,scopes=wg+agent,"
+                            "placements=same-wg+diff-wg,segments=global+group",
+                            "family=MP/LB/S,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar+screl,"
+                            "deps=addr+data+ctrl+guard,placements=same-wg+diff-wg,segments=global+group",
+                            "threads=3,accesses=3,shard=7/20000"},
+                           by_class, by_choices);
+  EXPECT_GT(kept_by_class, 2 * kept_by_choices);
+}
+
 // The model's answers shared between the one-work-group spaces of a cycle that differ only
 // in their segments (fact 6) against answers per space: the answers are the same, so the
 // searches are the same to the last count, with fewer questions for the engine. (Sharing

@@ -556,7 +556,8 @@ class SpaceSearch {
   // program once and evaluates them again for the others. The simulations too: a subtree's
   // weakest code is often its parent's (the slot just fixed at its weakest class), and a
   // leaf's code is that of the weakest-code simulation just above it; the latest
-  // kKeptSimulations are kept.
+  // kKeptSimulations are kept by their code (and the weakest programs by their choices,
+  // weakest_run).
   static constexpr std::size_t kKeptSimulations = 32;
   // Per depth of the search, how the weakest-code simulations there went in this space.
   // Near the root they fail (the weakest code of many open slots reaches what the strongest
@@ -565,6 +566,13 @@ class SpaceSearch {
   static constexpr std::size_t kFutileWeakest = 4;
   struct WeakestTries {
     std::size_t failed = 0, decided = 0;
+  };
+  // A weakest program's test and simulation (weakest_run), and with
+  // BoundOptions::check_weakest_runs its code, printed.
+  struct WeakestRun {
+    litmus::Test test;
+    std::shared_ptr<const runner::SimResult> sim;
+    std::string code;
   };
   // A weakest-code simulation that reached final states the upper test forbids.
   struct FailedWeakest {
@@ -702,25 +710,14 @@ class SpaceSearch {
   // final states only, mostly a subset of what scoring asked (`reference->outcomes`).
   bool sound_below(const std::vector<std::size_t>& lower, const std::vector<std::size_t>& upper,
                    const FailedWeakest* reference, std::optional<FailedWeakest>& failed) {
-    const litmus::Test weak = observe_everything(space_.test(lower));
-    std::shared_ptr<const runner::SimResult> sim;
-    try {
-      const codegen::CompiledTest compiled =
-          codegen::compile(weak, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
-      runner::SimOptions quiet = settings_.options.sim;
-      quiet.keep_traces = false;
-      const auto start = std::chrono::steady_clock::now();
-      sim = cache_.simulate(weak, compiled, quiet);
-      cost_.simulation_seconds += seconds_since(start);
-      ++cost_.simulations;
-    } catch (const std::exception&) {
-      return false;  // decided test by test below
-    }
-    if (sim->unknown) return false;
+    const WeakestRun& run = weakest_run(lower);
+    if (!run.sim || run.sim->unknown) return false;  // decided test by test below
+    const litmus::Test& weak = run.test;
+    const std::shared_ptr<const runner::SimResult>& sim = run.sim;
     const std::vector<litmus::ObservedRef> columns = weak.observed();
     const ColumnMap column = model_columns(columns, sim->observed);
     if (column.incomparable) return false;
-    const std::vector<model::Outcome>* sc = settings_.bound.sc_final_states ? sc_final_states(lower, weak) : nullptr;
+    const std::vector<model::Outcome>* sc = settings_.bound.sc_final_states ? sc_final_states(lower) : nullptr;
     const bool above = reference && reference->evaluated == columns && reference->sim->observed == sim->observed;
     std::set<model::Outcome> asked;
     for (const auto& [outcome, count] : sim->histogram) {
@@ -744,17 +741,72 @@ class SpaceSearch {
     return false;
   }
 
-  // The SC final states of `test` (the test of `choices`, every register and location
-  // observed), sorted; null when they were not computed. The tests of a space run one program
+  // The test of the weakest program `lower` (every register and location observed) and its
+  // exhaustive simulation, null when its code cannot be compiled or simulated. Kept for the
+  // space by the code classes of the choices, which give the code
+  // (BoundOptions::weakest_runs_by_class): the weakest programs of siblings often have the
+  // same classes (the prefix's slots at other members of a class), and 37 % of shard 42's
+  // weakest-code simulations were such repeats, each of which built its test and compiled
+  // its code again only to find its simulation kept by its code. The test kept may differ
+  // from `lower`'s in orders and scopes only, which neither the simulator nor the test's
+  // columns read.
+  const WeakestRun& weakest_run(const std::vector<std::size_t>& lower) {
+    std::vector<std::size_t> key = lower;
+    if (settings_.bound.weakest_runs_by_class)
+      for (std::size_t k = 0; k < n_; ++k) key[k] = cls_[k].class_of[lower[k]];
+    auto it = weakest_runs_.find(key);
+    if (it == weakest_runs_.end()) {
+      WeakestRun run{observe_everything(space_.test(lower)), nullptr, {}};
+      try {
+        const codegen::CompiledTest compiled = compile(run.test);
+        if (settings_.bound.check_weakest_runs) run.code = printed_code(compiled);
+        runner::SimOptions quiet = settings_.options.sim;
+        quiet.keep_traces = false;
+        const auto start = std::chrono::steady_clock::now();
+        run.sim = cache_.simulate(run.test, compiled, quiet);
+        cost_.simulation_seconds += seconds_since(start);
+      } catch (const std::exception&) {
+        run.sim = nullptr;
+      }
+      it = weakest_runs_.emplace(std::move(key), std::move(run)).first;
+    } else {
+      if (it->second.sim) ++cost_.kept_weakest;
+      if (settings_.bound.check_weakest_runs && it->second.sim) check_kept_code(lower, it->second);
+    }
+    if (it->second.sim) ++cost_.simulations;
+    return it->second;
+  }
+
+  codegen::CompiledTest compile(const litmus::Test& test) const {
+    return codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+  }
+  static std::string printed_code(const codegen::CompiledTest& compiled) {
+    std::string code;
+    for (const codegen::CompiledThread& t : compiled.threads) code += codegen::print(t.code, false) + "\n";
+    return code;
+  }
+  // BoundOptions::check_weakest_runs: `lower`'s own code is the kept run's.
+  void check_kept_code(const std::vector<std::size_t>& lower, const WeakestRun& kept) const {
+    const litmus::Test test = observe_everything(space_.test(lower));
+    const std::string code = printed_code(compile(test));
+    if (code != kept.code)
+      throw std::logic_error(
+          fmt::format("{}: a weakest program's code is not that of the run kept for its code "
+                      "classes:\n{}\nkept:\n{}",
+                      test.name, code, kept.code));
+  }
+
+  // The SC final states of the test of `choices` (every register and location observed),
+  // sorted; null when they were not computed. The tests of a space run one program
   // as far as SC is concerned but for their dependencies: orders, scopes and fences change
   // no value, so they are kept by the choices of the dependency gaps.
-  const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices,
-                                                     const litmus::Test& test) {
+  const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices) {
     std::vector<std::size_t> key(n_, 0);
     for (std::size_t k = 0; k < n_; ++k)
       if (slots_[k].choices[choices[k]].kind == Variation::Kind::Dependency) key[k] = choices[k] + 1;
     auto it = sc_.find(key);
     if (it == sc_.end()) {
+      const litmus::Test test = observe_everything(space_.test(choices));
       model::ScOutcomes found = model::sc_outcomes(model::Program(test), test.observed());
       it = sc_.emplace(std::move(key), found.unknown_reason ? std::nullopt : std::optional(std::move(found.outcomes)))
                .first;
@@ -1054,6 +1106,7 @@ class SpaceSearch {
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
+  std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
   // SC final states by the choices of the dependency gaps (sc_final_states); nullopt: not computed.
   std::map<std::vector<std::size_t>, std::optional<std::vector<model::Outcome>>> sc_;
   SpaceCost cost_;

@@ -117,6 +117,9 @@ struct SpaceCost {
   // Weakest-code simulations that decided their subtree without a model question: every
   // final state SC (BoundOptions::sc_final_states), or reached and allowed above.
   std::size_t decided_unasked = 0;
+  // Weakest-code simulations answered by the run kept of a weakest program with the same
+  // code classes (BoundOptions::weakest_runs_by_class), without building or compiling.
+  std::size_t kept_weakest = 0;
   std::size_t checked = 0;  // tests verified one by one
   double checked_seconds = 0;
 };
@@ -177,6 +180,14 @@ struct BoundOptions {
   // Share the model's answers between the spaces of a cycle and one-work-group placement
   // that differ only in their segments (fact 6 above; only for the `hsa` model).
   bool answers_across_segments = true;
+  // Keep each weakest program's simulation for its space by the code classes of its choices,
+  // so that another weakest program with the same classes (the same code: a slot's classes
+  // group its choices by the instructions they compile to) is neither built nor compiled
+  // again. Off: by its choices.
+  bool weakest_runs_by_class = true;
+  // With weakest_runs_by_class, also compile each such repeat and throw std::logic_error
+  // when its code is not the kept run's (a self-check for tests; it undoes the saving).
+  bool check_weakest_runs = false;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
   // same one for every number of threads. It is called one call at a time, possibly also
