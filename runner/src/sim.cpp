@@ -1848,16 +1848,17 @@ void append_optional(std::string& key, const std::optional<T>& value) {
   append_raw(key, value.has_value());
   if (value) append_raw(key, *value);
 }
+void append_operand(std::string& key, const codegen::Operand& op) {
+  append_raw(key, op.kind);
+  append_raw(key, op.reg);
+  append_raw(key, op.count);
+  append_raw(key, op.imm);
+  append_text(key, op.name);
+}
 void append_instruction(std::string& key, const codegen::Instruction& ins, bool row) {
   append_text(key, ins.mnemonic);
   append_raw(key, ins.operands.size());
-  for (const codegen::Operand& op : ins.operands) {
-    append_raw(key, op.kind);
-    append_raw(key, op.reg);
-    append_raw(key, op.count);
-    append_raw(key, op.imm);
-    append_text(key, op.name);
-  }
+  for (const codegen::Operand& op : ins.operands) append_operand(key, op);
   const codegen::CachePolicy& p = ins.policy;
   for (bool bit : {p.glc, p.slc, p.dlc, p.sc0, p.sc1, p.nt}) append_raw(key, bit);
   append_text(key, p.th);
@@ -1896,11 +1897,7 @@ std::string search_key(const litmus::Test& test, const codegen::CompiledTest& co
     for (const codegen::LocationBinding& b : t.locations) {
       append_text(key, b.name);
       append_raw(key, b.space);
-      append_raw(key, b.base.kind);
-      append_raw(key, b.base.reg);
-      append_raw(key, b.base.count);
-      append_raw(key, b.base.imm);
-      append_text(key, b.base.name);
+      append_operand(key, b.base);
       append_raw(key, b.kernarg_offset);
       append_raw(key, b.lds_offset);
     }

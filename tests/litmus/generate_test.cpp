@@ -238,8 +238,8 @@ TEST(Generate, ProgramKeysIgnoreOnlyTheCondition) {
 }
 
 // VariationSpace::test leaves out the checks that build() makes: the tests it builds are
-// build()'s, which pass them, with the scope tree resolved, on spaces with every kind of gap (fences, each dependency,
-// guards) and both segments.
+// build()'s, which pass them, with the scope tree resolved, on spaces with every kind of gap
+// (fences, each dependency, guards) and both segments.
 TEST(Generate, TheTestsOfASpaceAreTheCheckedOnes) {
   const GenerateOptions o =
       spec("threads=3,accesses=2,fences=scar+screl,deps=addr+data+ctrl+guard,segments=global+group,shard=3/400");

@@ -567,11 +567,12 @@ class SpaceSearch {
   struct WeakestTries {
     std::size_t failed = 0, decided = 0;
   };
-  // A weakest program's test and simulation (weakest_run), and with
-  // BoundOptions::check_weakest_runs its code, printed.
+  // A weakest program's test and simulation (weakest_run), the choices the test was built
+  // from, and with BoundOptions::check_weakest_runs its code, printed.
   struct WeakestRun {
     litmus::Test test;
     std::shared_ptr<const runner::SimResult> sim;
+    std::vector<std::size_t> choices;
     std::string code;
   };
   // A weakest-code simulation that reached final states the upper test forbids.
@@ -717,7 +718,8 @@ class SpaceSearch {
     const std::vector<litmus::ObservedRef> columns = weak.observed();
     const ColumnMap column = model_columns(columns, sim->observed);
     if (column.incomparable) return false;
-    const std::vector<model::Outcome>* sc = settings_.bound.sc_final_states ? sc_final_states(lower) : nullptr;
+    const std::vector<model::Outcome>* sc =
+        settings_.bound.sc_final_states ? sc_final_states(lower, run.choices == lower ? &weak : nullptr) : nullptr;
     const bool above = reference && reference->evaluated == columns && reference->sim->observed == sim->observed;
     std::set<model::Outcome> asked;
     for (const auto& [outcome, count] : sim->histogram) {
@@ -756,7 +758,7 @@ class SpaceSearch {
       for (std::size_t k = 0; k < n_; ++k) key[k] = cls_[k].class_of[lower[k]];
     auto it = weakest_runs_.find(key);
     if (it == weakest_runs_.end()) {
-      WeakestRun run{observe_everything(space_.test(lower)), nullptr, {}};
+      WeakestRun run{observe_everything(space_.test(lower)), nullptr, lower, {}};
       try {
         const codegen::CompiledTest compiled = compile(run.test);
         if (settings_.bound.check_weakest_runs) run.code = printed_code(compiled);
@@ -769,9 +771,9 @@ class SpaceSearch {
         run.sim = nullptr;
       }
       it = weakest_runs_.emplace(std::move(key), std::move(run)).first;
-    } else {
-      if (it->second.sim) ++cost_.kept_weakest;
-      if (settings_.bound.check_weakest_runs && it->second.sim) check_kept_code(lower, it->second);
+    } else if (it->second.sim) {
+      ++cost_.kept_weakest;
+      if (settings_.bound.check_weakest_runs) check_kept_code(lower, it->second);
     }
     if (it->second.sim) ++cost_.simulations;
     return it->second;
@@ -796,17 +798,20 @@ class SpaceSearch {
                       test.name, code, kept.code));
   }
 
-  // The SC final states of the test of `choices` (every register and location observed),
-  // sorted; null when they were not computed. The tests of a space run one program
+  // The SC final states of the test of `choices` (every register and location observed;
+  // `built`, when given, is that test), sorted; null when they were not computed. The tests
+  // of a space run one program
   // as far as SC is concerned but for their dependencies: orders, scopes and fences change
   // no value, so they are kept by the choices of the dependency gaps.
-  const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices) {
+  const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices,
+                                                     const litmus::Test* built) {
     std::vector<std::size_t> key(n_, 0);
     for (std::size_t k = 0; k < n_; ++k)
       if (slots_[k].choices[choices[k]].kind == Variation::Kind::Dependency) key[k] = choices[k] + 1;
     auto it = sc_.find(key);
     if (it == sc_.end()) {
-      const litmus::Test test = observe_everything(space_.test(choices));
+      std::optional<litmus::Test> own;
+      const litmus::Test& test = built ? *built : own.emplace(observe_everything(space_.test(choices)));
       model::ScOutcomes found = model::sc_outcomes(model::Program(test), test.observed());
       it = sc_.emplace(std::move(key), found.unknown_reason ? std::nullopt : std::optional(std::move(found.outcomes)))
                .first;

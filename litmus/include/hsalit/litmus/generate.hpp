@@ -194,8 +194,8 @@ class VariationSpace {
   GeneratedTest build(std::span<const std::size_t> choice) const;
   // build() without the key, and without the checks build() makes of each test (check_test,
   // a safety net against a generator bug that the generator's tests exercise through
-  // build()): a bound's search builds tens of tests per space, and checking them was a
-  // quarter of the time building them.
+  // build(); only the scope tree is resolved): a bound's search builds tens of tests per
+  // space, and checking them was a quarter of the time building them.
   Test test(std::span<const std::size_t> choice) const;
   // Equal for two choices (of any spaces) iff their tests are equal up to symmetry.
   std::string canonical_key(std::span<const std::size_t> choice) const;
