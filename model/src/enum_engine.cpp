@@ -67,21 +67,9 @@ class EnumEngine {
     compute_value_masks();
     std::vector<std::size_t> choice(runs_.size(), 0);
     current_runs_ = &choice;
-    // combine() rejects many choices before they become candidates, so the deadline is also
-    // checked here: evaluate() alone may never see it.
-    for (std::uint64_t combinations = 1;; ++combinations) {
-      if ((combinations & 255) == 0 && q_.deadline.passed()) {
-        if (!stopped_) give_up("time limit");
-        abandon_record();
-        return result_;
-      }
-      if (values_available(choice) && !combine(choice)) {
-        abandon_record();  // stopped early or gave up: the list is not complete
-        return result_;
-      }
-      std::size_t t = 0;
-      while (t < choice.size() && ++choice[t] == runs_[t].size()) choice[t++] = 0;
-      if (t == choice.size()) break;
+    if (!choose_runs(choice, choice.size(), ChosenMasks{0, initial_mask_, 0})) {
+      abandon_record();  // stopped early or gave up: the list is not complete
+      return result_;
     }
     if (recording()) {
       q_.record->runs = runs_;
@@ -203,19 +191,49 @@ class EnumEngine {
         }
         masks_[t].push_back(m);
       }
+    may_write_below_.assign(runs_.size(), 0);
+    for (std::size_t t = 1; t < runs_.size(); ++t) {
+      may_write_below_[t] = may_write_below_[t - 1];
+      for (const ValueMasks& m : masks_[t - 1]) may_write_below_[t] |= m.writes;
+    }
   }
 
-  bool values_available(const std::vector<std::size_t>& choice) const {
-    if (masks_.empty()) return true;
-    std::uint64_t reads = 0, writes = initial_mask_, updated = 0;
-    for (std::size_t t = 0; t < choice.size(); ++t) {
-      const ValueMasks& m = masks_[t][choice[t]];
-      if (!m.feasible || (updated & m.sole_source_updates)) return false;
-      updated |= m.sole_source_updates;
-      reads |= m.reads;
-      writes |= m.writes;
+  // The masks of the runs chosen so far (writes: with the initial pairs).
+  struct ChosenMasks {
+    std::uint64_t reads = 0, writes = 0, updated = 0;
+  };
+
+  // Chooses a run for each thread below `t` (the threads above are chosen in `choice`) and
+  // combines every choice that passes the masks' tests, in the order of an odometer whose
+  // thread 0 turns fastest: the order the candidates are listed in, which decides the first
+  // race and the witnesses, is that of every choice tried one by one. A prefix is cut as soon
+  // as it fails a test that no later run can repair: an update reading a sole-source pair
+  // another chosen update reads, or a read pair that neither the chosen runs, the initial
+  // values nor any run of the threads still open writes. Chains of exchanges on one location
+  // have millions of choices and a few hundred candidates, and trying each one in turn was a
+  // third of their listing (docs/model.md). False when the enumeration stops.
+  bool choose_runs(std::vector<std::size_t>& choice, std::size_t t, const ChosenMasks& chosen) {
+    // combine() rejects many choices before they become candidates, so the deadline is also
+    // checked here: evaluate() alone may never see it.
+    if ((++choices_tried_ & 255) == 0 && q_.deadline.passed()) {
+      if (!stopped_) give_up("time limit");
+      return false;
     }
-    return (reads & ~writes) == 0;
+    if (t == 0) return (chosen.reads & ~chosen.writes) != 0 || combine(choice);
+    --t;
+    for (std::size_t r = 0; r < runs_[t].size(); ++r) {
+      choice[t] = r;
+      ChosenMasks next = chosen;
+      if (!masks_.empty()) {
+        const ValueMasks& m = masks_[t][r];
+        if (!m.feasible || (chosen.updated & m.sole_source_updates)) continue;
+        next = {chosen.reads | m.reads, chosen.writes | m.writes, chosen.updated | m.sole_source_updates};
+        if ((next.reads & ~(next.writes | may_write_below_[t])) != 0) continue;
+      }
+      if (!choose_runs(choice, t, next)) return false;
+    }
+    choice[t] = 0;
+    return true;
   }
 
   bool give_up(std::string why) {
@@ -497,6 +515,8 @@ class EnumEngine {
   std::vector<std::vector<int>> writes_;
   std::vector<std::vector<ValueMasks>> masks_;  // per thread and run; empty: no pre-test
   std::uint64_t initial_mask_ = 0;              // the (cell, initial value) pairs
+  std::vector<std::uint64_t> may_write_below_;  // per thread t, the pairs some run of a thread below t writes
+  std::uint64_t choices_tried_ = 0;
   std::size_t candidates_ = 0;
   const std::vector<std::size_t>* current_runs_ = nullptr;  // the choice combine() is building
   bool stopped_ = false;                                    // at a race, with stop_at_race

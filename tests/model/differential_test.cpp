@@ -98,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(Random, Differential, ::testing::ValuesIn(shards()),
 
 // Chains of exchanges on one location (the generated coherence shapes with Rmw edges): the
 // enum engine tests each choice of thread runs for values nobody writes and for two updates
-// reading a value only one write produces (RMW atomicity) before building it; these tests
+// reading a value only one write produces (RMW atomicity) before building it, and cuts a
+// partial choice as soon as no run of the threads left can pass those tests; these tests
 // are where that decides most choices, so both engines must still agree on them, racy
 // (relaxed ordinary accesses) and race-free alike.
 TEST(Differential, EnginesAgreeOnChainsOfExchanges) {
