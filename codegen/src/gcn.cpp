@@ -119,6 +119,52 @@ std::string print(const Instruction& ins) {
   return out;
 }
 
+namespace {
+
+template <typename T>
+void append_raw(std::string& key, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+void append_text(std::string& key, std::string_view text) {
+  append_raw(key, text.size());
+  key += text;
+}
+template <typename T>
+void append_optional(std::string& key, const std::optional<T>& value) {
+  append_raw(key, value.has_value());
+  if (value) append_raw(key, *value);
+}
+}  // namespace
+
+void append_key(std::string& key, const Operand& op) {
+  append_raw(key, op.kind);
+  append_raw(key, op.reg);
+  append_raw(key, op.count);
+  append_raw(key, op.imm);
+  append_text(key, op.name);
+}
+
+void append_key(std::string& key, const Instruction& ins, KeyOrigin origin) {
+  append_text(key, ins.mnemonic);
+  append_raw(key, ins.operands.size());
+  for (const Operand& op : ins.operands) append_key(key, op);
+  const CachePolicy& p = ins.policy;
+  for (bool bit : {p.glc, p.slc, p.dlc, p.sc0, p.sc1, p.nt}) append_raw(key, bit);
+  append_text(key, p.th);
+  append_text(key, p.scope);
+  append_optional(key, ins.wait.vmcnt);
+  append_optional(key, ins.wait.expcnt);
+  append_optional(key, ins.wait.lgkmcnt);
+  append_optional(key, ins.offset);
+  append_raw(key, ins.flags.size());
+  for (const std::string& f : ins.flags) append_text(key, f);
+  if (origin == KeyOrigin::None) return;
+  append_raw(key, ins.origin.thread);
+  append_raw(key, ins.origin.instruction);
+  if (origin == KeyOrigin::Row) append_text(key, ins.origin.row);
+}
+
 std::string print(const std::vector<Instruction>& program, bool annotate) {
   std::string out;
   for (const Instruction& ins : program) {

@@ -1833,7 +1833,8 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 namespace {
 
 // The key's fields in binary, each length-prefixed where its size varies, so that two keys
-// are equal only for equal fields (printing the instructions was most of the key's cost).
+// are equal only for equal fields (printing the instructions was most of the key's cost);
+// the instructions and operands as codegen::append_key writes them.
 template <typename T>
 void append_raw(std::string& key, const T& value) {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -1842,36 +1843,6 @@ void append_raw(std::string& key, const T& value) {
 void append_text(std::string& key, std::string_view text) {
   append_raw(key, text.size());
   key += text;
-}
-template <typename T>
-void append_optional(std::string& key, const std::optional<T>& value) {
-  append_raw(key, value.has_value());
-  if (value) append_raw(key, *value);
-}
-void append_operand(std::string& key, const codegen::Operand& op) {
-  append_raw(key, op.kind);
-  append_raw(key, op.reg);
-  append_raw(key, op.count);
-  append_raw(key, op.imm);
-  append_text(key, op.name);
-}
-void append_instruction(std::string& key, const codegen::Instruction& ins, bool row) {
-  append_text(key, ins.mnemonic);
-  append_raw(key, ins.operands.size());
-  for (const codegen::Operand& op : ins.operands) append_operand(key, op);
-  const codegen::CachePolicy& p = ins.policy;
-  for (bool bit : {p.glc, p.slc, p.dlc, p.sc0, p.sc1, p.nt}) append_raw(key, bit);
-  append_text(key, p.th);
-  append_text(key, p.scope);
-  append_optional(key, ins.wait.vmcnt);
-  append_optional(key, ins.wait.expcnt);
-  append_optional(key, ins.wait.lgkmcnt);
-  append_optional(key, ins.offset);
-  append_raw(key, ins.flags.size());
-  for (const std::string& f : ins.flags) append_text(key, f);
-  append_raw(key, ins.origin.thread);
-  append_raw(key, ins.origin.instruction);
-  append_text(key, row ? std::string_view(ins.origin.row) : std::string_view());
 }
 
 // What an exhaustive search reads (see SimulationMemo): the options, the compiled code with
@@ -1897,13 +1868,14 @@ std::string search_key(const litmus::Test& test, const codegen::CompiledTest& co
     for (const codegen::LocationBinding& b : t.locations) {
       append_text(key, b.name);
       append_raw(key, b.space);
-      append_operand(key, b.base);
+      codegen::append_key(key, b.base);
       append_raw(key, b.kernarg_offset);
       append_raw(key, b.lds_offset);
     }
     // The row an instruction comes from is read only by traces.
     append_raw(key, t.code.size());
-    for (const codegen::Instruction& ins : t.code) append_instruction(key, ins, o.keep_traces);
+    for (const codegen::Instruction& ins : t.code)
+      codegen::append_key(key, ins, o.keep_traces ? codegen::KeyOrigin::Row : codegen::KeyOrigin::Instruction);
   }
   litmus::Test bare = test;
   bare.name.clear();

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 namespace hsalit::codegen {
 namespace {
 
@@ -53,6 +57,72 @@ TEST(Gcn, PrintParseRoundTrip) {
     ASSERT_TRUE(again);
     EXPECT_EQ(*again, *ins) << line;
   }
+}
+
+// append_key tells instructions apart exactly as operator== does (the bound's code classes
+// and the simulation memo compare code by it): over instructions that differ in one field
+// each (mnemonic, operand kind, register, range, immediate, special name, each cache bit,
+// temporal hint, scope, each wait counter, offset, flags), and in the origin only with
+// KeyOrigin::Instruction or Row.
+TEST(Gcn, KeysAreEqualExactlyForEqualInstructions) {
+  const char* lines[] = {
+      "global_load_dword v1, v0, s[2:3]",
+      "global_load_dword v1, v0, s[2:3] glc",
+      "global_load_dword v1, v0, s[2:3] slc",
+      "global_load_dword v1, v0, s[2:3] glc dlc",
+      "global_load_dword v1, v0, s[2:3] sc0",
+      "global_load_dword v1, v0, s[2:3] sc1",
+      "global_load_dword v1, v0, s[2:3] nt",
+      "global_load_dword v2, v0, s[2:3]",
+      "global_load_dword v1, v0, s[4:5]",
+      "global_load_dword v1, v0, s[2:3] offset:4",
+      "global_store_dword v0, v1, s[2:3]",
+      "buffer_load_dword v1, v2, s[4:7], 0 offen",
+      "buffer_load_dword v1, v2, s[4:7], 0 idxen",
+      "buffer_load_dword v1, off, s[4:7], 0",
+      "global_load_b32 v1, v0, s[2:3] scope:SCOPE_DEV",
+      "global_load_b32 v1, v0, s[2:3] scope:SCOPE_SYS",
+      "global_load_b32 v1, v0, s[2:3] th:TH_LOAD_NT",
+      "s_waitcnt vmcnt(0)",
+      "s_waitcnt vmcnt(1)",
+      "s_waitcnt lgkmcnt(0)",
+      "s_waitcnt expcnt(0)",
+      "s_waitcnt vmcnt(0) lgkmcnt(0)",
+      "v_mov_b32_e32 v1, 42",
+      "v_mov_b32_e32 v1, 43",
+      "v_cmp_ne_u32_e32 vcc, 0, v3",
+      "s_mov_b32 m0, -1",
+      "s_mov_b32 exec, -1",
+  };
+  std::vector<Instruction> all;
+  for (const char* line : lines) {
+    std::string error;
+    auto ins = parse_instruction(line, error);
+    ASSERT_TRUE(ins) << line << ": " << error;
+    all.push_back(*ins);
+  }
+  auto key = [](const Instruction& ins, KeyOrigin origin) {
+    std::string k;
+    append_key(k, ins, origin);
+    return k;
+  };
+  for (const Instruction& a : all)
+    for (const Instruction& b : all)
+      EXPECT_EQ(key(a, KeyOrigin::None) == key(b, KeyOrigin::None), a == b) << print(a) << " | " << print(b);
+  // Keys of a sequence do not run into each other: [a, b] differs from every other pair.
+  std::set<std::string> pairs;
+  for (const Instruction& a : all)
+    for (const Instruction& b : all) pairs.insert(key(a, KeyOrigin::None) + key(b, KeyOrigin::None));
+  EXPECT_EQ(pairs.size(), all.size() * all.size());
+
+  Instruction from = all.front(), other_thread = from, other_row = from;
+  from.origin = {0, 1, "load-global-agent", "access"};
+  other_thread.origin = {1, 1, "load-global-agent", "access"};
+  other_row.origin = {0, 1, "load-global-system", "access"};
+  EXPECT_EQ(key(from, KeyOrigin::None), key(other_thread, KeyOrigin::None));
+  EXPECT_NE(key(from, KeyOrigin::Instruction), key(other_thread, KeyOrigin::Instruction));
+  EXPECT_EQ(key(from, KeyOrigin::Instruction), key(other_row, KeyOrigin::Instruction));
+  EXPECT_NE(key(from, KeyOrigin::Row), key(other_row, KeyOrigin::Row));
 }
 
 TEST(Gcn, ParsesFieldsIntoTheirPlaces) {

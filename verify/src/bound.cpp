@@ -103,7 +103,7 @@ struct SlotClasses {
 // The code of one choice of a slot: the compiled instructions of the slot's thread, or why
 // the compiler refused it.
 struct SlotCode {
-  std::string key;                                        // the printed instructions, or the refusal
+  std::string key;                                        // the instructions' codegen::append_key, or the refusal
   std::optional<std::vector<codegen::Instruction>> code;  // absent when refused
 };
 
@@ -123,10 +123,12 @@ std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, std::size_
     try {
       codegen::CompiledThread compiled =
           codegen::compile_thread(space.test(choice), s.thread, target, catalog, table, compile);
-      codes.push_back({codegen::print(compiled.code, false), std::move(compiled.code)});
+      std::string key(1, 'c');  // code; a refusal's key starts with 'e'
+      for (const codegen::Instruction& ins : compiled.code) codegen::append_key(key, ins, codegen::KeyOrigin::None);
+      codes.push_back({std::move(key), std::move(compiled.code)});
     } catch (const std::exception& e) {
       // Each refused choice on its own: the test reports why.
-      codes.push_back({fmt::format("error {}: {}", j, e.what()), std::nullopt});
+      codes.push_back({fmt::format("e{}: {}", j, e.what()), std::nullopt});
     }
   }
   return codes;

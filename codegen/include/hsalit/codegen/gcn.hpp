@@ -77,6 +77,7 @@ struct Origin {
   friend bool operator==(const Origin&, const Origin&) = default;
 };
 
+// A field added here goes into operator== below and into append_key (gcn.cpp).
 struct Instruction {
   std::string mnemonic;  // or the label name for InstrClass::Label
   std::vector<Operand> operands;
@@ -95,6 +96,19 @@ struct Instruction {
            a.offset == b.offset && a.flags == b.flags;
   }
 };
+
+// What of an instruction's origin a key holds.
+enum class KeyOrigin : std::uint8_t {
+  None,         // nothing: equal keys for equal instructions (operator==)
+  Instruction,  // the litmus thread and instruction it implements
+  Row,          // those and the table row
+};
+// Appends to `key` the instruction in binary, each field length-prefixed where its size
+// varies: two instructions append the same bytes exactly when they are equal and so is what
+// `origin` names of their origins. A key, not a text: printing was most of the cost of
+// telling codes apart (classes of a bound's slots, the simulation memo).
+void append_key(std::string& key, const Instruction& ins, KeyOrigin origin);
+void append_key(std::string& key, const Operand& op);
 
 // One instruction in LLVM assembly syntax, without comment.
 std::string print(const Instruction& ins);
