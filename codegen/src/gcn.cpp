@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "hsalit/support/binary_key.hpp"
+
 namespace hsalit::codegen {
 
 namespace {
@@ -119,23 +121,9 @@ std::string print(const Instruction& ins) {
   return out;
 }
 
-namespace {
-
-template <typename T>
-void append_raw(std::string& key, const T& value) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  key.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-void append_text(std::string& key, std::string_view text) {
-  append_raw(key, text.size());
-  key += text;
-}
-template <typename T>
-void append_optional(std::string& key, const std::optional<T>& value) {
-  append_raw(key, value.has_value());
-  if (value) append_raw(key, *value);
-}
-}  // namespace
+using support::append_optional;
+using support::append_raw;
+using support::append_text;
 
 void append_key(std::string& key, const Operand& op) {
   append_raw(key, op.kind);

@@ -232,7 +232,6 @@ class EnumEngine {
       }
       if (!choose_runs(choice, t, next)) return false;
     }
-    choice[t] = 0;
     return true;
   }
 

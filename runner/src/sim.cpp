@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/support/binary_key.hpp"
 #include "sim_program.hpp"
 
 namespace hsalit::runner {
@@ -1832,18 +1833,10 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 
 namespace {
 
-// The key's fields in binary, each length-prefixed where its size varies, so that two keys
-// are equal only for equal fields (printing the instructions was most of the key's cost);
-// the instructions and operands as codegen::append_key writes them.
-template <typename T>
-void append_raw(std::string& key, const T& value) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  key.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-void append_text(std::string& key, std::string_view text) {
-  append_raw(key, text.size());
-  key += text;
-}
+// The key's fields in binary (support/binary_key.hpp); the instructions and operands as
+// codegen::append_key writes them.
+using support::append_raw;
+using support::append_text;
 
 // What an exhaustive search reads (see SimulationMemo): the options, the compiled code with
 // the litmus instruction each instruction comes from (and, for traces, the table row), and

@@ -570,12 +570,12 @@ class SpaceSearch {
     std::size_t failed = 0, decided = 0;
   };
   // A weakest program's test and simulation (weakest_run), the choices the test was built
-  // from, and with BoundOptions::check_weakest_runs its code, printed.
+  // from, and with BoundOptions::check_weakest_runs its code, per thread.
   struct WeakestRun {
     litmus::Test test;
     std::shared_ptr<const runner::SimResult> sim;
     std::vector<std::size_t> choices;
-    std::string code;
+    std::vector<std::vector<codegen::Instruction>> code;
   };
   // A weakest-code simulation that reached final states the upper test forbids.
   struct FailedWeakest {
@@ -763,7 +763,7 @@ class SpaceSearch {
       WeakestRun run{observe_everything(space_.test(lower)), nullptr, lower, {}};
       try {
         const codegen::CompiledTest compiled = compile(run.test);
-        if (settings_.bound.check_weakest_runs) run.code = printed_code(compiled);
+        if (settings_.bound.check_weakest_runs) run.code = thread_code(compiled);
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
         const auto start = std::chrono::steady_clock::now();
@@ -784,20 +784,26 @@ class SpaceSearch {
   codegen::CompiledTest compile(const litmus::Test& test) const {
     return codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
   }
-  static std::string printed_code(const codegen::CompiledTest& compiled) {
-    std::string code;
-    for (const codegen::CompiledThread& t : compiled.threads) code += codegen::print(t.code, false) + "\n";
+  static std::vector<std::vector<codegen::Instruction>> thread_code(const codegen::CompiledTest& compiled) {
+    std::vector<std::vector<codegen::Instruction>> code;
+    for (const codegen::CompiledThread& t : compiled.threads) code.push_back(t.code);
     return code;
   }
-  // BoundOptions::check_weakest_runs: `lower`'s own code is the kept run's.
+  static std::string printed(const std::vector<std::vector<codegen::Instruction>>& code) {
+    std::string text;
+    for (const std::vector<codegen::Instruction>& thread : code) text += codegen::print(thread, false) + "\n";
+    return text;
+  }
+  // BoundOptions::check_weakest_runs: `lower`'s own code is the kept run's, by the equality
+  // that code classes group choices by (codegen::append_key, operator==).
   void check_kept_code(const std::vector<std::size_t>& lower, const WeakestRun& kept) const {
     const litmus::Test test = observe_everything(space_.test(lower));
-    const std::string code = printed_code(compile(test));
+    const std::vector<std::vector<codegen::Instruction>> code = thread_code(compile(test));
     if (code != kept.code)
       throw std::logic_error(
           fmt::format("{}: a weakest program's code is not that of the run kept for its code "
                       "classes:\n{}\nkept:\n{}",
-                      test.name, code, kept.code));
+                      test.name, printed(code), printed(kept.code)));
   }
 
   // The SC final states of the test of `choices` (every register and location observed;
