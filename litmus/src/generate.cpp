@@ -971,6 +971,56 @@ Test VariationSpace::test(std::span<const std::size_t> choice) const {
   return build_test(data_->skeleton, data_->variant(choice), false);
 }
 
+SpaceTests::SpaceTests(VariationSpace space, std::function<Test(Test)> prepare)
+    : space_(std::move(space)), prepare_(std::move(prepare)) {}
+
+const Test& SpaceTests::test(std::span<const std::size_t> choice) {
+  const VariationSpace::Data& d = *space_.data_;
+  if (choice.size() != d.slots.size())
+    throw std::invalid_argument(
+        fmt::format("a choice for {} slots, given for {} slots", d.slots.size(), choice.size()));
+  // The layout's key: what each gap holds, a fence's order and scope aside.
+  key_.clear();
+  for (std::size_t k = d.accesses; k < d.slots.size(); ++k) {
+    const Variation& g = d.slots[k].choices.at(choice[k]);
+    key_ += g.kind == Variation::Kind::Dependency ? static_cast<char>('a' + static_cast<int>(g.dependency))
+                                                  : static_cast<char>('0' + static_cast<int>(g.kind));
+  }
+  auto it = layouts_.find(key_);
+  if (it == layouts_.end()) {
+    Test built = space_.test(choice);
+    return layouts_.emplace(key_, prepare_ ? prepare_(std::move(built)) : std::move(built)).first->second;
+  }
+  // What build_test sets from a choice: each access's atomicity, order and scope
+  // (access_instruction), each fence's order and scope, and the name. The accesses are the
+  // loads, stores and rmws of a thread in order; a fence is the gap before the next access.
+  Test& test = it->second;
+  std::size_t access = 0, gaps_of_thread = d.accesses;
+  for (std::size_t t = 0; t < d.skeleton.threads.size(); ++t) {
+    std::size_t seen = 0;  // accesses of thread t passed
+    for (Instruction& ins : test.threads[t].code) {
+      if (ins.kind == OpKind::Load || ins.kind == OpKind::Store || ins.kind == OpKind::Rmw) {
+        const Variation& a = d.slots[access].choices.at(choice[access]);
+        ins.annots.atomic = a.kind == Variation::Kind::Atomic;
+        ins.annots.order = a.order;
+        ins.annots.scope = a.scope;
+        ++access;
+        ++seen;
+      } else if (ins.kind == OpKind::Fence) {
+        const std::size_t gap = gaps_of_thread + seen - 1;
+        const Variation& f = d.slots.at(gap).choices.at(choice[gap]);
+        if (seen == 0 || f.kind != Variation::Kind::Fence)
+          throw std::logic_error("SpaceTests: a layout's fence is not where its key puts one");
+        ins.annots.order = f.order;
+        ins.annots.scope = f.scope;
+      }
+    }
+    gaps_of_thread += d.skeleton.threads[t].empty() ? 0 : d.skeleton.threads[t].size() - 1;
+  }
+  test.name = test_name(d.skeleton, d.variant(choice));
+  return test;
+}
+
 std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) const {
   return canonical(data_->skeleton, data_->variant(choice));
 }

@@ -685,6 +685,22 @@ class Machine {
     return o;
   }
 
+  // Takes in place the steps `enabled` would take alone one after the other: while some wave
+  // can issue an invisible instruction (reduction 1), the issue of the first such wave, the
+  // step the search takes alone from such a state. Those states are passed through, each with
+  // that one successor, so a search that keeps no traces need not store them (a third of the
+  // states of verify-mapping's bounds).
+  void take_invisible_steps(Word* s) const {
+    for (bool again = opt_.partial_order_reduction; again;) {
+      again = false;
+      for (std::size_t w = 0; w < waves_.size() && !again; ++w)
+        if (can_issue(s, waves_[w]) && invisible(s, waves_[w])) {
+          apply(s, {Step::Issue, static_cast<std::uint8_t>(w), 0});
+          again = true;
+        }
+    }
+  }
+
   // The transitions enabled in `s`, in a fixed order. Returns the index of the first step
   // that commutes with every other step (invisible), or -1; with the reduction off, -1.
   // A load that may read its CU's L1 (lazy lines) is one Issue step per choice: b = 0 misses,
@@ -1752,6 +1768,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       shared_cu_adds_nothing(options.hw))
     std::erase_if(all, [](const Placement& p) { return p.cu_of_workgroup.size() != p.agent_of_cu.size(); });
   std::vector<Word> child;
+  const bool pass_invisible = options.pass_invisible_steps && !options.keep_traces;
   Transitions next;
   // Kept per thread: verify-mapping runs hundreds of thousands of small searches, and a
   // fresh set's first block costs page faults every time.
@@ -1801,6 +1818,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
       auto expand = [&](const Transition& t) {
         child.assign(current, current + m.words());
         m.apply(child.data(), t);
+        if (pass_invisible) m.take_invisible_steps(child.data());
         if (visited.insert(child.data()).second) {
           parent.push_back(i);
           step.push_back(t.pack());
@@ -1844,10 +1862,10 @@ using support::append_text;
 // instructions.
 std::string search_key(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& o) {
   const HardwareAssumptions& hw = o.hw;
-  std::string key = fmt::format("{}{}{}{}{} {} {} {}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
+  std::string key = fmt::format("{}{}{}{}{} {} {} {}{}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
                                 hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states,
                                 o.timeout_seconds, o.keep_traces, o.explore_placements, o.partial_order_reduction,
-                                o.independent_steps, compiled.target, compiled.generic);
+                                o.independent_steps, o.pass_invisible_steps, compiled.target, compiled.generic);
   for (const codegen::CompiledThread& t : compiled.threads) {
     append_raw(key, t.thread);
     append_raw(key, t.vgprs);

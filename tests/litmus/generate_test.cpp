@@ -258,6 +258,48 @@ TEST(Generate, TheTestsOfASpaceAreTheCheckedOnes) {
   EXPECT_GT(spaces, 10u);
 }
 
+// SpaceTests builds a layout per choice of the gaps' contents and sets the orders and scopes
+// of the others: its tests are VariationSpace::test's (name included), whatever choices came
+// before, with fences of every order and scope, each dependency, guards, both segments and
+// every placement; `prepare` is applied to each layout once.
+TEST(Generate, SpaceTestsAreTheSpacesTests) {
+  const GenerateOptions o = spec(
+      "threads=3,accesses=2,orders=na+rlx+scacq+screl,scopes=wg+agent,fences=scar+screl,deps=addr+data+ctrl+guard,"
+      "segments=global+group,shard=5/300");
+  std::size_t spaces = 0, reused = 0;
+  for_each_variation_space(o, [&](const VariationSpace& space) {
+    ++spaces;
+    int prepared = 0;
+    SpaceTests tests(space, [&](hsalit::litmus::Test t) {
+      ++prepared;
+      t.locations.push_back({std::nullopt, "x", {}});
+      return t;
+    });
+    std::vector<std::size_t> choice(space.slots().size(), 0);
+    for (int n = 0; n < 40; ++n) {
+      for (std::size_t k = 0; k < choice.size(); ++k)
+        choice[k] = (choice[k] + 1 + k * static_cast<std::size_t>(n)) % space.slots()[k].choices.size();
+      const std::size_t before = tests.layouts();
+      hsalit::litmus::Test expected = space.test(choice);
+      expected.locations.push_back({std::nullopt, "x", {}});
+      const hsalit::litmus::Test& got = tests.test(choice);
+      EXPECT_EQ(got, expected) << space.cycle() << "\n" << print_litmus(got) << "\n" << print_litmus(expected);
+      if (tests.layouts() == before) ++reused;
+    }
+    EXPECT_EQ(static_cast<std::size_t>(prepared), tests.layouts());
+  });
+  EXPECT_GT(spaces, 10u);
+  EXPECT_GT(reused, spaces * 10);
+  // A bad choice is refused as VariationSpace::test refuses it.
+  for_each_variation_space(spec("threads=2,accesses=2,shard=0/50"), [&](const VariationSpace& space) {
+    SpaceTests tests(space);
+    EXPECT_THROW(tests.test(std::vector<std::size_t>(space.slots().size() + 1, 0)), std::invalid_argument);
+    std::vector<std::size_t> past(space.slots().size(), 0);
+    past[0] = space.slots()[0].choices.size();
+    EXPECT_THROW(tests.test(past), std::out_of_range);
+  });
+}
+
 // Shards split the cycles of a bound between them, each cycle in exactly one.
 TEST(Generate, ShardsPartitionTheCycles) {
   const std::vector<Cycle> all = enumerate_cycles(spec("threads=2,accesses=2"));

@@ -536,6 +536,74 @@ TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfOneWorkGroup) {
   EXPECT_LT(counts.states_reduced * 4, counts.states_reference);
 }
 
+litmus::Test mp_with_flag_scope(const std::string& scope);
+
+// Searches without traces that pass through the states of invisible steps
+// (SimOptions::pass_invisible_steps) reach the outcomes of those that store them, on every
+// library test under every assumption with the shipped and broken tables, and on three-thread
+// cycles with global and group locations in one work-group and across work-groups, storing
+// fewer states; with traces the option changes nothing.
+TEST(SimulatorReductions, PassingInvisibleStepsKeepsTheOutcomeSet) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  int compared = 0;
+  std::uint64_t stored = 0, passing = 0;
+  auto compare = [&](const litmus::Test& test, const codegen::MappingTable& table, const HardwareAssumptions& hw,
+                     const std::string& what) {
+    codegen::CompiledTest compiled;
+    try {
+      compiled = codegen::compile(test, catalog.get("gfx900"), catalog, table);
+    } catch (const std::exception&) {
+      return;  // a test the edited table cannot compile
+    }
+    SimOptions plain;
+    plain.hw = hw;
+    plain.keep_traces = false;
+    plain.max_states = 400'000;
+    SimOptions pass = plain;
+    pass.pass_invisible_steps = true;
+    const SimResult a = run_exhaustive(test, compiled, plain);
+    if (a.unknown) return;
+    const SimResult b = run_exhaustive(test, compiled, pass);
+    ASSERT_FALSE(b.unknown) << what;
+    EXPECT_EQ(outcome_set(b), outcome_set(a)) << what;
+    EXPECT_LE(b.states, a.states) << what;
+    ++compared;
+    stored += a.states;
+    passing += b.states;
+  };
+  const auto tables = shipped_and_broken_tables();
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    ASSERT_TRUE(parsed.ok()) << file;
+    for (const auto& [table_name, table] : tables)
+      for (const auto& [hw_name, hw] : every_assumption())
+        if (compared_under(table_name, hw_name))
+          compare(*parsed.test, table, hw, file.string() + ", " + table_name + ", " + hw_name);
+  }
+  EXPECT_GT(compared, 500);
+  std::size_t index = 0;
+  litmus::generate(litmus::parse_generate_spec("cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,"
+                                               "cycle=PodWW PosWR Fre PodWR Rmw PosWR Rmw Rfe PodRW Wse,"
+                                               "orders=rlx+scacq+screl,scopes=wg,"
+                                               "placements=same-wg+diff-wg,segments=global+group"),
+                   [&](litmus::GeneratedTest&& g) {
+                     if (index++ % 97 != 0) return;
+                     for (const auto& [hw_name, hw] : default_and_remedies())
+                       compare(g.test, gfx69(), hw, g.test.name + ", " + hw_name);
+                   });
+  EXPECT_GT(compared, 520);
+  EXPECT_LT(passing * 4, stored * 3);
+  // With traces kept, every state is stored: the option changes nothing.
+  const litmus::Test mp = mp_with_flag_scope("wg");
+  const codegen::CompiledTest code = codegen::compile(mp, catalog.get("gfx900"), catalog, gfx69());
+  SimOptions traced;
+  SimOptions traced_pass = traced;
+  traced_pass.pass_invisible_steps = true;
+  const SimResult t = run_exhaustive(mp, code, traced), u = run_exhaustive(mp, code, traced_pass);
+  EXPECT_EQ(u.states, t.states);
+  EXPECT_EQ(u.traces, t.traces);
+}
+
 // Rule 6 needs code that waits for a load before it uses the load's register (rule 2): a
 // hit writes the register sooner than a miss. Without the waits the codegen inserts, the
 // search keeps the L1 (as many states as without the rule); with them, it leaves it out.

@@ -110,7 +110,7 @@ struct SlotCode {
 // The code of slot `slot` under each of its choices, the other slots at their first choice
 // (the table maps each instruction on its own, so a difference there is a difference of the
 // slot).
-std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, std::size_t slot,
+std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, litmus::SpaceTests& tests, std::size_t slot,
                                  const codegen::MappingTable& table, const codegen::Target& target,
                                  const codegen::TargetCatalog& catalog, const codegen::CompileOptions& compile,
                                  std::size_t& compiles) {
@@ -122,7 +122,7 @@ std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, std::size_
     ++compiles;
     try {
       codegen::CompiledThread compiled =
-          codegen::compile_thread(space.test(choice), s.thread, target, catalog, table, compile);
+          codegen::compile_thread(tests.test(choice), s.thread, target, catalog, table, compile);
       std::string key(1, 'c');  // code; a refusal's key starts with 'e'
       for (const codegen::Instruction& ins : compiled.code) codegen::append_key(key, ins, codegen::KeyOrigin::None);
       codes.push_back({std::move(key), std::move(compiled.code)});
@@ -376,6 +376,7 @@ class ShapeClassCache {
     auto classes = std::make_shared<std::vector<SlotClasses>>();
     const bool shared = settings_.bound.shared_slot_classes;
     std::optional<litmus::Test> first;
+    std::optional<litmus::SpaceTests> tests;  // built at the first slot whose classes are not cached
     std::vector<std::optional<std::string>> contexts;
     for (std::size_t i = 0; i < space.slots().size(); ++i) {
       const litmus::Slot& slot = space.slots()[i];
@@ -395,8 +396,9 @@ class ShapeClassCache {
         }
       }
       std::size_t compiles = 0;
-      const std::vector<SlotCode> codes = slot_codes(space, i, settings_.table, settings_.target, settings_.catalog,
-                                                     settings_.options.compile, compiles);
+      if (!tests) tests.emplace(space);
+      const std::vector<SlotCode> codes = slot_codes(space, *tests, i, settings_.table, settings_.target,
+                                                     settings_.catalog, settings_.options.compile, compiles);
       std::set<std::string> slot_rows;
       for (const SlotCode& c : codes)
         if (c.code)
@@ -491,6 +493,26 @@ class ModelAnswers {
   std::string key_;  // the cycle of the answers kept (one work-group), empty when none are shared
 };
 
+// The SC final states of a cycle's programs (fact 7), by what their dependency gaps hold:
+// orders, scopes and fences change no value, a placement changes none either (SC reads no
+// scope), and a group location, which the generator gives only to threads that share a
+// work-group, has one copy there as a global one does (model::Program::copy_of). So the
+// spaces of a cycle, which a worker searches one after the other, share them.
+class CycleScStates {
+ public:
+  // Makes these the states of `cycle`'s programs: emptied when the cycle changes.
+  void start(const std::string& cycle) {
+    if (cycle == cycle_) return;
+    by_dependencies.clear();
+    cycle_ = cycle;
+  }
+  // nullopt: not computed (model::sc_outcomes gave up).
+  std::map<std::string, std::optional<std::vector<model::Outcome>>> by_dependencies;
+
+ private:
+  std::string cycle_;
+};
+
 // The search of one space, depth-first over its slots: at each slot, one maximal member of
 // each of its code classes. Before going deeper, the test with the chosen prefix and every
 // later slot at its strongest choice (the upper test) is asked for races: if even it is
@@ -505,7 +527,7 @@ class SpaceSearch {
   // at the end.
   SpaceSearch(const SearchSettings& settings, SearchControl& control, std::size_t space_index,
               const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, BoundStatistics& counts,
-              ModelAnswers& answers, const Record& record)
+              ModelAnswers& answers, CycleScStates& sc_states, const Record& record)
       : settings_(settings),
         control_(control),
         space_index_(space_index),
@@ -515,9 +537,11 @@ class SpaceSearch {
         n_(slots_.size()),
         counts_(counts),
         answers_(answers),
+        sc_states_(sc_states),
         record_(record),
         cache_(settings.candidates, kKeptSimulations),
-        first_(space.test(std::vector<std::size_t>(n_, 0))) {
+        first_(space.test(std::vector<std::size_t>(n_, 0))),
+        observed_(space, [](const litmus::Test& test) { return observe_everything(test); }) {
     top_.resize(n_);
     for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k]);
     start_order();
@@ -531,6 +555,7 @@ class SpaceSearch {
         if (top_[k]) upper_choice_[k] = equivalents_.narrowest[k][*top_[k]];
     choice_.assign(n_, 0);
     answers_.start(space_.cycle(), settings_.shared_answers && first_.scopes.one_instance(litmus::Scope::WorkGroup));
+    sc_states_.start(space_.cycle());
     weakest_tries_.resize(n_);
     weakest_at_.resize(n_);
     reference_.resize(n_ + 1);
@@ -643,7 +668,7 @@ class SpaceSearch {
       r = &partial->second.answer;
       ++cost_.kept_answers;
     } else {
-      const litmus::Test test = observe_everything(space_.test(choices));
+      const litmus::Test& test = observed_.test(choices);
       model::CheckResult answer = ask_engine(test, choices, sought);
       if (answer.partial) {
         r = &(answers_.partial[choices] = ModelAnswers::Partial{sought, std::move(answer)}).answer;
@@ -760,12 +785,13 @@ class SpaceSearch {
       for (std::size_t k = 0; k < n_; ++k) key[k] = cls_[k].class_of[lower[k]];
     auto it = weakest_runs_.find(key);
     if (it == weakest_runs_.end()) {
-      WeakestRun run{observe_everything(space_.test(lower)), nullptr, lower, {}};
+      WeakestRun run{observed_.test(lower), nullptr, lower, {}};
       try {
         const codegen::CompiledTest compiled = compile(run.test);
         if (settings_.bound.check_weakest_runs) run.code = thread_code(compiled);
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
+        quiet.pass_invisible_steps = true;
         const auto start = std::chrono::steady_clock::now();
         run.sim = cache_.simulate(run.test, compiled, quiet);
         cost_.simulation_seconds += seconds_since(start);
@@ -796,8 +822,8 @@ class SpaceSearch {
   }
   // BoundOptions::check_weakest_runs: `lower`'s own code is the kept run's, by the equality
   // that code classes group choices by (codegen::append_key, operator==).
-  void check_kept_code(const std::vector<std::size_t>& lower, const WeakestRun& kept) const {
-    const litmus::Test test = observe_everything(space_.test(lower));
+  void check_kept_code(const std::vector<std::size_t>& lower, const WeakestRun& kept) {
+    const litmus::Test& test = observed_.test(lower);
     const std::vector<std::vector<codegen::Instruction>> code = thread_code(compile(test));
     if (code != kept.code)
       throw std::logic_error(
@@ -808,20 +834,26 @@ class SpaceSearch {
 
   // The SC final states of the test of `choices` (every register and location observed;
   // `built`, when given, is that test), sorted; null when they were not computed. The tests
-  // of a space run one program
-  // as far as SC is concerned but for their dependencies: orders, scopes and fences change
-  // no value, so they are kept by the choices of the dependency gaps.
+  // of a cycle run one program as far as SC is concerned but for their dependencies, so
+  // they are kept for the cycle by what the dependency gaps hold (CycleScStates).
   const std::vector<model::Outcome>* sc_final_states(const std::vector<std::size_t>& choices,
                                                      const litmus::Test* built) {
-    std::vector<std::size_t> key(n_, 0);
-    for (std::size_t k = 0; k < n_; ++k)
-      if (slots_[k].choices[choices[k]].kind == Variation::Kind::Dependency) key[k] = choices[k] + 1;
-    auto it = sc_.find(key);
-    if (it == sc_.end()) {
-      std::optional<litmus::Test> own;
-      const litmus::Test& test = built ? *built : own.emplace(observe_everything(space_.test(choices)));
+    std::string key;
+    for (std::size_t k = 0; k < n_; ++k) {
+      const Variation& v = slots_[k].choices[choices[k]];
+      key += v.kind == Variation::Kind::Dependency ? static_cast<char>('a' + static_cast<int>(v.dependency)) : '-';
+    }
+    // Group locations with several work-groups (copies per work-group): this space's own.
+    if (!first_.scopes.one_instance(litmus::Scope::WorkGroup) &&
+        std::any_of(first_.regions.begin(), first_.regions.end(),
+                    [](const litmus::RegionEntry& r) { return r.segment == litmus::Segment::Group; }))
+      key += fmt::format("|{}", space_index_);
+    auto& kept = sc_states_.by_dependencies;
+    auto it = kept.find(key);
+    if (it == kept.end()) {
+      const litmus::Test& test = built ? *built : observed_.test(choices);
       model::ScOutcomes found = model::sc_outcomes(model::Program(test), test.observed());
-      it = sc_.emplace(std::move(key), found.unknown_reason ? std::nullopt : std::optional(std::move(found.outcomes)))
+      it = kept.emplace(std::move(key), found.unknown_reason ? std::nullopt : std::optional(std::move(found.outcomes)))
                .first;
     }
     return it->second ? &*it->second : nullptr;
@@ -1100,9 +1132,11 @@ class SpaceSearch {
   const std::size_t n_;
   BoundStatistics& counts_;
   ModelAnswers& answers_;
+  CycleScStates& sc_states_;
   const Record& record_;
   VerificationCache cache_;
   const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
+  litmus::SpaceTests observed_;                           // the search's tests, every register and location observed
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests
   std::vector<std::size_t> order_;                        // the slots, in the order branched on
@@ -1120,8 +1154,6 @@ class SpaceSearch {
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
   std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
-  // SC final states by the choices of the dependency gaps (sc_final_states); nullopt: not computed.
-  std::map<std::vector<std::size_t>, std::optional<std::vector<model::Outcome>>> sc_;
   SpaceCost cost_;
 };
 
@@ -1270,6 +1302,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     const auto worker_start = std::chrono::steady_clock::now();
     BoundStatistics counts;
     ModelAnswers answers;
+    CycleScStates sc_states;
     try {
       while (std::optional<CycleSpaces> spaces = next_cycle())
         for (const QueuedSpace& queued : *spaces) {
@@ -1280,7 +1313,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           const std::size_t index = queued.index;
           const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
           SpaceCost cost =
-              SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, to_report).run();
+              SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, sc_states, to_report)
+                  .run();
           if (bound_options.on_space && !control.abandoned(index)) {
             cost.classes_seconds = classes_seconds;
             std::lock_guard lock(mutex);

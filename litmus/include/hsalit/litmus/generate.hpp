@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -208,7 +209,32 @@ class VariationSpace {
   const std::string& program_key() const;
 
  private:
+  friend class SpaceTests;
   std::shared_ptr<const Data> data_;
+};
+
+// The tests of one space, for a search that builds many of them (verify-mapping's bound
+// builds tens per space): a test's instructions are laid out once per choice of what the
+// gaps hold (nothing, a fence, or which dependency: these add instructions and registers),
+// and each test is then that layout with the orders and scopes of its accesses and fences
+// set, a walk over its instructions instead of a build. `prepare` is applied to each layout
+// as it is built; it must leave the instructions as they are (the bound's search observes
+// every register and location). Not thread-safe: one per search.
+class SpaceTests {
+ public:
+  explicit SpaceTests(VariationSpace space, std::function<Test(Test)> prepare = {});
+
+  // prepare(space.test(choice)), name included; valid until the next call. Throws as
+  // VariationSpace::test for a bad choice.
+  const Test& test(std::span<const std::size_t> choice);
+  // How many layouts were built (one per choice of the gaps' contents met so far).
+  std::size_t layouts() const { return layouts_.size(); }
+
+ private:
+  VariationSpace space_;
+  std::function<Test(Test)> prepare_;
+  std::map<std::string, Test, std::less<>> layouts_;  // by the gaps' contents (layout_key)
+  std::string key_;                                   // scratch for the key
 };
 
 // Calls `visit` for each space of the bound, in the order `generate` enumerates tests;

@@ -79,6 +79,12 @@ struct SimOptions {
   // read (docs/simulator.md, "Reductions", rule 6). Off: loads hit as anywhere else. The
   // outcomes are the same.
   bool one_cu_misses = true;
+  // Exhaustive search without traces: the states that reduction 1 passes through (a wave can
+  // issue an invisible instruction, whose issue is then their only successor) are not
+  // stored, the issues being taken in place until no wave has one (docs/simulator.md,
+  // "Reductions"). The outcomes are the same; `states` counts the states stored. Off by
+  // default, so that `states` means the same for every search; verify-mapping's bounds set it.
+  bool pass_invisible_steps = false;
   // Random mode: threads sharing the runs. Each run seeds its own generator from the seed
   // and its index, so the histogram is the same for every number of threads.
   int jobs = 1;
