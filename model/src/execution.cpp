@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <stdexcept>
 
 #include "hsalit/litmus/printer.hpp"
 
@@ -12,6 +14,28 @@ namespace hsalit::model {
 Relation& Relation::operator|=(const Relation& o) {
   for (std::size_t i = 0; i < bits_.size(); ++i) bits_[i] |= o.bits_[i];
   return *this;
+}
+
+Relation& Relation::operator&=(const Relation& o) {
+  for (std::size_t i = 0; i < bits_.size(); ++i) bits_[i] &= o.bits_[i];
+  return *this;
+}
+
+bool Relation::close_within(std::uint64_t mask) {
+  if (n_ > 64) throw std::logic_error("Relation::close_within: more than 64 nodes");
+  bool changed = false;
+  for (std::uint64_t ks = mask; ks; ks &= ks - 1) {
+    const int k = std::countr_zero(ks);
+    const std::uint64_t through = bits_[static_cast<std::size_t>(k)] & mask;
+    for (std::uint64_t is = mask; is; is &= is - 1) {
+      std::uint64_t& ri = bits_[static_cast<std::size_t>(std::countr_zero(is))];
+      if ((ri >> k & 1) && (ri | through) != ri) {
+        ri |= through;
+        changed = true;
+      }
+    }
+  }
+  return changed;
 }
 
 void Relation::close() {
@@ -74,6 +98,12 @@ class OrderSearch {
             covered_.set(a, b);
             if (d < cell_domains_) same_cell_.set(a, b);
           }
+    if (n_ <= 64)
+      for (const std::vector<int>& d : domains_) {
+        std::uint64_t mask = 0;
+        for (int a : d) mask |= std::uint64_t{1} << a;
+        masks_.push_back(mask);
+      }
   }
 
   // True when orders exist that contain `fixed` (restricted to covered pairs).
@@ -98,6 +128,12 @@ class OrderSearch {
   bool propagate(Relation& ord) const {
     for (bool changed = true; changed;) {
       changed = false;
+      if (!masks_.empty()) {
+        // Each domain's closure on bit rows (n <= 64): one pass of Warshall's algorithm
+        // within the domain's mask, the same fixpoint as pair by pair.
+        for (std::uint64_t mask : masks_) changed = ord.close_within(mask) || changed;
+        continue;
+      }
       for (const std::vector<int>& d : domains_)
         for (int k : d)
           for (int i : d) {
@@ -118,10 +154,9 @@ class OrderSearch {
   }
 
   bool gdo_acyclic(const Relation& ord) const {
-    Relation g = ldo_;
-    for (int a = 0; a < n_; ++a)
-      for (int b = 0; b < n_; ++b)
-        if (same_cell_.test(a, b) && ord.test(a, b)) g.set(a, b);
+    Relation g = ord;
+    g &= same_cell_;
+    g |= ldo_;
     g.close();
     return g.irreflexive();
   }
@@ -145,6 +180,7 @@ class OrderSearch {
   std::size_t cell_domains_;
   const Relation& ldo_;
   Relation covered_, same_cell_;
+  std::vector<std::uint64_t> masks_;  // per domain, its nodes (when n <= 64)
 };
 
 }  // namespace

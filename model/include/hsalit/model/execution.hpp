@@ -23,6 +23,10 @@ class Relation {
   bool test(int a, int b) const { return (row(a)[b >> 6] >> (b & 63)) & 1u; }
   void set(int a, int b) { row(a)[b >> 6] |= std::uint64_t{1} << (b & 63); }
   Relation& operator|=(const Relation& o);
+  Relation& operator&=(const Relation& o);
+  // The transitive closure of the pairs within `mask` (bit i: node i), in place; pairs with
+  // a node outside it are left as they are. Up to 64 nodes. True when a pair was added.
+  bool close_within(std::uint64_t mask);
   // Transitive closure in place (Warshall on bit rows).
   void close();
   bool irreflexive() const;
