@@ -1007,10 +1007,10 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
         ++access;
         ++seen;
       } else if (ins.kind == OpKind::Fence) {
-        const std::size_t gap = gaps_of_thread + seen - 1;
-        const Variation& f = d.slots.at(gap).choices.at(choice[gap]);
-        if (seen == 0 || f.kind != Variation::Kind::Fence)
+        const std::size_t gap = gaps_of_thread + seen - 1;  // the gap before access `seen`
+        if (seen == 0 || gap >= d.slots.size() || d.slots[gap].choices.at(choice[gap]).kind != Variation::Kind::Fence)
           throw std::logic_error("SpaceTests: a layout's fence is not where its key puts one");
+        const Variation& f = d.slots[gap].choices[choice[gap]];
         ins.annots.order = f.order;
         ins.annots.scope = f.scope;
       }

@@ -233,7 +233,7 @@ class SpaceTests {
  private:
   VariationSpace space_;
   std::function<Test(Test)> prepare_;
-  std::map<std::string, Test, std::less<>> layouts_;  // by the gaps' contents (layout_key)
+  std::map<std::string, Test, std::less<>> layouts_;  // by what the gaps hold, one character each
   std::string key_;                                   // scratch for the key
 };
 
