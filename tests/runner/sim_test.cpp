@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <string_view>
 
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/generate.hpp"
@@ -307,8 +308,8 @@ struct ReductionCounts {
 
 // Compiles `test` for gfx900 and searches it exhaustively under `reference` and under
 // `reduced` (the same options with more reductions): the same outcome set, no more states,
-// one trace per outcome. A test the table cannot compile, or whose reference search gives
-// up, is not compared.
+// and, when `reduced` keeps traces, one trace per outcome. A test the table cannot compile,
+// or whose reference search gives up, is not compared.
 void expect_reduction_keeps_outcomes(const litmus::Test& test, const codegen::MappingTable& table,
                                      const SimOptions& reference, const SimOptions& reduced, const std::string& what,
                                      ReductionCounts& counts) {
@@ -325,7 +326,9 @@ void expect_reduction_keeps_outcomes(const litmus::Test& test, const codegen::Ma
   ASSERT_FALSE(r.unknown) << what << " " << *r.unknown;
   EXPECT_EQ(outcome_set(r), outcome_set(expected)) << what;
   EXPECT_LE(r.states, expected.states) << what;
-  EXPECT_EQ(r.traces.size(), r.histogram.size()) << what;
+  if (reduced.keep_traces) {
+    EXPECT_EQ(r.traces.size(), r.histogram.size()) << what;
+  }
   ++counts.compared;
   counts.states_reference += expected.states;
   counts.states_reduced += r.states;
@@ -376,9 +379,14 @@ void expect_rule_keeps_outcomes(bool SimOptions::*rule, std::size_t max_states, 
   expect_reduction_keeps_outcomes(test, table, without, with, what, counts);
 }
 
-// One reduction switch off and on over every library test, under every assumption, with the
-// shipped table and the broken ones (those under the two assumptions that decide them).
-ReductionCounts rule_keeps_outcomes_of_every_library_test(bool SimOptions::*rule, std::size_t max_states) {
+// A comparison of one test's searches under one table and one assumption set (`what` names
+// them), such as expect_rule_keeps_outcomes.
+using CompareUnder = std::function<void(const litmus::Test&, const codegen::MappingTable&, const HardwareAssumptions&,
+                                        const std::string& what, ReductionCounts&)>;
+
+// `compare` over every library test, under every assumption, with the shipped table and the
+// broken ones (those under the two assumptions that decide them).
+ReductionCounts every_library_test_compared(const CompareUnder& compare) {
   const auto tables = shipped_and_broken_tables();
   ReductionCounts counts;
   for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
@@ -388,10 +396,40 @@ ReductionCounts rule_keeps_outcomes_of_every_library_test(bool SimOptions::*rule
     for (const auto& [table_name, table] : tables)
       for (const auto& [hw_name, hw] : every_assumption())
         if (compared_under(table_name, hw_name))
-          expect_rule_keeps_outcomes(rule, max_states, *parsed.test, table, hw,
-                                     file.string() + ", " + table_name + ", " + hw_name, counts);
+          compare(*parsed.test, table, hw, file.string() + ", " + table_name + ", " + hw_name, counts);
   }
   return counts;
+}
+
+// One reduction switch off and on over every library test (every_library_test_compared).
+ReductionCounts rule_keeps_outcomes_of_every_library_test(bool SimOptions::*rule, std::size_t max_states) {
+  return every_library_test_compared(
+      [&](const litmus::Test& test, const codegen::MappingTable& table, const HardwareAssumptions& hw,
+          const std::string& what,
+          ReductionCounts& counts) { expect_rule_keeps_outcomes(rule, max_states, test, table, hw, what, counts); });
+}
+
+// `compare` over every `every`-th test of the generated bound `spec`, with the shipped table,
+// under each of `assumptions`; returns how many tests the bound holds.
+std::size_t every_nth_generated_test_compared(
+    std::string_view spec, std::size_t every,
+    const std::vector<std::pair<std::string, HardwareAssumptions>>& assumptions, const CompareUnder& compare,
+    ReductionCounts& counts) {
+  const codegen::MappingTable table = gfx69();
+  std::size_t index = 0;
+  litmus::generate(litmus::parse_generate_spec(spec), [&](litmus::GeneratedTest&& g) {
+    if (index++ % every != 0) return;
+    for (const auto& [hw_name, hw] : assumptions) compare(g.test, table, hw, g.test.name + ", " + hw_name, counts);
+  });
+  return index;
+}
+
+// expect_rule_keeps_outcomes for `rule` with at most `max_states` states, as a CompareUnder.
+CompareUnder rule_compared(bool SimOptions::*rule, std::size_t max_states) {
+  return [rule, max_states](const litmus::Test& test, const codegen::MappingTable& table, const HardwareAssumptions& hw,
+                            const std::string& what, ReductionCounts& counts) {
+    expect_rule_keeps_outcomes(rule, max_states, test, table, hw, what, counts);
+  };
 }
 
 // The default assumptions and the remedies of docs/mappings.md (`one-channel`, `l1-store-at-l2`).
@@ -423,16 +461,10 @@ TEST(SimulatorReductions, IndependentStepsKeepTheOutcomeSetOfCoherenceShapes) {
        "Fre,orders=na+rlx,scopes=agent,segments=global",
        499, two},
   };
-  const codegen::MappingTable table = gfx69();
   for (const auto& slice : slices) {
     ReductionCounts counts;
-    std::size_t index = 0;
-    litmus::generate(litmus::parse_generate_spec(slice.spec), [&](litmus::GeneratedTest&& g) {
-      if (index++ % slice.every != 0) return;
-      for (const auto& [hw_name, hw] : slice.assumptions)
-        expect_rule_keeps_outcomes(&SimOptions::independent_steps, 400'000, g.test, table, hw,
-                                   g.test.name + ", " + hw_name, counts);
-    });
+    const std::size_t index = every_nth_generated_test_compared(
+        slice.spec, slice.every, slice.assumptions, rule_compared(&SimOptions::independent_steps, 400'000), counts);
     EXPECT_GT(counts.compared, static_cast<int>(index / slice.every)) << slice.spec;
     // The rule does reduce: 2.1x fewer states on the first slice, 3.3x on the second.
     EXPECT_LT(counts.states_reduced * 3, counts.states_reference * 2) << slice.spec;
@@ -519,19 +551,13 @@ TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfEveryLibraryTest) {
 }
 
 TEST(SimulatorReductions, OneCuMissesKeepTheOutcomeSetOfOneWorkGroup) {
-  const auto assumptions = default_and_remedies();
   ReductionCounts counts;
-  std::size_t index = 0;
-  litmus::generate(litmus::parse_generate_spec("cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,"
-                                               "cycle=PodWW PosWR Fre PodWR Rmw PosWR Rmw Rfe PodRW Wse,"
-                                               "cycle=PodWW PosWR Rmw Rfe PosRR Rmw PosWR Rmw Wse PosWR PodRR Fre,"
-                                               "orders=na+rlx,scopes=wg,placements=same-wg,segments=global+group"),
-                   [&](litmus::GeneratedTest&& g) {
-                     if (index++ % 37 != 0) return;
-                     for (const auto& [hw_name, hw] : assumptions)
-                       expect_rule_keeps_outcomes(&SimOptions::one_cu_misses, 400'000, g.test, gfx69(), hw,
-                                                  g.test.name + ", " + hw_name, counts);
-                   });
+  const std::size_t index = every_nth_generated_test_compared(
+      "cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,"
+      "cycle=PodWW PosWR Fre PodWR Rmw PosWR Rmw Rfe PodRW Wse,"
+      "cycle=PodWW PosWR Rmw Rfe PosRR Rmw PosWR Rmw Wse PosWR PodRR Fre,"
+      "orders=na+rlx,scopes=wg,placements=same-wg,segments=global+group",
+      37, default_and_remedies(), rule_compared(&SimOptions::one_cu_misses, 400'000), counts);
   EXPECT_GT(counts.compared, static_cast<int>(index / 37));
   EXPECT_LT(counts.states_reduced * 4, counts.states_reference);
 }
@@ -544,56 +570,26 @@ litmus::Test mp_with_flag_scope(const std::string& scope);
 // cycles with global and group locations in one work-group and across work-groups, storing
 // fewer states; with traces the option changes nothing.
 TEST(SimulatorReductions, PassingInvisibleStepsKeepsTheOutcomeSet) {
-  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  int compared = 0;
-  std::uint64_t stored = 0, passing = 0;
-  auto compare = [&](const litmus::Test& test, const codegen::MappingTable& table, const HardwareAssumptions& hw,
-                     const std::string& what) {
-    codegen::CompiledTest compiled;
-    try {
-      compiled = codegen::compile(test, catalog.get("gfx900"), catalog, table);
-    } catch (const std::exception&) {
-      return;  // a test the edited table cannot compile
-    }
-    SimOptions plain;
-    plain.hw = hw;
-    plain.keep_traces = false;
-    plain.max_states = 400'000;
-    SimOptions pass = plain;
+  const CompareUnder passing = [](const litmus::Test& test, const codegen::MappingTable& table,
+                                  const HardwareAssumptions& hw, const std::string& what, ReductionCounts& counts) {
+    SimOptions stored;
+    stored.hw = hw;
+    stored.keep_traces = false;
+    stored.max_states = 400'000;
+    SimOptions pass = stored;
     pass.pass_invisible_steps = true;
-    const SimResult a = run_exhaustive(test, compiled, plain);
-    if (a.unknown) return;
-    const SimResult b = run_exhaustive(test, compiled, pass);
-    ASSERT_FALSE(b.unknown) << what;
-    EXPECT_EQ(outcome_set(b), outcome_set(a)) << what;
-    EXPECT_LE(b.states, a.states) << what;
-    ++compared;
-    stored += a.states;
-    passing += b.states;
+    expect_reduction_keeps_outcomes(test, table, stored, pass, what, counts);
   };
-  const auto tables = shipped_and_broken_tables();
-  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
-    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(parsed.ok()) << file;
-    for (const auto& [table_name, table] : tables)
-      for (const auto& [hw_name, hw] : every_assumption())
-        if (compared_under(table_name, hw_name))
-          compare(*parsed.test, table, hw, file.string() + ", " + table_name + ", " + hw_name);
-  }
-  EXPECT_GT(compared, 500);
-  std::size_t index = 0;
-  litmus::generate(litmus::parse_generate_spec("cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,"
-                                               "cycle=PodWW PosWR Fre PodWR Rmw PosWR Rmw Rfe PodRW Wse,"
-                                               "orders=rlx+scacq+screl,scopes=wg,"
-                                               "placements=same-wg+diff-wg,segments=global+group"),
-                   [&](litmus::GeneratedTest&& g) {
-                     if (index++ % 97 != 0) return;
-                     for (const auto& [hw_name, hw] : default_and_remedies())
-                       compare(g.test, gfx69(), hw, g.test.name + ", " + hw_name);
-                   });
-  EXPECT_GT(compared, 520);
-  EXPECT_LT(passing * 4, stored * 3);
+  ReductionCounts counts = every_library_test_compared(passing);
+  EXPECT_GT(counts.compared, 500);
+  every_nth_generated_test_compared(
+      "cycle=PodWR PosRR Fre PodWR PosRR Fre PosWW PosWR Fre,cycle=PodWW PosWR Fre PodWR Rmw PosWR Rmw Rfe PodRW Wse,"
+      "orders=rlx+scacq+screl,scopes=wg,placements=same-wg+diff-wg,segments=global+group",
+      97, default_and_remedies(), passing, counts);
+  EXPECT_GT(counts.compared, 520);
+  EXPECT_LT(counts.states_reduced * 4, counts.states_reference * 3);
   // With traces kept, every state is stored: the option changes nothing.
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const litmus::Test mp = mp_with_flag_scope("wg");
   const codegen::CompiledTest code = codegen::compile(mp, catalog.get("gfx900"), catalog, gfx69());
   SimOptions traced;
