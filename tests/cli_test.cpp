@@ -381,7 +381,7 @@ TEST_F(Cli, VerifyMappingWritesWhatEachSpaceCost) {
   std::size_t lines = 0;
   while (std::getline(in, line)) {
     ++lines;
-    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 16) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 17) << line;
   }
   // "bound: N spaces (cycle x placement x segments; S with the programs of an earlier one, A
   // decided by their work-groups in one agent)"

@@ -142,6 +142,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
                     {"decided_below_weaker", s.decided_below_weaker},
                     {"decided_by_narrower_scope", s.decided_by_narrower_scope},
                     {"weaker_code_simulations", s.weaker_code_simulations},
+                    {"weaker_code_in_program_order", s.weaker_code_in_program_order},
                     {"weaker_code_left_out", s.weaker_code_left_out},
                     {"critical_branchings", s.critical_branchings},
                     {"compiles", s.compiles}};

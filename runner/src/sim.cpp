@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -363,6 +364,109 @@ bool may_use_outstanding_result(const detail::SimThread& th) {
     }
   }
   return false;
+}
+
+// The location a litmus instruction names (an index into the program's locations), or -1.
+int litmus_location(const litmus::Test& test, const SimProgram& program, int thread, int instruction) {
+  const auto& code = test.threads[static_cast<std::size_t>(thread)].code;
+  if (instruction < 0 || static_cast<std::size_t>(instruction) >= code.size()) return -1;
+  const litmus::Instruction& li = code[static_cast<std::size_t>(instruction)];
+  if (!li.is_memory_access() || !li.addr.base.is_location()) return -1;
+  auto it = std::find(program.locations.begin(), program.locations.end(), li.addr.base.name);
+  return it == program.locations.end() ? -1 : static_cast<int>(it - program.locations.begin());
+}
+
+// keeps_program_order's reading of one thread's code: whether each of its memory accesses is
+// performed after every access before it in program order. Accesses on one path keep their
+// order by themselves: the vector memory requests of a wave join its CU's FIFO for their
+// channel and the L2 performs them in that order (rule 9), and its LDS operations are
+// performed in its order (rule 10). Accesses on different paths (vector memory and LDS, or
+// two channels) are ordered only by an `s_waitcnt` between them that waits for the earlier
+// one: completion is reported in issue order per counter (rule 3), so `vmcnt(N)` waits for
+// every vector memory operation with at least N more issued after it before the wait, and
+// `lgkmcnt(N)` likewise for LDS operations, counted as the machine counts them (FLAT
+// operations in both counters, rule 4; where the thread has one, only `lgkmcnt(0)` is read,
+// since FLAT and LDS operations complete in no common order). The code is walked once, with
+// forward branches only: at a join each earlier access keeps the fewest operations issued
+// after it on any path and is waited for only if it is on every path that has it.
+bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& program, int thread,
+                                const HardwareAssumptions& hw) {
+  const detail::SimThread& th = program.threads[static_cast<std::size_t>(thread)];
+  struct Earlier {
+    int path = 0;                      // -1: LDS; otherwise the L2 channel
+    bool vm = false, lgkm = false;     // counted by vmcnt, by lgkmcnt
+    int vm_after = 0, lgkm_after = 0;  // operations of those counters issued after it
+    bool waited = false;
+  };
+  using Pending = std::map<int, Earlier>;  // by the access's instruction index
+  auto join = [](Pending& into, const Pending& from) {
+    for (const auto& [pc, e] : from) {
+      auto [it, fresh] = into.emplace(pc, e);
+      if (fresh) continue;
+      it->second.vm_after = std::min(it->second.vm_after, e.vm_after);
+      it->second.lgkm_after = std::min(it->second.lgkm_after, e.lgkm_after);
+      it->second.waited = it->second.waited && e.waited;
+    }
+  };
+  const bool has_flat = std::any_of(th.code.begin(), th.code.end(), [](const SimInstruction& i) { return i.flat; });
+  std::vector<std::optional<Pending>> at(th.code.size() + 1);
+  at[0] = Pending{};
+  for (std::size_t pc = 0; pc < th.code.size(); ++pc) {
+    if (!at[pc]) continue;  // not reached
+    Pending pending = std::move(*at[pc]);
+    const SimInstruction& ins = th.code[pc];
+    auto flow_to = [&](std::size_t next, const Pending& state) {
+      if (next >= at.size()) return;
+      if (at[next])
+        join(*at[next], state);
+      else
+        at[next] = state;
+    };
+    switch (ins.op) {
+      case SimOp::Barrier: return false;  // a wave may wait forever: not a question of order
+      case SimOp::End: continue;
+      case SimOp::Branch:
+      case SimOp::BranchVcc:
+        if (ins.target <= static_cast<int>(pc)) return false;  // loops
+        flow_to(static_cast<std::size_t>(ins.target), pending);
+        if (ins.op == SimOp::Branch) continue;
+        break;
+      case SimOp::Wait:
+        for (auto& [earlier, e] : pending) {
+          if (e.vm && ins.vmcnt >= 0 && e.vm_after >= ins.vmcnt) e.waited = true;
+          if (e.lgkm && ins.lgkmcnt >= 0 && (ins.lgkmcnt == 0 || !has_flat) && e.lgkm_after >= ins.lgkmcnt)
+            e.waited = true;
+        }
+        break;
+      case SimOp::VectorLoad:
+      case SimOp::VectorStore:
+      case SimOp::VectorAtomic:
+      case SimOp::LdsLoad:
+      case SimOp::LdsStore:
+      case SimOp::LdsAtomic: {
+        Earlier here;
+        here.vm = ins.op == SimOp::VectorLoad || ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
+        here.lgkm = !here.vm || ins.flat;
+        here.path = -1;
+        if (here.vm && hw.channel_per_location) {
+          here.path = litmus_location(test, program, thread, ins.litmus_instruction);
+          if (here.path < 0) return false;  // a channel not known from the code
+        } else if (here.vm) {
+          here.path = 0;
+        }
+        for (auto& [earlier, e] : pending) {
+          if (!e.waited && e.path != here.path) return false;
+          e.vm_after += here.vm;
+          e.lgkm_after += here.lgkm;
+        }
+        pending[static_cast<int>(pc)] = here;
+        break;
+      }
+      default: break;
+    }
+    flow_to(pc + 1, pending);
+  }
+  return true;
 }
 
 class Machine {
@@ -885,14 +989,8 @@ class Machine {
   }
 
  private:
-  // The location a litmus instruction names, or -1.
   int litmus_location(const litmus::Test& test, int thread, int instruction) const {
-    const auto& code = test.threads[static_cast<std::size_t>(thread)].code;
-    if (instruction < 0 || static_cast<std::size_t>(instruction) >= code.size()) return -1;
-    const litmus::Instruction& li = code[static_cast<std::size_t>(instruction)];
-    if (!li.is_memory_access() || !li.addr.base.is_location()) return -1;
-    auto it = std::find(p_.locations.begin(), p_.locations.end(), li.addr.base.name);
-    return it == p_.locations.end() ? -1 : static_cast<int>(it - p_.locations.begin());
+    return runner::litmus_location(test, p_, thread, instruction);
   }
 
   // The copy of a group location a condition reads: that of the lowest thread touching it.
@@ -1746,7 +1844,76 @@ class OutcomeCounter {
 
 constexpr const char* kDeadlock = "a wave waits forever (a barrier that part of its work-group never reaches)";
 
+// The placements exhaustive search explores: every one, or the first; with rule 5 of the
+// reductions, where a shared CU adds nothing, only those with separate CUs.
+std::vector<Placement> explored_placements(const litmus::Test& test, const SimOptions& options) {
+  std::vector<Placement> all = placements(test);
+  if (!options.explore_placements) all.resize(1);
+  if (options.partial_order_reduction && options.separate_cus && options.explore_placements &&
+      shared_cu_adds_nothing(options.hw))
+    std::erase_if(all, [](const Placement& p) { return p.cu_of_workgroup.size() != p.agent_of_cu.size(); });
+  return all;
+}
+
 }  // namespace
+
+bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {
+  const HardwareAssumptions& hw = options.hw;
+  SimProgram program;
+  try {
+    program = detail::lower(test, compiled);
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+  if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12: L2s that hold stale lines
+  // Registers hold what the litmus program computes only where the code waits for its loads
+  // before using their registers (rule 2); that is also rule 6's condition for a CU's L1.
+  if (std::any_of(program.threads.begin(), program.threads.end(), may_use_outstanding_result)) return false;
+  // Per thread, the locations it reads through the L1 and those its vector memory
+  // operations write (every location when one is not known from the code).
+  const std::size_t threads = program.threads.size(), locations = program.locations.size();
+  std::vector<std::vector<bool>> l1_read(threads, std::vector<bool>(locations)),
+      written(threads, std::vector<bool>(locations));
+  for (std::size_t t = 0; t < threads; ++t)
+    for (const SimInstruction& ins : program.threads[t].code) {
+      const bool l1 = ins.op == SimOp::VectorLoad && !ins.bypass_l1;
+      const bool write = ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
+      if (!l1 && !write) continue;
+      const int loc = litmus_location(test, program, static_cast<int>(t), ins.litmus_instruction);
+      std::vector<bool>& into = l1 ? l1_read[t] : written[t];
+      if (loc < 0)
+        into.assign(locations, true);
+      else
+        into[static_cast<std::size_t>(loc)] = true;
+    }
+  for (const Placement& placement : explored_placements(test, options)) {
+    for (const std::vector<int>& lanes : placement.lanes_of_wave)
+      if (lanes.size() > 1) return false;  // lanes of one wave share its counters
+    // With one CU a load that hits its L1 reads what the miss would have read (rule 6). With
+    // several, a hit is performed as it issues, ahead of the wave's queued requests, and it
+    // reads the L2's value of that moment only where stores reach the L1 through the L2
+    // (`l1-store-at-l2`: a store or atomic of the CU invalidates the line and no fill comes
+    // before it is performed) and no wave of another CU writes the location. The miss would
+    // have read the same value at its place in the FIFO: a write to the location ahead of it
+    // there would have been issued before it, and would have kept the line invalid.
+    if (placement.agent_of_cu.size() < 2) continue;
+    auto cu_of = [&](std::size_t t) {
+      return placement.cu_of_workgroup[static_cast<std::size_t>(
+          placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
+    };
+    for (std::size_t t = 0; t < threads; ++t) {
+      const bool reads = std::find(l1_read[t].begin(), l1_read[t].end(), true) != l1_read[t].end();
+      if (reads && hw.l1_store_visible_early) return false;
+      for (std::size_t u = 0; u < threads; ++u)
+        if (cu_of(u) != cu_of(t))
+          for (std::size_t loc = 0; loc < locations; ++loc)
+            if (l1_read[t][loc] && written[u][loc]) return false;
+    }
+  }
+  for (std::size_t t = 0; t < program.threads.size(); ++t)
+    if (!thread_keeps_program_order(test, program, static_cast<int>(t), hw)) return false;
+  return true;
+}
 
 std::string format_outcome(const litmus::Test&, const SimResult& r, const SimOutcome& o) {
   std::string out;
@@ -1761,12 +1928,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   SimProgram program = detail::lower(test, compiled);
   SimResult result;
   result.observed = test.observed();
-  std::vector<Placement> all = placements(test);
-  if (!options.explore_placements) all.resize(1);
-  // Rule 5 of the reductions: where a shared CU adds nothing, only separate CUs.
-  if (options.partial_order_reduction && options.separate_cus && options.explore_placements &&
-      shared_cu_adds_nothing(options.hw))
-    std::erase_if(all, [](const Placement& p) { return p.cu_of_workgroup.size() != p.agent_of_cu.size(); });
+  const std::vector<Placement> all = explored_placements(test, options);
   std::vector<Word> child;
   const bool pass_invisible = options.pass_invisible_steps && !options.keep_traces;
   Transitions next;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -12,6 +14,8 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/model/program.hpp"
+#include "hsalit/model/sc.hpp"
 #include "litmus_support.hpp"
 #include "mapping_support.hpp"
 
@@ -598,6 +602,63 @@ TEST(SimulatorReductions, PassingInvisibleStepsKeepsTheOutcomeSet) {
   const SimResult t = run_exhaustive(mp, code, traced), u = run_exhaustive(mp, code, traced_pass);
   EXPECT_EQ(u.states, t.states);
   EXPECT_EQ(u.traces, t.traces);
+}
+
+// ---- code that keeps program order (keeps_program_order) -----------------------------------
+
+// Whether every final state `r` reached is a final state of an SC interleaving of `test`,
+// over the test's observed references; nullopt when those are not known.
+std::optional<bool> only_sc_final_states(const litmus::Test& test, const SimResult& r) {
+  const model::ScOutcomes sc = model::sc_outcomes(model::Program(test), r.observed);
+  if (sc.unknown_reason) return std::nullopt;
+  for (const auto& [o, n] : r.histogram) {
+    model::Outcome m{std::vector<model::Value>(o.values.begin(), o.values.end())};
+    if (!std::binary_search(sc.outcomes.begin(), sc.outcomes.end(), m)) return false;
+  }
+  return true;
+}
+
+// Where the machine reorders, keeps_program_order says no, and the search reaches an
+// outcome no SC interleaving gives: store buffering with a vector memory store and an LDS
+// load in one wave (no wait between them: rule 10), and with loads that hit the L1 of their
+// CU ahead of the wave's queued store (rule 5); message passing across CUs with its two
+// stores in two L2 channels (rule 9). With one channel, and loads that bypass the L1 or a
+// work-group alone on its CU, the same code keeps program order.
+TEST(SimulatorProgramOrder, SaysNoWhereTheMachineReorders) {
+  // The condition names every register, so that the outcomes tell SC apart.
+  auto test = [](const std::pair<std::string, std::string>& code, const std::string& scopes,
+                 const std::string& regions) {
+    return parse("LISA T\n{ x = 0; y = 0; }\n" + code.first + "scopes: " + scopes + "\n" + regions + code.second);
+  };
+  const std::pair<std::string, std::string> sb = {R"( P0                    | P1                    ;
+ w[atomic,rlx,wg] x 1  | w[atomic,rlx,wg] y 1  ;
+ r[atomic,rlx,wg] r0 y | r[atomic,rlx,wg] r0 x ;
+)",
+                                                  "exists (0:r0=0 /\\ 1:r0=0)\n"};
+  const std::pair<std::string, std::string> mp = {R"( P0                       | P1                       ;
+ w[atomic,rlx,agent] x 1  | r[atomic,rlx,agent] r0 y ;
+ w[atomic,rlx,agent] y 1  | r[atomic,rlx,agent] r1 x ;
+)",
+                                                  "exists (1:r0=1 /\\ 1:r1=0)\n"};
+  const std::string one_wg = "(agent (wg (wave 0) (wave 1)))", two_wgs = "(agent (wg 0) (wg 1))";
+  HardwareAssumptions one_channel;
+  ASSERT_TRUE(apply_assumption("one-channel", one_channel));
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  auto check = [&](const std::string& what, const litmus::Test& t, const HardwareAssumptions& hw, bool kept) {
+    SCOPED_TRACE(what);
+    const codegen::CompiledTest code = codegen::compile(t, catalog.get("gfx900"), catalog, gfx69());
+    SimOptions options;
+    options.hw = hw;
+    options.keep_traces = false;
+    EXPECT_EQ(keeps_program_order(t, code, options), kept);
+    const SimResult r = run_exhaustive(t, code, options);
+    EXPECT_EQ(only_sc_final_states(t, r), std::optional<bool>(kept));
+  };
+  check("SB in one work-group", test(sb, one_wg, ""), one_channel, true);
+  check("SB with a group location", test(sb, one_wg, "regions: y:group\n"), one_channel, false);
+  check("SB across CUs, loads through the L1", test(sb, two_wgs, ""), one_channel, false);
+  check("MP across CUs, one channel", test(mp, two_wgs, ""), one_channel, true);
+  check("MP across CUs, a channel per location", test(mp, two_wgs, ""), {}, false);
 }
 
 // Rule 6 needs code that waits for a load before it uses the load's register (rule 2): a

@@ -601,6 +601,9 @@ class SpaceSearch {
     std::shared_ptr<const runner::SimResult> sim;
     std::vector<std::size_t> choices;
     std::vector<std::vector<codegen::Instruction>> code;
+    // Its code keeps program order on the machine (fact 8): every final state it reaches is
+    // SC, and it is not simulated.
+    bool in_program_order = false;
   };
   // A weakest-code simulation that reached final states the upper test forbids.
   struct FailedWeakest {
@@ -739,6 +742,11 @@ class SpaceSearch {
   bool sound_below(const std::vector<std::size_t>& lower, const std::vector<std::size_t>& upper,
                    const FailedWeakest* reference, std::optional<FailedWeakest>& failed) {
     const WeakestRun& run = weakest_run(lower);
+    if (run.in_program_order) {
+      ++counts_.weaker_code_in_program_order;
+      ++cost_.decided_unasked;
+      return true;
+    }
     if (!run.sim || run.sim->unknown) return false;  // decided test by test below
     const litmus::Test& weak = run.test;
     const std::shared_ptr<const runner::SimResult>& sim = run.sim;
@@ -792,19 +800,48 @@ class SpaceSearch {
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
         quiet.pass_invisible_steps = true;
-        const auto start = std::chrono::steady_clock::now();
-        run.sim = cache_.simulate(run.test, compiled, quiet);
-        cost_.simulation_seconds += seconds_since(start);
+        run.in_program_order = settings_.bound.program_order_kept && settings_.bound.sc_final_states &&
+                               runner::keeps_program_order(run.test, compiled, quiet);
+        if (!run.in_program_order || settings_.bound.check_program_order) {
+          const auto start = std::chrono::steady_clock::now();
+          run.sim = cache_.simulate(run.test, compiled, quiet);
+          cost_.simulation_seconds += seconds_since(start);
+        }
+        if (run.in_program_order && settings_.bound.check_program_order) check_program_order(lower, run);
       } catch (const std::exception&) {
         run.sim = nullptr;
+        run.in_program_order = false;
       }
       it = weakest_runs_.emplace(std::move(key), std::move(run)).first;
-    } else if (it->second.sim) {
+    } else if (it->second.sim || it->second.in_program_order) {
       ++cost_.kept_weakest;
       if (settings_.bound.check_weakest_runs) check_kept_code(lower, it->second);
     }
-    if (it->second.sim) ++cost_.simulations;
+    if (it->second.in_program_order)
+      ++cost_.in_program_order;
+    else if (it->second.sim)
+      ++cost_.simulations;
     return it->second;
+  }
+
+  // BoundOptions::check_program_order: a weakest program whose code keeps program order
+  // reaches only SC final states (fact 8).
+  void check_program_order(const std::vector<std::size_t>& lower, const WeakestRun& run) {
+    if (!run.sim || run.sim->unknown) return;
+    const std::vector<model::Outcome>* sc = sc_final_states(lower, &run.test);
+    if (!sc) return;
+    const std::vector<litmus::ObservedRef> columns = run.test.observed();
+    const ColumnMap column = model_columns(columns, run.sim->observed);
+    if (column.incomparable) return;
+    for (const auto& [outcome, count] : run.sim->histogram) {
+      model::Outcome o{std::vector<model::Value>(columns.size())};
+      for (std::size_t i = 0; i < column.at.size(); ++i) o.values[column.at[i]] = outcome.values[i];
+      if (!std::binary_search(sc->begin(), sc->end(), o))
+        throw std::logic_error(
+            fmt::format("{}: code said to keep program order reaches a final state no SC "
+                        "interleaving reaches",
+                        run.test.name));
+    }
   }
 
   codegen::CompiledTest compile(const litmus::Test& test) const {
@@ -1332,6 +1369,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     st.decided_below_weaker += counts.decided_below_weaker;
     st.decided_by_narrower_scope += counts.decided_by_narrower_scope;
     st.weaker_code_simulations += counts.weaker_code_simulations;
+    st.weaker_code_in_program_order += counts.weaker_code_in_program_order;
     st.weaker_code_left_out += counts.weaker_code_left_out;
     st.critical_branchings += counts.critical_branchings;
     st.classes += counts.classes;
@@ -1367,12 +1405,13 @@ std::string render_statistics(const BoundStatistics& s) {
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one, {} decided by their "
       "work-groups in one agent), {} variations before symmetry; {} tests checked (one per product of code classes and "
       "maximal choices; {} symmetric skipped); {} more "
-      "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs simulated, "
-      "{} left out where they kept failing; {} critical slots taken first), {} by a narrower scope holding the same "
-      "threads; {} single-slot compilations; {:.2f} s\n",
+      "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs judged, {} of "
+      "them by their code keeping program order and the others simulated; {} left out where they kept failing; {} "
+      "critical slots taken first), {} by a narrower scope holding the same threads; {} single-slot compilations; "
+      "{:.2f} s\n",
       s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.variations, s.checked, s.symmetric, s.racy_below_racy,
-      s.decided_below_weaker, s.weaker_code_simulations, s.weaker_code_left_out, s.critical_branchings,
-      s.decided_by_narrower_scope, s.compiles, s.seconds_total);
+      s.decided_below_weaker, s.weaker_code_simulations, s.weaker_code_in_program_order, s.weaker_code_left_out,
+      s.critical_branchings, s.decided_by_narrower_scope, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

@@ -131,6 +131,18 @@ struct SimResult {
 
 SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
+
+// Whether every run of the machine performs each thread's memory accesses in program order,
+// each at the one copy of its location (the L2, its work-group's LDS) and reading the latest
+// write there, so that every final state run_exhaustive can reach is a final state of an SC
+// interleaving of the litmus program (docs/simulator.md, "Program order kept"). Read from
+// the code alone, for every placement exhaustive search explores: one L2, code that waits for
+// its loads' registers (rule 2), no load through the L1 where there are several CUs (a hit
+// goes ahead of the wave's queued requests), no barrier, no loop, one thread per wave, and
+// each pair of accesses on different paths (vector memory and LDS, or two L2 channels)
+// separated by an `s_waitcnt` that waits for the first. False where it cannot tell.
+bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                         const SimOptions& options = {});
 // Exhaustive searches kept for programs searched again. The search reads the compiled code,
 // the test's scope tree, locations, segments, initial values, observed references and the
 // location each instruction names, and its options; not the name, the condition's values,

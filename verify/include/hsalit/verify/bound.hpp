@@ -3,7 +3,7 @@
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
 // threads. Five facts make a few checked tests
-// enough, and a sixth and a seventh spare model queries:
+// enough; a sixth and a seventh spare model queries, and an eighth simulations:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -57,6 +57,10 @@
 //     change no value), which model::sc_outcomes finds by running the interleavings; a
 //     weakest-code simulation that reaches only those decides its subtree without a model
 //     question.
+//  8. Code that keeps program order on the machine (runner::keeps_program_order: each
+//     thread's accesses performed in its order, each at the one copy of its location) reaches
+//     only SC final states, so a weakest program whose code does so decides its subtree as
+//     such a simulation would, without being simulated.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -114,6 +118,8 @@ struct SpaceCost {
   double model_seconds = 0;
   std::size_t simulations = 0;  // weakest-code simulations
   double simulation_seconds = 0;
+  // Weakest programs decided without a simulation: their code keeps program order (fact 8).
+  std::size_t in_program_order = 0;
   // Weakest-code simulations that decided their subtree without a model question: every
   // final state SC (BoundOptions::sc_final_states), or reached and allowed above.
   std::size_t decided_unasked = 0;
@@ -159,6 +165,13 @@ struct BoundOptions {
   // model: every race-free test allows them (fact 7 above, model/sc.hpp). Off: the model is
   // asked about every final state of a weakest-code simulation.
   bool sc_final_states = true;
+  // With sc_final_states, take a weakest program whose code keeps program order on the
+  // machine (runner::keeps_program_order) as reaching only SC final states, without
+  // simulating it (fact 8 above). Off: it is simulated.
+  bool program_order_kept = true;
+  // With program_order_kept, simulate such programs anyway and throw std::logic_error when
+  // one reaches a final state that is not SC (a self-check for tests; it undoes the saving).
+  bool check_program_order = false;
   // Ask the engine only what the space's answers kept do not decide already (fact 2): a test
   // allows what a stronger race-free test allows and nothing that a weaker one forbids, so
   // outcomes so decided are left out of the question (docs/verification.md, "Answers by
@@ -214,7 +227,10 @@ struct BoundStatistics {
   // Products skipped because a choice's scope holds the same threads as a narrower one
   // with weaker code (fact 4 above).
   std::size_t decided_by_narrower_scope = 0;
-  std::size_t weaker_code_simulations = 0;  // programs simulated with the open slots at their weakest code
+  // Programs with the open slots at their weakest code, judged (simulated, or shown to keep
+  // program order: fact 8 above).
+  std::size_t weaker_code_simulations = 0;
+  std::size_t weaker_code_in_program_order = 0;  // of those, the ones shown to keep program order
   // Such simulations not made: at a depth of a space where four failed and none
   // decided (verify_bound), they cost the most and decide nothing; leaving one out only
   // loses a pruning.
