@@ -14,16 +14,16 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
-#include "hsalit/model/program.hpp"
-#include "hsalit/model/sc.hpp"
 #include "litmus_support.hpp"
 #include "mapping_support.hpp"
+#include "sim_support.hpp"
 
 namespace hsalit::runner {
 namespace {
 
 using test_support::gfx69;
 using test_support::library_test;
+using test_support::only_sc_final_states;
 using test_support::parse;
 using test_support::row;
 
@@ -605,18 +605,6 @@ TEST(SimulatorReductions, PassingInvisibleStepsKeepsTheOutcomeSet) {
 }
 
 // ---- code that keeps program order (keeps_program_order) -----------------------------------
-
-// Whether every final state `r` reached is a final state of an SC interleaving of `test`,
-// over the test's observed references; nullopt when those are not known.
-std::optional<bool> only_sc_final_states(const litmus::Test& test, const SimResult& r) {
-  const model::ScOutcomes sc = model::sc_outcomes(model::Program(test), r.observed);
-  if (sc.unknown_reason) return std::nullopt;
-  for (const auto& [o, n] : r.histogram) {
-    model::Outcome m{std::vector<model::Value>(o.values.begin(), o.values.end())};
-    if (!std::binary_search(sc.outcomes.begin(), sc.outcomes.end(), m)) return false;
-  }
-  return true;
-}
 
 // Where the machine reorders, keeps_program_order says no, and the search reaches an
 // outcome no SC interleaving gives: store buffering with a vector memory store and an LDS

@@ -758,8 +758,7 @@ class SpaceSearch {
     const bool above = reference && reference->evaluated == columns && reference->sim->observed == sim->observed;
     std::set<model::Outcome> asked;
     for (const auto& [outcome, count] : sim->histogram) {
-      model::Outcome o{std::vector<model::Value>(columns.size())};
-      for (std::size_t i = 0; i < column.at.size(); ++i) o.values[column.at[i]] = outcome.values[i];
+      model::Outcome o = column.in_model_order(outcome, columns.size());
       if (sc && std::binary_search(sc->begin(), sc->end(), o)) continue;
       if (above && !reference->outcomes.count(o) && reference->sim->histogram.count(outcome)) continue;
       asked.insert(std::move(o));
@@ -833,15 +832,12 @@ class SpaceSearch {
     const std::vector<litmus::ObservedRef> columns = run.test.observed();
     const ColumnMap column = model_columns(columns, run.sim->observed);
     if (column.incomparable) return;
-    for (const auto& [outcome, count] : run.sim->histogram) {
-      model::Outcome o{std::vector<model::Value>(columns.size())};
-      for (std::size_t i = 0; i < column.at.size(); ++i) o.values[column.at[i]] = outcome.values[i];
-      if (!std::binary_search(sc->begin(), sc->end(), o))
+    for (const auto& [outcome, count] : run.sim->histogram)
+      if (!std::binary_search(sc->begin(), sc->end(), column.in_model_order(outcome, columns.size())))
         throw std::logic_error(
             fmt::format("{}: code said to keep program order reaches a final state no SC "
                         "interleaving reaches",
                         run.test.name));
-    }
   }
 
   codegen::CompiledTest compile(const litmus::Test& test) const {

@@ -350,6 +350,12 @@ litmus::Test observe_everything(const litmus::Test& test) {
   return out;
 }
 
+model::Outcome ColumnMap::in_model_order(const runner::SimOutcome& outcome, std::size_t columns) const {
+  model::Outcome o{std::vector<model::Value>(columns)};
+  for (std::size_t i = 0; i < at.size(); ++i) o.values[at[i]] = outcome.values[i];
+  return o;
+}
+
 ColumnMap model_columns(const std::vector<litmus::ObservedRef>& evaluated,
                         const std::vector<litmus::ObservedRef>& observed) {
   ColumnMap map;
@@ -374,15 +380,13 @@ Containment contained(const model::CheckResult& m, const runner::SimResult& sim)
     c.incomparable = columns.incomparable;
     return c;
   }
-  const std::vector<std::size_t>& column = columns.at;
   std::set<std::vector<std::int64_t>> allowed;
   for (const model::Outcome& o : m.outcomes) allowed.insert(o.values);
   for (const auto& [outcome, count] : sim.histogram) {
-    std::vector<std::int64_t> values(m.evaluated.size());
-    for (std::size_t i = 0; i < column.size(); ++i) values[column[i]] = outcome.values[i];
-    if (allowed.count(values)) continue;
+    model::Outcome o = columns.in_model_order(outcome, m.evaluated.size());
+    if (allowed.count(o.values)) continue;
     c.forbidden.push_back(outcome);
-    c.forbidden_in_model.push_back(model::Outcome{std::move(values)});
+    c.forbidden_in_model.push_back(std::move(o));
   }
   return c;
 }

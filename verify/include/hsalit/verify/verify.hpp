@@ -140,6 +140,8 @@ std::string racy_reason(const model::CheckResult& result);
 struct ColumnMap {
   std::vector<std::size_t> at;
   std::optional<std::string> incomparable;
+  // A simulated final state read in the model's order of its `columns` columns.
+  model::Outcome in_model_order(const runner::SimOutcome& outcome, std::size_t columns) const;
 };
 ColumnMap model_columns(const std::vector<litmus::ObservedRef>& evaluated,
                         const std::vector<litmus::ObservedRef>& observed);
