@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -1924,9 +1925,11 @@ std::string format_outcome(const litmus::Test&, const SimResult& r, const SimOut
   return out;
 }
 
-SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {
+namespace {
+
+// The exhaustive search of a lowered program (run_exhaustive).
+SimResult search_exhaustive(const litmus::Test& test, const SimProgram& program, const SimOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  SimProgram program = detail::lower(test, compiled);
   SimResult result;
   result.observed = test.observed();
   const std::vector<Placement> all = explored_placements(test, options);
@@ -2012,6 +2015,13 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
   return result;
 }
 
+}  // namespace
+
+SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {
+  const SimProgram program = detail::lower(test, compiled);
+  return search_exhaustive(test, program, options);
+}
+
 namespace {
 
 // The key's fields in binary (support/binary_key.hpp); the instructions and operands as
@@ -2019,17 +2029,132 @@ namespace {
 using support::append_raw;
 using support::append_text;
 
-// What an exhaustive search reads (see SimulationMemo): the options, the compiled code with
-// the litmus instruction each instruction comes from (and, for traces, the table row), and
-// the test without its name, its metadata and the atomicity, order and scope of its
-// instructions.
-std::string search_key(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& o) {
+void append_src(std::string& key, const detail::Src& s) {
+  append_raw(key, s.file);
+  append_raw(key, s.reg);
+  append_raw(key, s.imm);
+}
+
+// One thread of one_cu_key: its instructions but for what a CU alone cannot tell apart, and
+// per memory access which earlier accesses an `s_waitcnt` before it waits for; false when
+// the thread is not such code (a branch, a barrier, a FLAT access, or an instruction that
+// reads or writes a VGPR that an access of the thread not yet waited for will write).
+// Fences of the litmus program are left out of its numbering: their effect is in the code.
+bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const std::vector<int>& numbering) {
+  struct Access {
+    bool vm = false;
+    int after = 0;  // operations of its counter issued after it
+    std::uint64_t writes = 0;
+    bool waited = false;  // complete before anything after the wait issues (rule 3)
+  };
+  std::vector<Access> accesses;
+  std::size_t kept = 0;
+  for (const SimInstruction& ins : th.code) {
+    if (ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc || ins.op == SimOp::Barrier || ins.flat) return false;
+    if (ins.op == SimOp::Wait) {
+      for (Access& a : accesses) {
+        const int count = a.vm ? ins.vmcnt : ins.lgkmcnt;
+        if (count >= 0 && a.after >= count) a.waited = true;
+      }
+      continue;
+    }
+    // Rule 2: registers hold what the litmus program computes only where no instruction
+    // touches a VGPR that an access still outstanding will write.
+    const std::uint64_t touched =
+        future_of_instruction(ins, -1).reads |
+        (scalar_destination(ins) ? 0 : register_bits(ins.dst, std::max(ins.width, ins.dst_count)));
+    for (const Access& a : accesses)
+      if (!a.waited && (a.writes & touched)) return false;
+    // Left out: L1 invalidations (the CU holds no line, rule 6), L2 maintenance (one L2),
+    // and whether a load bypasses the L1 (every load misses).
+    if (ins.op == SimOp::InvalidateL1 || ins.op == SimOp::WritebackL2 || ins.op == SimOp::InvalidateL2 ||
+        ins.op == SimOp::Nop)
+      continue;
+    ++kept;
+    append_raw(key, ins.op);
+    append_raw(key, ins.dst);
+    append_raw(key, ins.dst_count);
+    append_src(key, ins.a);
+    append_src(key, ins.b);
+    append_raw(key, ins.form);
+    append_src(key, ins.base);
+    append_src(key, ins.offset);
+    append_raw(key, ins.imm_offset);
+    append_raw(key, ins.width);
+    append_raw(key, ins.data);
+    append_raw(key, ins.compare);
+    append_raw(key, ins.atomic_kind);
+    append_raw(key, ins.invalidate_l2);
+    append_raw(key, ins.system_scope);
+    const auto li = static_cast<std::size_t>(ins.litmus_instruction);
+    append_raw(key, ins.litmus_instruction >= 0 && li < numbering.size() ? numbering[li] : ins.litmus_instruction);
+    const bool vm = ins.op == SimOp::VectorLoad || ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
+    const bool lds = ins.op == SimOp::LdsLoad || ins.op == SimOp::LdsStore || ins.op == SimOp::LdsAtomic;
+    if (!vm && !lds) continue;
+    for (Access& a : accesses) {
+      key += a.waited ? '1' : '0';
+      if (a.vm == vm) ++a.after;
+    }
+    const bool loads = ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore;
+    accesses.push_back({vm, 0, loads ? register_bits(ins.dst, std::max(ins.width, ins.dst_count)) : 0, false});
+  }
+  append_raw(key, kept);
+  return true;
+}
+
+// The code part of the search key where every explored placement puts all waves on one CU
+// (docs/simulator.md, "Searches kept for a program met again"): there every load may be
+// taken to miss (rule 6), so the L1 plays no part, and the machine reads of a wave's waits
+// only which earlier accesses each access issues after the completion of (rule 3). Null
+// where that does not hold: several CUs, per-agent L2s, lanes sharing a wave, the rules'
+// reductions off, or code as append_one_cu_thread refuses.
+std::optional<std::string> one_cu_key(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
+  if (o.keep_traces || !o.partial_order_reduction || !o.one_cu_misses) return std::nullopt;
+  if (o.hw.l2_per_agent && program.l2_maintenance) return std::nullopt;
+  for (const Placement& placement : explored_placements(test, o)) {
+    if (placement.agent_of_cu.size() != 1) return std::nullopt;
+    for (const std::vector<int>& lanes : placement.lanes_of_wave)
+      if (lanes.size() > 1) return std::nullopt;
+  }
+  std::string key = "one CU\n";
+  for (std::size_t t = 0; t < program.threads.size(); ++t) {
+    const detail::SimThread& th = program.threads[t];
+    std::vector<int> numbering;
+    int next = 0;
+    for (const litmus::Instruction& li : test.threads[t].code)
+      numbering.push_back(li.kind == litmus::OpKind::Fence ? -1 : next++);
+    append_raw(key, th.vgprs);
+    append_raw(key, th.sgprs);
+    append_raw(key, th.registers.size());
+    for (const auto& [name, reg] : th.registers) {
+      append_text(key, name);
+      append_raw(key, reg);
+    }
+    if (!append_one_cu_thread(key, th, numbering)) return std::nullopt;
+  }
+  append_raw(key, program.lds_slot.size());
+  for (int slot : program.lds_slot) append_raw(key, slot);
+  return key;
+}
+
+// simulation_key() of a program lowered (null: code that cannot be lowered). What an
+// exhaustive search reads: the options, the compiled code with the litmus instruction each
+// instruction comes from (and, for traces, the table row), or, on one CU, what one_cu_key
+// keeps of it, and the test without its name, its metadata and the atomicity, order and
+// scope of its instructions (and, on one CU, its fences).
+std::string key_of(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimProgram* program,
+                   const SimOptions& o) {
   const HardwareAssumptions& hw = o.hw;
-  std::string key = fmt::format("{}{}{}{}{} {} {} {}{}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
-                                hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states,
-                                o.timeout_seconds, o.keep_traces, o.explore_placements, o.partial_order_reduction,
-                                o.independent_steps, o.pass_invisible_steps, compiled.target, compiled.generic);
-  for (const codegen::CompiledThread& t : compiled.threads) {
+  std::string key =
+      fmt::format("{}{}{}{}{} {} {} {}{}{}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
+                  hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states, o.timeout_seconds,
+                  o.keep_traces, o.explore_placements, o.partial_order_reduction, o.independent_steps,
+                  o.pass_invisible_steps, o.one_cu_misses, compiled.target, compiled.generic);
+  const std::optional<std::string> one_cu = program ? one_cu_key(test, *program, o) : std::nullopt;
+  if (one_cu) key += *one_cu;
+  const std::span<const codegen::CompiledThread> threads =
+      one_cu ? std::span<const codegen::CompiledThread>{} : std::span<const codegen::CompiledThread>(compiled.threads);
+  for (const codegen::CompiledThread& t : threads) {
     append_raw(key, t.thread);
     append_raw(key, t.vgprs);
     append_raw(key, t.sgprs);
@@ -2055,22 +2180,36 @@ std::string search_key(const litmus::Test& test, const codegen::CompiledTest& co
   bare.name.clear();
   bare.description.clear();
   bare.metadata.clear();
-  for (litmus::Thread& thread : bare.threads)
+  for (litmus::Thread& thread : bare.threads) {
+    if (one_cu)
+      std::erase_if(thread.code, [](const litmus::Instruction& i) { return i.kind == litmus::OpKind::Fence; });
     for (litmus::Instruction& ins : thread.code) {
       ins.annots.atomic = false;
       ins.annots.order = litmus::MemoryOrder::Relaxed;
       ins.annots.scope = litmus::Scope::WorkItem;
     }
+  }
   return key + litmus::print_litmus(bare);
 }
 
 }  // namespace
 
+std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {
+  std::optional<SimProgram> program;
+  try {
+    program = detail::lower(test, compiled);
+  } catch (const std::runtime_error&) {
+    // Keyed by its code: the search says why it cannot lower it.
+  }
+  return key_of(test, compiled, program ? &*program : nullptr, options);
+}
+
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                 const SimOptions& options, SimulationMemo& memo) {
-  const std::string key = search_key(test, compiled, options);
+  const SimProgram program = detail::lower(test, compiled);
+  const std::string key = key_of(test, compiled, &program, options);
   if (std::shared_ptr<const SimResult> kept = memo.find(key)) return kept;
-  auto result = std::make_shared<const SimResult>(run_exhaustive(test, compiled, options));
+  auto result = std::make_shared<const SimResult>(search_exhaustive(test, program, options));
   if (!result->unknown) memo.keep(key, result);
   return result;
 }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string_view>
 
@@ -794,6 +796,146 @@ TEST(SimulationMemo, KeptSearchesAnswerTestsThatCompileToTheSameCode) {
   traced.keep_traces = true;
   EXPECT_FALSE(run_exhaustive(wave, code(wave), traced, memo)->traces.empty());
   EXPECT_EQ(memo.misses(), 3u);
+}
+
+// Message passing in one work-group with the flag in the group segment and the data
+// global, the reader's flag load and data load annotated as given.
+litmus::Test mp_in_one_workgroup(const std::string& flag, const std::string& data) {
+  return parse("LISA MP-one-wg-" + flag + "-" + data + R"(
+{ x = 0; y = 0; }
+ P0                        | P1                              ;
+ w[atomic,rlx,agent] x 1   | r[atomic,)" +
+               flag + R"(] r0 y ;
+ w[atomic,screl,wg] y 1    | r[atomic,)" +
+               data + R"(] r1 x ;
+scopes: (agent (wg 0 1))
+regions: x:global, y:group
+exists (1:r0=1 /\ 1:r1=0)
+)");
+}
+
+// On one CU the key keeps of the code what the CU can tell apart: a load with glc and one
+// without, which both miss there (rule 6), share a search; a flag load followed by a wait
+// for it does not. Across CUs the glc load is searched on its own
+// (KeptSearchesAnswerTestsThatCompileToTheSameCode).
+TEST(SimulationMemo, OneCuCodesThatWaitAlikeShareASearch) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const litmus::Test plain = mp_in_one_workgroup("rlx,wg", "rlx,wave"),
+                     glc = mp_in_one_workgroup("rlx,wg", "rlx,agent"),
+                     acquire = mp_in_one_workgroup("scacq,wg", "rlx,agent");
+  auto code = [&](const litmus::Test& t) { return codegen::compile(t, catalog.get("gfx900"), catalog, gfx69()); };
+  auto text = [](const codegen::CompiledTest& c) {
+    std::string all;
+    for (const codegen::CompiledThread& t : c.threads) all += codegen::print(t.code, false);
+    return all;
+  };
+  ASSERT_NE(text(code(plain)), text(code(glc)));
+  SimOptions options;
+  options.keep_traces = false;
+  SimulationMemo memo(32);
+  const auto first = run_exhaustive(plain, code(plain), options, memo);
+  const auto same_waits = run_exhaustive(glc, code(glc), options, memo);
+  EXPECT_EQ(memo.hits(), 1u);
+  EXPECT_EQ(same_waits.get(), first.get());
+  EXPECT_EQ(simulation_key(plain, code(plain), options), simulation_key(glc, code(glc), options));
+  EXPECT_EQ(run_exhaustive(glc, code(glc), options).histogram, first->histogram);
+  // The acquire waits for the flag before loading x: searched, and it reaches fewer states.
+  const auto waits = run_exhaustive(acquire, code(acquire), options, memo);
+  EXPECT_EQ(memo.misses(), 2u);
+  EXPECT_LT(waits->histogram.size(), first->histogram.size());
+  // With traces (which name the instructions) or rule 6 off, keyed by the code.
+  SimOptions traced = options;
+  traced.keep_traces = true;
+  EXPECT_NE(simulation_key(plain, code(plain), traced), simulation_key(glc, code(glc), traced));
+  SimOptions without_rule = options;
+  without_rule.one_cu_misses = false;
+  EXPECT_NE(simulation_key(plain, code(plain), without_rule), simulation_key(glc, code(glc), without_rule));
+}
+
+// Programs keyed alike reach the same final states. Tests of three-thread cycles with every
+// thread in one work-group and global and group locations: per space, a few random tests
+// with one slot taken through all its choices, compiled with the shipped table (both sets
+// of sequences) and a broken one, under the default assumptions, the remedies and
+// `lds-sc`. Every two codes with one key but different instructions reach the same final
+// states; and codes that differ only in their waits, keyed apart, often do not (what the
+// key keeps of the waits is needed).
+TEST(SimulationMemo, OneCuProgramsKeyedAlikeReachTheSameFinalStates) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  std::vector<std::pair<std::string, HardwareAssumptions>> assumptions = default_and_remedies();
+  HardwareAssumptions lds_sc;
+  EXPECT_TRUE(apply_assumption("lds-sc", lds_sc));
+  assumptions.emplace_back("lds-sc", lds_sc);
+  const auto tables = shipped_and_broken_tables();
+  std::size_t shared = 0, apart_by_waits = 0, spaces = 0;
+  auto text = [](const codegen::CompiledTest& c, bool waits) {
+    std::string all;
+    for (const codegen::CompiledThread& t : c.threads)
+      for (const codegen::Instruction& ins : t.code)
+        if (waits || ins.mnemonic != "s_waitcnt") all += codegen::print(ins) + "\n";
+    return all;
+  };
+  litmus::for_each_variation_space(
+      litmus::parse_generate_spec("threads=3,accesses=3,placements=same-wg,max=1000000000,shard=5/12000"),
+      [&](const litmus::VariationSpace& space) {
+        const litmus::Test first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
+        const auto group = std::count_if(first.regions.begin(), first.regions.end(), [](const litmus::RegionEntry& r) {
+          return r.segment == litmus::Segment::Group;
+        });
+        if (group == 0 || group == static_cast<std::ptrdiff_t>(first.regions.size())) return;
+        ++spaces;
+        std::mt19937 rng(static_cast<unsigned>(spaces));
+        std::vector<litmus::Test> tests;
+        for (int base = 0; base < 2; ++base) {
+          std::vector<std::size_t> choice = test_support::random_choice(space, rng);
+          const std::size_t k = std::uniform_int_distribution<std::size_t>(0, space.slots().size() - 1)(rng);
+          for (std::size_t c = 0; c < space.slots()[k].choices.size(); ++c) {
+            choice[k] = c;
+            tests.push_back(space.test(choice));
+          }
+        }
+        for (const auto& [table_name, table] : {tables[0], tables[1]})
+          for (const bool sc_orders : {false, true})
+            for (const auto& [hw_name, hw] : assumptions) {
+              codegen::CompileOptions compile;
+              compile.sc_acquire_release = sc_orders;
+              SimOptions options;
+              options.hw = hw;
+              options.keep_traces = false;
+              options.max_states = 400'000;
+              struct Searched {
+                std::string code;
+                std::map<SimOutcome, std::uint64_t> histogram;
+              };
+              std::map<std::string, Searched> by_key;
+              std::map<std::string, std::vector<std::pair<std::string, std::map<SimOutcome, std::uint64_t>>>> by_code;
+              for (const litmus::Test& test : tests) {
+                codegen::CompiledTest code;
+                try {
+                  code = codegen::compile(test, catalog.get("gfx900"), catalog, table, compile);
+                } catch (const std::exception&) {
+                  continue;
+                }
+                const SimResult r = run_exhaustive(test, code, options);
+                if (r.unknown) continue;
+                const std::string key = simulation_key(test, code, options);
+                const auto [it, fresh] = by_key.emplace(key, Searched{text(code, true), r.histogram});
+                if (!fresh && it->second.code != text(code, true)) {
+                  ++shared;
+                  EXPECT_EQ(r.histogram, it->second.histogram)
+                      << test.name << " (" << table_name << ", " << hw_name << "): keyed as\n"
+                      << it->second.code << "\nbut its code\n"
+                      << text(code, true) << "\nreaches other final states";
+                }
+                auto& alike = by_code[text(code, false)];
+                for (const auto& [other_key, histogram] : alike)
+                  if (other_key != key && histogram != r.histogram) ++apart_by_waits;
+                alike.emplace_back(key, r.histogram);
+              }
+            }
+      });
+  EXPECT_GT(spaces, 20u);
+  EXPECT_GT(shared, 500u);
+  EXPECT_GT(apart_by_waits, 500u);
 }
 
 TEST(SimulationMemo, KeepsNoSearchThatGaveUpAndDropsTheLeastRecentlyUsed) {

@@ -902,6 +902,7 @@ std::function<void(const SpaceCost&)> summing(std::size_t& sum, Count count) {
 
 // Weakest programs' runs kept by the code classes of their choices against runs kept by the
 // choices: the same searches to the last count, and each repeat's own code is the kept run's
+// and each program's threads kept by their slots' classes are its own code
 // (check_weakest_runs), on slices with fences, every dependency and guards, group locations
 // and several placements; with the classes, several times the repeats answered without
 // compiling.

@@ -794,8 +794,11 @@ class SpaceSearch {
     if (it == weakest_runs_.end()) {
       WeakestRun run{observed_.test(lower), nullptr, lower, {}};
       try {
-        const codegen::CompiledTest compiled = compile(run.test);
-        if (settings_.bound.check_weakest_runs) run.code = thread_code(compiled);
+        const codegen::CompiledTest compiled = compile_weakest(run.test, lower);
+        if (settings_.bound.check_weakest_runs) {
+          run.code = thread_code(compiled);
+          check_threads_kept(run.test, run.code);
+        }
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
         quiet.pass_invisible_steps = true;
@@ -842,6 +845,43 @@ class SpaceSearch {
 
   codegen::CompiledTest compile(const litmus::Test& test) const {
     return codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+  }
+
+  // The code of the weakest program `choices` (its test `test`), a thread at a time, each
+  // kept for the space by the code classes of its slots: a thread compiles on its own, and
+  // its slots' classes fix its instructions (fact 1). The weakest programs of a space mostly
+  // differ in one thread, the one whose slot the search just fixed, so most threads are
+  // compiled once (with BoundOptions::weakest_runs_by_class, which rests on the same fact).
+  codegen::CompiledTest compile_weakest(const litmus::Test& test, const std::vector<std::size_t>& choices) {
+    if (!settings_.bound.weakest_runs_by_class) return compile(test);
+    const codegen::CompileOptions& options = settings_.options.compile;
+    codegen::CompiledTest out{test.name,       settings_.target.name, settings_.table.name(),
+                              options.flavour, options.generic,       {}};
+    for (std::size_t t = 0; t < test.threads.size(); ++t) {
+      std::vector<std::size_t> key{t};
+      for (std::size_t k = 0; k < n_; ++k)
+        if (static_cast<std::size_t>(slots_[k].thread) == t) key.push_back(cls_[k].class_of[choices[k]]);
+      auto it = threads_by_class_.find(key);
+      if (it == threads_by_class_.end())
+        it = threads_by_class_
+                 .emplace(std::move(key), codegen::compile_thread(test, static_cast<int>(t), settings_.target,
+                                                                  settings_.catalog, settings_.table, options))
+                 .first;
+      out.threads.push_back(it->second);
+    }
+    return out;
+  }
+
+  // BoundOptions::check_weakest_runs: the threads kept by their slots' classes are the
+  // weakest program's own code.
+  void check_threads_kept(const litmus::Test& test, const std::vector<std::vector<codegen::Instruction>>& code) const {
+    if (!settings_.bound.weakest_runs_by_class) return;
+    const std::vector<std::vector<codegen::Instruction>> own = thread_code(compile(test));
+    if (own != code)
+      throw std::logic_error(
+          fmt::format("{}: a weakest program's threads kept by their code classes are not its "
+                      "code:\n{}\nkept:\n{}",
+                      test.name, printed(own), printed(code)));
   }
   static std::vector<std::vector<codegen::Instruction>> thread_code(const codegen::CompiledTest& compiled) {
     std::vector<std::vector<codegen::Instruction>> code;
@@ -1186,7 +1226,9 @@ class SpaceSearch {
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
-  std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
+  std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;
+  // Compiled threads of weakest programs, by thread and the code classes of its slots.
+  std::map<std::vector<std::size_t>, codegen::CompiledThread> threads_by_class_;  // by the classes of the choices
   SpaceCost cost_;
 };
 

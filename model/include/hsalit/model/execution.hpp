@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/relations.hpp"
 
@@ -41,7 +43,9 @@ class Relation {
   }
   int n_;
   int words_;
-  std::vector<std::uint64_t> bits_;
+  // Inline up to 16 nodes (one word per row), the size of the bounds verify-mapping checks:
+  // a consistency check builds a dozen relations per candidate execution.
+  boost::container::small_vector<std::uint64_t, 16> bits_;
 };
 
 // A memory cell: a location, and for group-segment locations the work-group's copy.

@@ -143,14 +143,22 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 // separated by an `s_waitcnt` that waits for the first. False where it cannot tell.
 bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
-// Exhaustive searches kept for programs searched again. The search reads the compiled code,
-// the test's scope tree, locations, segments, initial values, observed references and the
-// location each instruction names, and its options; not the name, the condition's values,
-// nor the atomicity, order and scope of the instructions (the code carries their effect).
-// Tests that differ only in those compile to the same code more often than not (a weaker
-// order that maps to the same instructions), and get the kept result. Keeps the `capacity`
-// latest results (a result that gave up is not kept: a later search may get further).
+// Exhaustive searches kept for programs searched again, by simulation_key(). The search
+// reads the compiled code, the test's scope tree, locations, segments, initial values,
+// observed references and the location each instruction names, and its options; not the
+// name, the condition's values, nor the atomicity, order and scope of the instructions (the
+// code carries their effect). Tests that differ only in those compile to the same code more
+// often than not (a weaker order that maps to the same instructions), and get the kept
+// result. Where every wave runs on one CU the key is coarser: codes that differ only in
+// what that CU cannot tell apart reach the same final states (docs/simulator.md, "Searches
+// kept for a program met again"). Keeps the `capacity` latest results (a result that gave up
+// is not kept: a later search may get further).
 using SimulationMemo = support::RecentlyUsed<SimResult>;
+
+// What SimulationMemo keeps a search by: two programs with one key reach the same final
+// states (binary; equal or not is all it says).
+std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                           const SimOptions& options = {});
 
 // run_exhaustive() through `memo`: the same result, searched only when no equal search is kept.
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,

@@ -196,10 +196,12 @@ struct BoundOptions {
   // Keep each weakest program's simulation for its space by the code classes of its choices,
   // so that another weakest program with the same classes (the same code: a slot's classes
   // group its choices by the instructions they compile to) is neither built nor compiled
-  // again. Off: by its choices.
+  // again; and compile a weakest program a thread at a time, each thread kept for the space
+  // by the classes of its slots (a thread compiles on its own). Off: by its choices.
   bool weakest_runs_by_class = true;
-  // With weakest_runs_by_class, also compile each such repeat and throw std::logic_error
-  // when its code is not the kept run's (a self-check for tests; it undoes the saving).
+  // With weakest_runs_by_class, also compile each such repeat and each weakest program whole
+  // and throw std::logic_error when its code is not the kept run's or the kept threads' (a
+  // self-check for tests; it undoes the saving).
   bool check_weakest_runs = false;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
