@@ -201,11 +201,21 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
   DerivedRelations& r = result.relations;
   r.po = r.rf = r.co = r.fr = r.sso = r.hhb = r.ldo = Relation(n);
 
-  // po (3.6), rf, co and fr (3.7), ldo (3.8).
+  // The executed events, per thread, and those that may release or acquire: the loops below
+  // run over these lists rather than over every pair of events.
+  std::vector<int> executed, releasers, acquirers;
   for (int a = 0; a < e_count; ++a) {
     if (!live(a)) continue;
-    for (int b = 0; b < e_count; ++b)
-      if (live(b) && event(a).thread == event(b).thread && event(a).po < event(b).po) r.po.set(a, b);
+    executed.push_back(a);
+    // An atomic releaser writes (a failed cas does not release).
+    if (event(a).is_release() && !(event(a).atomic && !x.node_writes(a))) releasers.push_back(a);
+    if (event(a).is_acquire()) acquirers.push_back(a);
+  }
+
+  // po (3.6), rf, co and fr (3.7), ldo (3.8).
+  for (int a : executed) {
+    for (int b : executed)
+      if (event(a).thread == event(b).thread && event(a).po < event(b).po) r.po.set(a, b);
     for (int dep : x.deps[static_cast<std::size_t>(a)]) r.ldo.set(dep, a);
     if (event(a).reads()) r.rf.set(x.rf[static_cast<std::size_t>(a)], a);
   }
@@ -246,14 +256,11 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
       std::optional<Segment> seg = event(a).segment;
       // Releasers: A itself if it is a release atomic, or a release fence po-before A.
       // Acquirers: B itself if it is an acquire atomic, or an acquire operation po-after B.
-      for (int xr = 0; xr < e_count; ++xr) {
-        if (!live(xr) || !event(xr).is_release()) continue;
-        if (event(xr).atomic && !x.node_writes(xr)) continue;  // an atomic releaser writes
+      for (int xr : releasers) {
         bool x_is_a = xr == a && event(xr).atomic;
         bool x_before_a = r.po.test(xr, a);
         if (!x_is_a && !(x_before_a && (event(xr).is_fence() || event(xr).atomic))) continue;
-        for (int ya = 0; ya < e_count; ++ya) {
-          if (!live(ya) || !event(ya).is_acquire()) continue;
+        for (int ya : acquirers) {
           bool y_is_b = ya == b && event(ya).atomic;
           bool b_before_y = r.po.test(b, ya);
           bool ok;
