@@ -201,8 +201,8 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
   DerivedRelations& r = result.relations;
   r.po = r.rf = r.co = r.fr = r.sso = r.hhb = r.ldo = Relation(n);
 
-  // The executed events, per thread, and those that may release or acquire: the loops below
-  // run over these lists rather than over every pair of events.
+  // The executed events, and those of them that may release or acquire: the loops below run
+  // over these lists rather than over every event.
   std::vector<int> executed, releasers, acquirers;
   for (int a = 0; a < e_count; ++a) {
     if (!live(a)) continue;

@@ -1226,9 +1226,9 @@ class SpaceSearch {
   // program key lie in spaces with one program key, which are verified once, so the set is
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
-  std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;
+  std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
   // Compiled threads of weakest programs, by thread and the code classes of its slots.
-  std::map<std::vector<std::size_t>, codegen::CompiledThread> threads_by_class_;  // by the classes of the choices
+  std::map<std::vector<std::size_t>, codegen::CompiledThread> threads_by_class_;
   SpaceCost cost_;
 };
 
