@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -256,6 +255,36 @@ struct CuLayout {
   int queue_cap = 0;
 };
 
+bool is_vector_memory(SimOp op) {
+  return op == SimOp::VectorLoad || op == SimOp::VectorStore || op == SimOp::VectorAtomic;
+}
+bool is_lds(SimOp op) { return op == SimOp::LdsLoad || op == SimOp::LdsStore || op == SimOp::LdsAtomic; }
+
+// A memory access of a wave as its `s_waitcnt`s count it: whether vmcnt and lgkmcnt count
+// it (FLAT operations both, rule 4), how many operations of each the wave issued after it,
+// and whether a wait since has waited for it. Completion is reported in issue order per
+// counter (rule 3), so `vmcnt(N)` waits for every vector memory operation with at least N
+// more issued after it, and `lgkmcnt(N)` likewise for LDS operations; where the thread has a
+// FLAT operation only `lgkmcnt(0)` is read, since FLAT and LDS operations complete in no
+// common order.
+struct CountedAccess {
+  bool vm = false, lgkm = false;
+  int vm_after = 0, lgkm_after = 0;
+  bool waited = false;
+
+  explicit CountedAccess(const SimInstruction& access)
+      : vm(is_vector_memory(access.op)), lgkm(!is_vector_memory(access.op) || access.flat) {}
+  void issued_after(const CountedAccess& later) {
+    vm_after += later.vm;
+    lgkm_after += later.lgkm;
+  }
+  void pass(const SimInstruction& wait, bool thread_has_flat) {
+    if (vm && wait.vmcnt >= 0 && vm_after >= wait.vmcnt) waited = true;
+    if (lgkm && wait.lgkmcnt >= 0 && (wait.lgkmcnt == 0 || !thread_has_flat) && lgkm_after >= wait.lgkmcnt)
+      waited = true;
+  }
+};
+
 // What a thread may still do from an instruction on, for the independence of memory steps
 // (docs/simulator.md, "Reductions", rule 4): per kind of access the locations it names (bit
 // `loc`; every bit when an address is not known statically) and the VGPRs it reads (bit
@@ -385,19 +414,16 @@ int litmus_location(const litmus::Test& test, const SimProgram& program, int thr
 // two channels) are ordered only by an `s_waitcnt` between them that waits for the earlier
 // one: completion is reported in issue order per counter (rule 3), so `vmcnt(N)` waits for
 // every vector memory operation with at least N more issued after it before the wait, and
-// `lgkmcnt(N)` likewise for LDS operations, counted as the machine counts them (FLAT
-// operations in both counters, rule 4; where the thread has one, only `lgkmcnt(0)` is read,
-// since FLAT and LDS operations complete in no common order). The code is walked once, with
+// `lgkmcnt(N)` likewise for LDS operations, counted as the machine counts them
+// (CountedAccess). The code is walked once, with
 // forward branches only: at a join each earlier access keeps the fewest operations issued
 // after it on any path and is waited for only if it is on every path that has it.
 bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& program, int thread,
                                 const HardwareAssumptions& hw) {
   const detail::SimThread& th = program.threads[static_cast<std::size_t>(thread)];
-  struct Earlier {
-    int path = 0;                      // -1: LDS; otherwise the L2 channel
-    bool vm = false, lgkm = false;     // counted by vmcnt, by lgkmcnt
-    int vm_after = 0, lgkm_after = 0;  // operations of those counters issued after it
-    bool waited = false;
+  struct Earlier : CountedAccess {
+    using CountedAccess::CountedAccess;
+    int path = 0;  // -1: LDS; otherwise the L2 channel
   };
   using Pending = std::map<int, Earlier>;  // by the access's instruction index
   auto join = [](Pending& into, const Pending& from) {
@@ -433,11 +459,7 @@ bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& prog
         if (ins.op == SimOp::Branch) continue;
         break;
       case SimOp::Wait:
-        for (auto& [earlier, e] : pending) {
-          if (e.vm && ins.vmcnt >= 0 && e.vm_after >= ins.vmcnt) e.waited = true;
-          if (e.lgkm && ins.lgkmcnt >= 0 && (ins.lgkmcnt == 0 || !has_flat) && e.lgkm_after >= ins.lgkmcnt)
-            e.waited = true;
-        }
+        for (auto& [earlier, e] : pending) e.pass(ins, has_flat);
         break;
       case SimOp::VectorLoad:
       case SimOp::VectorStore:
@@ -445,9 +467,7 @@ bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& prog
       case SimOp::LdsLoad:
       case SimOp::LdsStore:
       case SimOp::LdsAtomic: {
-        Earlier here;
-        here.vm = ins.op == SimOp::VectorLoad || ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
-        here.lgkm = !here.vm || ins.flat;
+        Earlier here(ins);
         here.path = -1;
         if (here.vm && hw.channel_per_location) {
           here.path = litmus_location(test, program, thread, ins.litmus_instruction);
@@ -457,10 +477,9 @@ bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& prog
         }
         for (auto& [earlier, e] : pending) {
           if (!e.waited && e.path != here.path) return false;
-          e.vm_after += here.vm;
-          e.lgkm_after += here.lgkm;
+          e.issued_after(here);
         }
-        pending[static_cast<int>(pc)] = here;
+        pending.insert_or_assign(static_cast<int>(pc), here);
         break;
       }
       default: break;
@@ -571,8 +590,8 @@ class Machine {
         const auto& code = p_.threads[static_cast<std::size_t>(t)].code;
         for (std::size_t pc = 0; pc < code.size(); ++pc) {
           SimOp op = code[pc].op;
-          vm += op == SimOp::VectorLoad || op == SimOp::VectorStore || op == SimOp::VectorAtomic;
-          lds += op == SimOp::LdsLoad || op == SimOp::LdsStore || op == SimOp::LdsAtomic;
+          vm += is_vector_memory(op);
+          lds += is_lds(op);
           L.has_flat |= code[pc].flat;
           backward |= (op == SimOp::Branch || op == SimOp::BranchVcc) && code[pc].target <= static_cast<int>(pc);
         }
@@ -2029,6 +2048,16 @@ namespace {
 using support::append_raw;
 using support::append_text;
 
+// A thread's litmus registers and the VGPRs that hold them (a map or a list of pairs).
+template <typename Registers>
+void append_registers(std::string& key, const Registers& registers) {
+  append_raw(key, registers.size());
+  for (const auto& [name, reg] : registers) {
+    append_text(key, name);
+    append_raw(key, reg);
+  }
+}
+
 void append_src(std::string& key, const detail::Src& s) {
   append_raw(key, s.file);
   append_raw(key, s.reg);
@@ -2041,21 +2070,16 @@ void append_src(std::string& key, const detail::Src& s) {
 // reads or writes a VGPR that an access of the thread not yet waited for will write).
 // Fences of the litmus program are left out of its numbering: their effect is in the code.
 bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const std::vector<int>& numbering) {
-  struct Access {
-    bool vm = false;
-    int after = 0;  // operations of its counter issued after it
-    std::uint64_t writes = 0;
-    bool waited = false;  // complete before anything after the wait issues (rule 3)
+  struct Access : CountedAccess {
+    Access(const SimInstruction& access, std::uint64_t writes) : CountedAccess(access), writes(writes) {}
+    std::uint64_t writes;  // the VGPRs it writes when it completes
   };
   std::vector<Access> accesses;
   std::size_t kept = 0;
   for (const SimInstruction& ins : th.code) {
     if (ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc || ins.op == SimOp::Barrier || ins.flat) return false;
     if (ins.op == SimOp::Wait) {
-      for (Access& a : accesses) {
-        const int count = a.vm ? ins.vmcnt : ins.lgkmcnt;
-        if (count >= 0 && a.after >= count) a.waited = true;
-      }
+      for (Access& a : accesses) a.pass(ins, false);
       continue;
     }
     // Rule 2: registers hold what the litmus program computes only where no instruction
@@ -2088,15 +2112,14 @@ bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const s
     append_raw(key, ins.system_scope);
     const auto li = static_cast<std::size_t>(ins.litmus_instruction);
     append_raw(key, ins.litmus_instruction >= 0 && li < numbering.size() ? numbering[li] : ins.litmus_instruction);
-    const bool vm = ins.op == SimOp::VectorLoad || ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
-    const bool lds = ins.op == SimOp::LdsLoad || ins.op == SimOp::LdsStore || ins.op == SimOp::LdsAtomic;
-    if (!vm && !lds) continue;
+    if (!is_vector_memory(ins.op) && !is_lds(ins.op)) continue;
+    const bool loads = ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore;
+    const Access here(ins, loads ? register_bits(ins.dst, std::max(ins.width, ins.dst_count)) : 0);
     for (Access& a : accesses) {
       key += a.waited ? '1' : '0';
-      if (a.vm == vm) ++a.after;
+      a.issued_after(here);
     }
-    const bool loads = ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore;
-    accesses.push_back({vm, 0, loads ? register_bits(ins.dst, std::max(ins.width, ins.dst_count)) : 0, false});
+    accesses.push_back(here);
   }
   append_raw(key, kept);
   return true;
@@ -2125,16 +2148,35 @@ std::optional<std::string> one_cu_key(const litmus::Test& test, const SimProgram
       numbering.push_back(li.kind == litmus::OpKind::Fence ? -1 : next++);
     append_raw(key, th.vgprs);
     append_raw(key, th.sgprs);
-    append_raw(key, th.registers.size());
-    for (const auto& [name, reg] : th.registers) {
-      append_text(key, name);
-      append_raw(key, reg);
-    }
+    append_registers(key, th.registers);
     if (!append_one_cu_thread(key, th, numbering)) return std::nullopt;
   }
   append_raw(key, program.lds_slot.size());
   for (int slot : program.lds_slot) append_raw(key, slot);
   return key;
+}
+
+// The compiled code with the litmus instruction each instruction comes from (and, with
+// traces, the table row) and where each thread finds its registers and locations.
+void append_compiled_code(std::string& key, const codegen::CompiledTest& compiled, bool keep_traces) {
+  for (const codegen::CompiledThread& t : compiled.threads) {
+    append_raw(key, t.thread);
+    append_raw(key, t.vgprs);
+    append_raw(key, t.sgprs);
+    append_registers(key, t.registers);
+    append_raw(key, t.locations.size());
+    for (const codegen::LocationBinding& b : t.locations) {
+      append_text(key, b.name);
+      append_raw(key, b.space);
+      codegen::append_key(key, b.base);
+      append_raw(key, b.kernarg_offset);
+      append_raw(key, b.lds_offset);
+    }
+    // The row an instruction comes from is read only by traces.
+    append_raw(key, t.code.size());
+    for (const codegen::Instruction& ins : t.code)
+      codegen::append_key(key, ins, keep_traces ? codegen::KeyOrigin::Row : codegen::KeyOrigin::Instruction);
+  }
 }
 
 // simulation_key() of a program lowered (null: code that cannot be lowered). What an
@@ -2151,31 +2193,10 @@ std::string key_of(const litmus::Test& test, const codegen::CompiledTest& compil
                   o.keep_traces, o.explore_placements, o.partial_order_reduction, o.independent_steps,
                   o.pass_invisible_steps, o.one_cu_misses, compiled.target, compiled.generic);
   const std::optional<std::string> one_cu = program ? one_cu_key(test, *program, o) : std::nullopt;
-  if (one_cu) key += *one_cu;
-  const std::span<const codegen::CompiledThread> threads =
-      one_cu ? std::span<const codegen::CompiledThread>{} : std::span<const codegen::CompiledThread>(compiled.threads);
-  for (const codegen::CompiledThread& t : threads) {
-    append_raw(key, t.thread);
-    append_raw(key, t.vgprs);
-    append_raw(key, t.sgprs);
-    append_raw(key, t.registers.size());
-    for (const auto& [name, reg] : t.registers) {
-      append_text(key, name);
-      append_raw(key, reg);
-    }
-    append_raw(key, t.locations.size());
-    for (const codegen::LocationBinding& b : t.locations) {
-      append_text(key, b.name);
-      append_raw(key, b.space);
-      codegen::append_key(key, b.base);
-      append_raw(key, b.kernarg_offset);
-      append_raw(key, b.lds_offset);
-    }
-    // The row an instruction comes from is read only by traces.
-    append_raw(key, t.code.size());
-    for (const codegen::Instruction& ins : t.code)
-      codegen::append_key(key, ins, o.keep_traces ? codegen::KeyOrigin::Row : codegen::KeyOrigin::Instruction);
-  }
+  if (one_cu)
+    key += *one_cu;
+  else
+    append_compiled_code(key, compiled, o.keep_traces);
   litmus::Test bare = test;
   bare.name.clear();
   bare.description.clear();
