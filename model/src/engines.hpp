@@ -2,6 +2,7 @@
 // consistent executions, and whether one of them has a race) by different means.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,6 +27,9 @@ struct CandidateList {
   std::vector<std::vector<ThreadRun>> runs;  // per thread
   std::vector<litmus::ObservedRef> refs;     // what each candidate's outcome holds
   std::vector<Candidate> candidates;
+  // Per outcome, the indices of its candidates in `candidates`, ascending: a question about
+  // some outcomes of a program that cannot race evaluates only those (filled once complete).
+  std::map<Outcome, std::vector<std::uint32_t>> by_outcome;
   bool complete = false;  // every candidate of the program is listed
 };
 

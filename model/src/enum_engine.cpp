@@ -73,6 +73,8 @@ class EnumEngine {
     }
     if (recording()) {
       q_.record->runs = runs_;
+      for (std::size_t i = 0; i < q_.record->candidates.size(); ++i)
+        q_.record->by_outcome[q_.record->candidates[i].outcome].push_back(static_cast<std::uint32_t>(i));
       q_.record->complete = true;
     }
     return result_;
@@ -82,13 +84,32 @@ class EnumEngine {
   // under this program's orders and scopes, in the order they were listed.
   EngineResult replay(const CandidateList& list) {
     const bool same_refs = list.refs == q_.refs;
-    for (const CandidateList::Candidate& c : list.candidates) {
-      registers_.clear();
-      for (std::size_t t = 0; t < c.runs.size(); ++t) registers_.push_back(&list.runs[t][c.runs[t]].registers);
-      listed_outcome_ = same_refs ? &c.outcome : nullptr;
-      if (!evaluate(c.execution)) break;
-    }
+    if (same_refs && sought_ && list.candidates.size() <= q_.options.max_candidates) return replay_sought(list);
+    for (const CandidateList::Candidate& c : list.candidates)
+      if (!replay_one(list, c, same_refs)) break;
     return result_;
+  }
+
+  // replay() of a question about some outcomes of a program that cannot race: evaluate()
+  // passes over every candidate with another outcome, so only the sought outcomes'
+  // candidates are taken, still in the order they were listed (which decides the witness).
+  EngineResult replay_sought(const CandidateList& list) {
+    std::vector<std::uint32_t>& taken = replay_order_;
+    taken.clear();
+    for (const Outcome& o : *sought_)
+      if (auto it = list.by_outcome.find(o); it != list.by_outcome.end())
+        taken.insert(taken.end(), it->second.begin(), it->second.end());
+    std::sort(taken.begin(), taken.end());
+    for (std::uint32_t i : taken)
+      if (!replay_one(list, list.candidates[i], true)) break;
+    return result_;
+  }
+
+  bool replay_one(const CandidateList& list, const CandidateList::Candidate& c, bool same_refs) {
+    registers_.clear();
+    for (std::size_t t = 0; t < c.runs.size(); ++t) registers_.push_back(&list.runs[t][c.runs[t]].registers);
+    listed_outcome_ = same_refs ? &c.outcome : nullptr;
+    return evaluate(c.execution);
   }
 
  private:
@@ -463,17 +484,21 @@ class EnumEngine {
     if (++candidates_ > q_.options.max_candidates) return give_up("more candidate executions than the bound");
     if ((candidates_ & 1023) == 0 && q_.deadline.passed()) return give_up("time limit");
     // The candidate's outcome, as listed if it was (it depends on the execution only).
-    auto outcome = [&] { return listed_outcome_ ? *listed_outcome_ : outcome_of(p_, x, registers_, q_.refs); };
-    std::optional<Outcome> known;
+    std::optional<Outcome> computed;
+    auto outcome = [&]() -> const Outcome& {
+      if (listed_outcome_) return *listed_outcome_;
+      if (!computed) computed = outcome_of(p_, x, registers_, q_.refs);
+      return *computed;
+    };
     if (outcome_decides_) {
       // Without races, a candidate only adds its outcome: one allowed already (its first
       // consistent candidate was the witness, if any) or not sought need no evaluation.
-      known = outcome();
-      if (result_.outcomes.count(*known) || (sought_ && !sought_->count(*known))) return true;
+      const Outcome& known = outcome();
+      if (result_.outcomes.count(known) || (sought_ && !sought_->count(known))) return true;
     }
     Evaluation e = evaluate_execution(p_, x, q_.options.variant, sc_domains_);
     if (!e.consistent) return true;
-    Outcome o = known ? std::move(*known) : outcome();
+    const Outcome& o = outcome();
     if (q_.filter && !holds(*q_.filter, q_.refs, o, p_)) return true;
     for (const Cell& c : x.cells)
       if (c.location < 0) {
@@ -502,6 +527,7 @@ class EnumEngine {
   const bool outcome_decides_;
   const std::set<Outcome>* sought_;          // CheckOptions::only_outcomes, if honoured
   const Outcome* listed_outcome_ = nullptr;  // the replayed candidate's outcome
+  std::vector<std::uint32_t> replay_order_;  // replay_sought's candidates
   EngineResult result_;
   ValueDomains domains_;
   std::vector<std::vector<ThreadRun>> runs_;

@@ -39,6 +39,15 @@ bool Relation::close_within(std::uint64_t mask) {
 }
 
 void Relation::close() {
+  if (words_ == 1) {  // one word per row: Warshall on the rows that reach k
+    std::uint64_t* bits = bits_.data();
+    for (int k = 0; k < n_; ++k) {
+      const std::uint64_t bit = std::uint64_t{1} << k, rk = bits[k];
+      for (int i = 0; i < n_; ++i)
+        if (bits[i] & bit) bits[i] |= rk;
+    }
+    return;
+  }
   for (int k = 0; k < n_; ++k) {
     const std::uint64_t* rk = row(k);
     for (int i = 0; i < n_; ++i) {
@@ -87,31 +96,41 @@ namespace {
 // cell (coh, 3.7) and per scope instance (sc_S, 3.10), agreeing on every pair they share,
 // containing the fixed edges, with ldo | coh acyclic (gdo, 3.8). Pairs that several orders
 // cover are one decision, which is what "consistent with" requires of total orders.
+// The nodes of one order's domain. Inline for the bounds verify-mapping checks: an order
+// search is built for every candidate execution evaluated.
+using Domain = boost::container::small_vector<int, 16>;
+using Domains = boost::container::small_vector<Domain, 8>;
+
 class OrderSearch {
  public:
-  OrderSearch(int n, std::vector<std::vector<int>> domains, std::size_t cell_domains, const Relation& ldo)
+  OrderSearch(int n, Domains domains, std::size_t cell_domains, const Relation& ldo)
       : n_(n), domains_(std::move(domains)), cell_domains_(cell_domains), ldo_(ldo), covered_(n), same_cell_(n) {
-    for (std::size_t d = 0; d < domains_.size(); ++d)
-      for (int a : domains_[d])
-        for (int b : domains_[d])
-          if (a != b) {
-            covered_.set(a, b);
-            if (d < cell_domains_) same_cell_.set(a, b);
-          }
-    if (n_ <= 64)
-      for (const std::vector<int>& d : domains_) {
-        std::uint64_t mask = 0;
-        for (int a : d) mask |= std::uint64_t{1} << a;
-        masks_.push_back(mask);
+    if (n_ > 64) {
+      for (std::size_t d = 0; d < domains_.size(); ++d)
+        for (int a : domains_[d])
+          for (int b : domains_[d])
+            if (a != b) {
+              covered_.set(a, b);
+              if (d < cell_domains_) same_cell_.set(a, b);
+            }
+      return;
+    }
+    for (std::size_t d = 0; d < domains_.size(); ++d) {
+      std::uint64_t mask = 0;
+      for (int a : domains_[d]) mask |= std::uint64_t{1} << a;
+      masks_.push_back(mask);
+      for (int a : domains_[d]) {
+        const std::uint64_t others = mask & ~(std::uint64_t{1} << a);
+        covered_.set_row_bits(a, others);
+        if (d < cell_domains_) same_cell_.set_row_bits(a, others);
       }
+    }
   }
 
   // True when orders exist that contain `fixed` (restricted to covered pairs).
   bool solve(const Relation& fixed) {
-    Relation ord(n_);
-    for (int a = 0; a < n_; ++a)
-      for (int b = 0; b < n_; ++b)
-        if (fixed.test(a, b) && covered_.test(a, b)) ord.set(a, b);
+    Relation ord = fixed;
+    ord &= covered_;
     // Fast path: if the required pairs and ldo are acyclic together, one linear extension
     // of them, restricted to each domain, gives every order at once, consistent on shared
     // pairs and with gdo (ldo and coh) acyclic.
@@ -134,7 +153,7 @@ class OrderSearch {
         for (std::uint64_t mask : masks_) changed = ord.close_within(mask) || changed;
         continue;
       }
-      for (const std::vector<int>& d : domains_)
+      for (const Domain& d : domains_)
         for (int k : d)
           for (int i : d) {
             if (!ord.test(i, k)) continue;
@@ -176,11 +195,11 @@ class OrderSearch {
   }
 
   int n_;
-  std::vector<std::vector<int>> domains_;
+  Domains domains_;
   std::size_t cell_domains_;
   const Relation& ldo_;
   Relation covered_, same_cell_;
-  std::vector<std::uint64_t> masks_;  // per domain, its nodes (when n <= 64)
+  boost::container::small_vector<std::uint64_t, 8> masks_;  // per domain, its nodes (when n <= 64)
 };
 
 }  // namespace
@@ -203,7 +222,7 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
 
   // The executed events, and those of them that may release or acquire: the loops below run
   // over these lists rather than over every event.
-  std::vector<int> executed, releasers, acquirers;
+  boost::container::small_vector<int, 32> executed, releasers, acquirers;
   for (int a = 0; a < e_count; ++a) {
     if (!live(a)) continue;
     executed.push_back(a);
@@ -222,11 +241,10 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
   for (const std::vector<int>& order : x.co)
     for (std::size_t i = 0; i < order.size(); ++i)
       for (std::size_t j = i + 1; j < order.size(); ++j) r.co.set(order[i], order[j]);
-  for (int b = 0; b < e_count; ++b) {
+  for (int b = 0; b < e_count; ++b) {  // fr: the writes co-after b's source, but b itself
     if (!x.node_reads(b, p)) continue;
-    int w = x.rf[static_cast<std::size_t>(b)];
-    for (int w2 = 0; w2 < n; ++w2)
-      if (r.co.test(w, w2) && w2 != b) r.fr.set(b, w2);
+    r.fr.set_row(b, r.co, x.rf[static_cast<std::size_t>(b)]);
+    r.fr.reset(b, b);
   }
   // A write A precedes a read B in coh iff A is B's source or co-before it.
   auto coh_write_read = [&](int a, int b) {
@@ -303,7 +321,7 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
   }
 
   // The existential orders: coh per cell, sc_S per scope instance, gdo.
-  std::vector<std::vector<int>> domains(x.cells.size());
+  Domains domains(x.cells.size());
   for (std::size_t k = 0; k < x.cells.size(); ++k) domains[k].push_back(e_count + static_cast<int>(k));
   for (int a = 0; a < e_count; ++a)
     if (live(a) && event(a).is_access()) {
@@ -312,10 +330,10 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
     }
   const std::size_t cell_domains = domains.size();
   for (const ScDomain& d : sc) {
-    std::vector<int> dom;
+    Domain& dom = domains.emplace_back();
     for (int a : d.events)
       if (live(a)) dom.push_back(a);
-    if (dom.size() > 1) domains.push_back(std::move(dom));
+    if (dom.size() <= 1) domains.pop_back();
   }
   Relation fixed = r.co;
   fixed |= r.rf;

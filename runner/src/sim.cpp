@@ -1877,14 +1877,23 @@ std::vector<Placement> explored_placements(const litmus::Test& test, const SimOp
 
 }  // namespace
 
+LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled) {
+  LoweredProgram lowered;
+  lowered.program_ = std::make_shared<const SimProgram>(detail::lower(test, compiled));
+  return lowered;
+}
+
 bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {
-  const HardwareAssumptions& hw = options.hw;
-  SimProgram program;
   try {
-    program = detail::lower(test, compiled);
+    return keeps_program_order(test, lower_program(test, compiled), options);
   } catch (const std::runtime_error&) {
     return false;
   }
+}
+
+bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, const SimOptions& options) {
+  const HardwareAssumptions& hw = options.hw;
+  const SimProgram& program = lowered.program();
   if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12: L2s that hold stale lines
   // The cheapest reading first: each thread's order on its own.
   for (std::size_t t = 0; t < program.threads.size(); ++t)
@@ -2227,7 +2236,13 @@ std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest
 
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                 const SimOptions& options, SimulationMemo& memo) {
-  const SimProgram program = detail::lower(test, compiled);
+  return run_exhaustive(test, compiled, lower_program(test, compiled), options, memo);
+}
+
+std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                                                const LoweredProgram& lowered, const SimOptions& options,
+                                                SimulationMemo& memo) {
+  const SimProgram& program = lowered.program();
   const std::string key = key_of(test, compiled, &program, options);
   if (std::shared_ptr<const SimResult> kept = memo.find(key)) return kept;
   auto result = std::make_shared<const SimResult>(search_exhaustive(test, program, options));

@@ -1,5 +1,6 @@
-// model::Relation's closure within a set of nodes (the order search's propagation, model/src/
-// execution.cpp) against the closure computed pair by pair, on random relations and masks.
+// model::Relation's closures, whole and within a set of nodes (the order search's propagation,
+// model/src/execution.cpp), against the closure computed pair by pair, on random relations
+// and masks; and its row operations.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -51,6 +52,59 @@ TEST(Relation, ClosureWithinAMaskIsThePairByPairClosure) {
   }
   EXPECT_GT(grew, 100);
   EXPECT_THROW(Relation(65).close_within(1), std::logic_error);
+}
+
+// The whole closure, with one word per row (up to 64 nodes) and with several, against the
+// closure pair by pair.
+TEST(Relation, ClosureIsThePairByPairClosure) {
+  std::mt19937_64 rng(11);
+  int one_word = 0, several = 0;
+  for (int round = 0; round < 300; ++round) {
+    const int n = 2 + static_cast<int>(rng() % 90);
+    Relation r(n);
+    const int edges = static_cast<int>(rng() % static_cast<std::uint64_t>(2 * n));
+    for (int e = 0; e < edges; ++e) r.set(static_cast<int>(rng() % n), static_cast<int>(rng() % n));
+    Relation expected = r;  // closed pair by pair over every node
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < n; ++k)
+          if (expected.test(i, k))
+            for (int j = 0; j < n; ++j)
+              if (expected.test(k, j) && !expected.test(i, j)) {
+                expected.set(i, j);
+                changed = true;
+              }
+    }
+    r.close();
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) ASSERT_EQ(r.test(a, b), expected.test(a, b)) << round << ": " << a << "," << b;
+    ++(n <= 64 ? one_word : several);
+  }
+  EXPECT_GT(one_word, 100);
+  EXPECT_GT(several, 50);
+}
+
+// Rows set and cleared a pair, a row of another relation or a mask at a time.
+TEST(Relation, RowsTakeAnotherRelationsRowOrAMask) {
+  for (const int n : {12, 64, 70}) {
+    Relation co(n), fr(n);
+    co.set(3, 5);
+    co.set(3, n - 1);
+    co.set(4, 6);
+    fr.set(2, 1);
+    fr.set_row(2, co, 3);  // 2 gets 3's successors, keeps its own
+    EXPECT_TRUE(fr.test(2, 1) && fr.test(2, 5) && fr.test(2, n - 1)) << n;
+    EXPECT_FALSE(fr.test(2, 6) || fr.test(3, 5)) << n;
+    fr.reset(2, 5);
+    EXPECT_FALSE(fr.test(2, 5)) << n;
+    EXPECT_TRUE(fr.test(2, n - 1)) << n;
+    if (n > 64) continue;
+    Relation covered(n);
+    covered.set_row_bits(7, (std::uint64_t{1} << 2) | (std::uint64_t{1} << (n - 1)));
+    EXPECT_TRUE(covered.test(7, 2) && covered.test(7, n - 1)) << n;
+    EXPECT_FALSE(covered.test(7, 3) || covered.test(2, 7)) << n;
+  }
 }
 
 // `&=` keeps the pairs in both relations.

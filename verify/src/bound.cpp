@@ -802,11 +802,13 @@ class SpaceSearch {
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
         quiet.pass_invisible_steps = true;
+        // Lowered once for both questions; code the simulator cannot execute throws here.
+        const runner::LoweredProgram lowered = runner::lower_program(run.test, compiled);
         run.in_program_order = settings_.bound.program_order_kept && settings_.bound.sc_final_states &&
-                               runner::keeps_program_order(run.test, compiled, quiet);
+                               runner::keeps_program_order(run.test, lowered, quiet);
         if (!run.in_program_order || settings_.bound.check_program_order) {
           const auto start = std::chrono::steady_clock::now();
-          run.sim = cache_.simulate(run.test, compiled, quiet);
+          run.sim = cache_.simulate(run.test, compiled, quiet, &lowered);
           cost_.simulation_seconds += seconds_since(start);
         }
         if (run.in_program_order && settings_.bound.check_program_order) check_program_order(lower, run);

@@ -284,7 +284,9 @@ VerificationCache::VerificationCache(std::shared_ptr<model::CandidateMemo> candi
 
 std::shared_ptr<const runner::SimResult> VerificationCache::simulate(const litmus::Test& test,
                                                                      const codegen::CompiledTest& compiled,
-                                                                     const runner::SimOptions& options) {
+                                                                     const runner::SimOptions& options,
+                                                                     const runner::LoweredProgram* lowered) {
+  if (simulations_ && lowered) return runner::run_exhaustive(test, compiled, *lowered, options, *simulations_);
   if (simulations_) return runner::run_exhaustive(test, compiled, options, *simulations_);
   return std::make_shared<const runner::SimResult>(runner::run_exhaustive(test, compiled, options));
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -24,6 +25,13 @@ class Relation {
   int size() const { return n_; }
   bool test(int a, int b) const { return (row(a)[b >> 6] >> (b & 63)) & 1u; }
   void set(int a, int b) { row(a)[b >> 6] |= std::uint64_t{1} << (b & 63); }
+  void reset(int a, int b) { row(a)[b >> 6] &= ~(std::uint64_t{1} << (b & 63)); }
+  // Adds `bits` (bit b: node b) to row a's successors; up to 64 nodes.
+  void set_row_bits(int a, std::uint64_t bits) { row(a)[0] |= bits; }
+  // Adds row b of `o` (a relation of the same size) to row a: a gets b's successors.
+  void set_row(int a, const Relation& o, int b) {
+    for (int w = 0; w < words_; ++w) row(a)[w] |= o.row(b)[w];
+  }
   Relation& operator|=(const Relation& o);
   Relation& operator&=(const Relation& o);
   // The transitive closure of the pairs within `mask` (bit i: node i), in place; pairs with
@@ -87,7 +95,7 @@ struct DerivedRelations {
 
 struct Evaluation {
   bool consistent = false;
-  std::string inconsistency;  // the first axiom that failed, when not consistent
+  std::string_view inconsistency;  // the first axiom that failed, when not consistent
   std::optional<RaceWitness> race;
   DerivedRelations relations;
 };

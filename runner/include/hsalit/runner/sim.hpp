@@ -132,6 +132,25 @@ struct SimResult {
 SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
 
+namespace detail {
+struct SimProgram;
+}
+
+// A program lowered for the simulator: its instructions decoded, its locations and registers
+// bound. keeps_program_order and run_exhaustive lower the code themselves; a caller asking
+// both about one code lowers it once (lower_program) and passes it to each.
+class LoweredProgram {
+ public:
+  const detail::SimProgram& program() const { return *program_; }
+
+ private:
+  friend LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled);
+  std::shared_ptr<const detail::SimProgram> program_;
+};
+
+// Throws std::runtime_error for code the simulator cannot execute.
+LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled);
+
 // Whether every run of the machine performs each thread's memory accesses in program order,
 // each at the one copy of its location (the L2, its work-group's LDS) and reading the latest
 // write there, so that every final state run_exhaustive can reach is a final state of an SC
@@ -143,6 +162,7 @@ SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& 
 // separated by an `s_waitcnt` that waits for the first. False where it cannot tell.
 bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
+bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, const SimOptions& options);
 // Exhaustive searches kept for programs searched again, by simulation_key(). The search
 // reads the compiled code, the test's scope tree, locations, segments, initial values,
 // observed references and the location each instruction names, and its options; not the
@@ -163,6 +183,10 @@ std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest
 // run_exhaustive() through `memo`: the same result, searched only when no equal search is kept.
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                 const SimOptions& options, SimulationMemo& memo);
+// The same, `compiled` lowered already.
+std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
+                                                const LoweredProgram& lowered, const SimOptions& options,
+                                                SimulationMemo& memo);
 
 SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& compiled, std::uint64_t iterations,
                      std::uint64_t seed, const SimOptions& options = {});

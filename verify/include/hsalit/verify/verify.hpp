@@ -103,9 +103,11 @@ class VerificationCache {
   // CheckOptions::only_outcomes (the result may be model::CheckResult::partial).
   model::CheckResult check_within(const litmus::Test& test, model::CheckOptions options,
                                   const std::set<model::Outcome>& sought);
-  // runner::run_exhaustive, through the kept simulations if any.
+  // runner::run_exhaustive, through the kept simulations if any (there from `lowered`, the
+  // code lowered already, when given).
   std::shared_ptr<const runner::SimResult> simulate(const litmus::Test& test, const codegen::CompiledTest& compiled,
-                                                    const runner::SimOptions& options);
+                                                    const runner::SimOptions& options,
+                                                    const runner::LoweredProgram* lowered = nullptr);
 
  private:
   std::mutex mutex_;
