@@ -971,8 +971,8 @@ Test VariationSpace::test(std::span<const std::size_t> choice) const {
   return build_test(data_->skeleton, data_->variant(choice), false);
 }
 
-SpaceTests::SpaceTests(VariationSpace space, std::function<Test(Test)> prepare)
-    : space_(std::move(space)), prepare_(std::move(prepare)) {}
+SpaceTests::SpaceTests(VariationSpace space, std::function<Test(Test)> prepare, bool named)
+    : space_(std::move(space)), prepare_(std::move(prepare)), named_(named) {}
 
 const Test& SpaceTests::test(std::span<const std::size_t> choice) {
   const VariationSpace::Data& d = *space_.data_;
@@ -989,6 +989,7 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
   auto it = layouts_.find(key_);
   if (it == layouts_.end()) {
     Test built = space_.test(choice);
+    if (!named_) built.name.clear();
     return layouts_.emplace(key_, prepare_ ? prepare_(std::move(built)) : std::move(built)).first->second;
   }
   // What build_test sets from a choice: each access's atomicity, order and scope
@@ -1017,7 +1018,7 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
     }
     gaps_of_thread += d.skeleton.threads[t].empty() ? 0 : d.skeleton.threads[t].size() - 1;
   }
-  test.name = test_name(d.skeleton, d.variant(choice));
+  if (named_) test.name = test_name(d.skeleton, d.variant(choice));
   return test;
 }
 

@@ -259,9 +259,10 @@ TEST(Generate, TheTestsOfASpaceAreTheCheckedOnes) {
 }
 
 // SpaceTests builds a layout per choice of the gaps' contents and sets the orders and scopes
-// of the others: its tests are VariationSpace::test's (name included), whatever choices came
-// before, with fences of every order and scope, each dependency, guards, both segments and
-// every placement; `prepare` is applied to each layout once.
+// of the others: its tests are VariationSpace::test's (name included, or left empty when not
+// `named`), whatever choices came before, with fences of every order and scope, each
+// dependency, guards, both segments and every placement; `prepare` is applied to each layout
+// once.
 TEST(Generate, SpaceTestsAreTheSpacesTests) {
   const GenerateOptions o = spec(
       "threads=3,accesses=2,orders=na+rlx+scacq+screl,scopes=wg+agent,fences=scar+screl,deps=addr+data+ctrl+guard,"
@@ -275,12 +276,16 @@ TEST(Generate, SpaceTestsAreTheSpacesTests) {
       t.locations.push_back({std::nullopt, "x", {}});
       return t;
     });
+    SpaceTests unnamed(space, {}, false);
     std::vector<std::size_t> choice(space.slots().size(), 0);
     for (int n = 0; n < 40; ++n) {
       for (std::size_t k = 0; k < choice.size(); ++k)
         choice[k] = (choice[k] + 1 + k * static_cast<std::size_t>(n)) % space.slots()[k].choices.size();
       const std::size_t before = tests.layouts();
       hsalit::litmus::Test expected = space.test(choice);
+      hsalit::litmus::Test expected_unnamed = expected;
+      expected_unnamed.name.clear();
+      EXPECT_EQ(unnamed.test(choice), expected_unnamed) << space.cycle();
       expected.locations.push_back({std::nullopt, "x", {}});
       const hsalit::litmus::Test& got = tests.test(choice);
       EXPECT_EQ(got, expected) << space.cycle() << "\n" << print_litmus(got) << "\n" << print_litmus(expected);

@@ -541,7 +541,8 @@ class SpaceSearch {
         record_(record),
         cache_(settings.candidates, kKeptSimulations),
         first_(space.test(std::vector<std::size_t>(n_, 0))),
-        observed_(space, [](const litmus::Test& test) { return observe_everything(test); }) {
+        observed_(
+            space, [](const litmus::Test& test) { return observe_everything(test); }, false) {
     top_.resize(n_);
     for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k]);
     start_order();
@@ -718,7 +719,7 @@ class SpaceSearch {
       const model::CheckResult plain = cache_.check_within(test, options, sought);
       if (plain.racy || plain.unknown() || plain.outcomes != answer.outcomes)
         throw std::logic_error(
-            fmt::format("{}: the narrowed question's answer ({} outcomes) is not the question's ({})", test.name,
+            fmt::format("{}: the narrowed question's answer ({} outcomes) is not the question's ({})", name_of(choices),
                         answer.outcomes.size(), plain.outcomes.size()));
     }
     return answer;
@@ -797,7 +798,7 @@ class SpaceSearch {
         const codegen::CompiledTest compiled = compile_weakest(run.test, lower);
         if (settings_.bound.check_weakest_runs) {
           run.code = thread_code(compiled);
-          check_threads_kept(run.test, run.code);
+          check_threads_kept(run);
         }
         runner::SimOptions quiet = settings_.options.sim;
         quiet.keep_traces = false;
@@ -812,7 +813,9 @@ class SpaceSearch {
           cost_.simulation_seconds += seconds_since(start);
         }
         if (run.in_program_order && settings_.bound.check_program_order) check_program_order(lower, run);
-      } catch (const std::exception&) {
+      } catch (const std::runtime_error&) {
+        // Code the table cannot compile (codegen::CompileError) or the simulator cannot run:
+        // decided test by test below. A check's std::logic_error is a failure and goes on up.
         run.sim = nullptr;
         run.in_program_order = false;
       }
@@ -842,7 +845,7 @@ class SpaceSearch {
         throw std::logic_error(
             fmt::format("{}: code said to keep program order reaches a final state no SC "
                         "interleaving reaches",
-                        run.test.name));
+                        name_of(lower)));
   }
 
   codegen::CompiledTest compile(const litmus::Test& test) const {
@@ -876,14 +879,14 @@ class SpaceSearch {
 
   // BoundOptions::check_weakest_runs: the threads kept by their slots' classes are the
   // weakest program's own code.
-  void check_threads_kept(const litmus::Test& test, const std::vector<std::vector<codegen::Instruction>>& code) const {
+  void check_threads_kept(const WeakestRun& run) const {
     if (!settings_.bound.weakest_runs_by_class) return;
-    const std::vector<std::vector<codegen::Instruction>> own = thread_code(compile(test));
-    if (own != code)
+    const std::vector<std::vector<codegen::Instruction>> own = thread_code(compile(run.test));
+    if (own != run.code)
       throw std::logic_error(
           fmt::format("{}: a weakest program's threads kept by their code classes are not its "
                       "code:\n{}\nkept:\n{}",
-                      test.name, printed(own), printed(code)));
+                      name_of(run.choices), printed(own), printed(run.code)));
   }
   static std::vector<std::vector<codegen::Instruction>> thread_code(const codegen::CompiledTest& compiled) {
     std::vector<std::vector<codegen::Instruction>> code;
@@ -904,8 +907,11 @@ class SpaceSearch {
       throw std::logic_error(
           fmt::format("{}: a weakest program's code is not that of the run kept for its code "
                       "classes:\n{}\nkept:\n{}",
-                      test.name, printed(code), printed(kept.code)));
+                      name_of(lower), printed(code), printed(kept.code)));
   }
+
+  // A test's name for a message: the search's own tests (observed_) carry none.
+  std::string name_of(const std::vector<std::size_t>& choices) const { return space_.test(choices).name; }
 
   // The SC final states of the test of `choices` (every register and location observed;
   // `built`, when given, is that test), sorted; null when they were not computed. The tests
@@ -1210,8 +1216,10 @@ class SpaceSearch {
   CycleScStates& sc_states_;
   const Record& record_;
   VerificationCache cache_;
-  const litmus::Test first_;                              // every slot at its first choice: the placement's scope tree
-  litmus::SpaceTests observed_;                           // the search's tests, every register and location observed
+  const litmus::Test first_;  // every slot at its first choice: the placement's scope tree
+  // The search's tests, every register and location observed, without their names (a
+  // message names a test by name_of).
+  litmus::SpaceTests observed_;
   std::vector<std::optional<std::size_t>> top_;           // per slot, its strongest choice
   std::vector<std::optional<std::size_t>> upper_choice_;  // per slot, its choice in upper tests
   std::vector<std::size_t> order_;                        // the slots, in the order branched on

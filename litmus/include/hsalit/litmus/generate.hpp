@@ -219,13 +219,15 @@ class VariationSpace {
 // and each test is then that layout with the orders and scopes of its accesses and fences
 // set, a walk over its instructions instead of a build. `prepare` is applied to each layout
 // as it is built; it must leave the instructions as they are (the bound's search observes
-// every register and location). Not thread-safe: one per search.
+// every register and location). With `named` false the tests are left without a name, which
+// is a third of what building one costs, for a search that reads none (the name of a
+// choice is VariationSpace::test's). Not thread-safe: one per search.
 class SpaceTests {
  public:
-  explicit SpaceTests(VariationSpace space, std::function<Test(Test)> prepare = {});
+  explicit SpaceTests(VariationSpace space, std::function<Test(Test)> prepare = {}, bool named = true);
 
-  // prepare(space.test(choice)), name included; valid until the next call. Throws as
-  // VariationSpace::test for a bad choice.
+  // prepare(space.test(choice)), name included (or empty, see above); valid until the next
+  // call. Throws as VariationSpace::test for a bad choice.
   const Test& test(std::span<const std::size_t> choice);
   // How many layouts were built (one per choice of the gaps' contents met so far).
   std::size_t layouts() const { return layouts_.size(); }
@@ -233,6 +235,7 @@ class SpaceTests {
  private:
   VariationSpace space_;
   std::function<Test(Test)> prepare_;
+  bool named_;
   std::map<std::string, Test, std::less<>> layouts_;  // by what the gaps hold, one character each
   std::string key_;                                   // scratch for the key
 };
