@@ -92,15 +92,15 @@ Cell ConcreteExecution::node_cell(int node) const {
 
 namespace {
 
-// Searches for the existential orders of a candidate execution: one total order per memory
-// cell (coh, 3.7) and per scope instance (sc_S, 3.10), agreeing on every pair they share,
-// containing the fixed edges, with ldo | coh acyclic (gdo, 3.8). Pairs that several orders
-// cover are one decision, which is what "consistent with" requires of total orders.
 // The nodes of one order's domain. Inline for the bounds verify-mapping checks: an order
 // search is built for every candidate execution evaluated.
 using Domain = boost::container::small_vector<int, 16>;
 using Domains = boost::container::small_vector<Domain, 8>;
 
+// Searches for the existential orders of a candidate execution: one total order per memory
+// cell (coh, 3.7) and per scope instance (sc_S, 3.10), agreeing on every pair they share,
+// containing the fixed edges, with ldo | coh acyclic (gdo, 3.8). Pairs that several orders
+// cover are one decision, which is what "consistent with" requires of total orders.
 class OrderSearch {
  public:
   OrderSearch(int n, Domains domains, std::size_t cell_domains, const Relation& ldo)
