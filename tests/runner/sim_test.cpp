@@ -798,6 +798,15 @@ TEST(SimulationMemo, KeptSearchesAnswerTestsThatCompileToTheSameCode) {
   EXPECT_EQ(memo.misses(), 3u);
 }
 
+// The instructions of every thread, one per line; without the waits unless `waits`.
+std::string code_text(const codegen::CompiledTest& c, bool waits = true) {
+  std::string all;
+  for (const codegen::CompiledThread& t : c.threads)
+    for (const codegen::Instruction& ins : t.code)
+      if (waits || ins.mnemonic != "s_waitcnt") all += codegen::print(ins) + "\n";
+  return all;
+}
+
 // Message passing in one work-group with the flag in the group segment and the data
 // global, the reader's flag load and data load annotated as given.
 litmus::Test mp_in_one_workgroup(const std::string& flag, const std::string& data) {
@@ -824,12 +833,7 @@ TEST(SimulationMemo, OneCuCodesThatWaitAlikeShareASearch) {
                      glc = mp_in_one_workgroup("rlx,wg", "rlx,agent"),
                      acquire = mp_in_one_workgroup("scacq,wg", "rlx,agent");
   auto code = [&](const litmus::Test& t) { return codegen::compile(t, catalog.get("gfx900"), catalog, gfx69()); };
-  auto text = [](const codegen::CompiledTest& c) {
-    std::string all;
-    for (const codegen::CompiledThread& t : c.threads) all += codegen::print(t.code, false);
-    return all;
-  };
-  ASSERT_NE(text(code(plain)), text(code(glc)));
+  ASSERT_NE(code_text(code(plain)), code_text(code(glc)));
   SimOptions options;
   options.keep_traces = false;
   SimulationMemo memo(32);
@@ -867,13 +871,6 @@ TEST(SimulationMemo, OneCuProgramsKeyedAlikeReachTheSameFinalStates) {
   assumptions.emplace_back("lds-sc", lds_sc);
   const auto tables = shipped_and_broken_tables();
   std::size_t shared = 0, apart_by_waits = 0, spaces = 0;
-  auto text = [](const codegen::CompiledTest& c, bool waits) {
-    std::string all;
-    for (const codegen::CompiledThread& t : c.threads)
-      for (const codegen::Instruction& ins : t.code)
-        if (waits || ins.mnemonic != "s_waitcnt") all += codegen::print(ins) + "\n";
-    return all;
-  };
   litmus::for_each_variation_space(
       litmus::parse_generate_spec("threads=3,accesses=3,placements=same-wg,max=1000000000,shard=5/12000"),
       [&](const litmus::VariationSpace& space) {
@@ -918,15 +915,15 @@ TEST(SimulationMemo, OneCuProgramsKeyedAlikeReachTheSameFinalStates) {
                 const SimResult r = run_exhaustive(test, code, options);
                 if (r.unknown) continue;
                 const std::string key = simulation_key(test, code, options);
-                const auto [it, fresh] = by_key.emplace(key, Searched{text(code, true), r.histogram});
-                if (!fresh && it->second.code != text(code, true)) {
+                const auto [it, fresh] = by_key.emplace(key, Searched{code_text(code), r.histogram});
+                if (!fresh && it->second.code != code_text(code)) {
                   ++shared;
                   EXPECT_EQ(r.histogram, it->second.histogram)
                       << test.name << " (" << table_name << ", " << hw_name << "): keyed as\n"
                       << it->second.code << "\nbut its code\n"
-                      << text(code, true) << "\nreaches other final states";
+                      << code_text(code) << "\nreaches other final states";
                 }
-                auto& alike = by_code[text(code, false)];
+                auto& alike = by_code[code_text(code, false)];
                 for (const auto& [other_key, histogram] : alike)
                   if (other_key != key && histogram != r.histogram) ++apart_by_waits;
                 alike.emplace_back(key, r.histogram);
