@@ -378,11 +378,16 @@ TEST_F(Cli, VerifyMappingWritesWhatEachSpaceCost) {
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line.rfind("cycle\tworkgroups\tagents\tsegments\tseconds\t", 0), 0u) << line;
-  std::size_t lines = 0;
+  EXPECT_TRUE(line.ends_with("\tdecided_by_fact")) << line;
+  std::size_t lines = 0, decided = 0;
   while (std::getline(in, line)) {
     ++lines;
-    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 17) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 18) << line;
+    const std::string fact = line.substr(line.rfind('\t') + 1);
+    EXPECT_TRUE(fact == "0" || fact == "9" || fact == "10") << line;
+    decided += fact != "0" ? 1 : 0;  // spaces decided by facts 9 and 10, without a search
   }
+  EXPECT_GT(decided, 0u);
   // "bound: N spaces (cycle x placement x segments; S with the programs of an earlier one, A
   // decided by their work-groups in one agent)"
   unsigned spaces = 0, same = 0, one_agent = 0;
@@ -439,8 +444,11 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   EXPECT_EQ(recorded["campaign"]["sc_orders"], true);
   EXPECT_EQ(recorded["campaign"]["assumptions"], nlohmann::json({"one-channel"}));
   EXPECT_EQ(recorded["verification"]["verdict"], "sound up to the bound");
-  EXPECT_GT(recorded["verification"]["statistics"]["decided_below_weaker"].get<int>(), 0);
-  EXPECT_GT(recorded["verification"]["statistics"]["weaker_code_simulations"].get<int>(), 0);
+  // Across work-groups under one channel every space is decided by fact 10 (docs/verification.md).
+  EXPECT_EQ(recorded["verification"]["statistics"]["decided_race_free_in_order"].get<int>(),
+            recorded["verification"]["statistics"]["spaces"].get<int>() -
+                recorded["verification"]["statistics"]["same_program_spaces"].get<int>());
+  EXPECT_GT(recorded["verification"]["statistics"]["decided_race_free_in_order"].get<int>(), 0);
   Outcome bad = hsalit({"verify-mapping", "--generate", bound + ",shard=2/2"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("shard=2/2"), std::string::npos) << bad.err;

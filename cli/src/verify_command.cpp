@@ -55,7 +55,7 @@ class SpaceCostLog {
         "cycle\tworkgroups\tagents\tsegments\tseconds\tclasses_seconds\tmodel_queries\tracy_answers\tkept_"
         "answers\tnarrowed_questions\tmodel_seconds\tsimulations\tsimulation_seconds\tdecided_"
         "unasked\tkept_weakest\tin_program_order\tchecked\tchecked_"
-        "seconds\n");
+        "seconds\tdecided_by_fact\n");
   }
 
   void add(const verify::SpaceCost& c) {
@@ -63,10 +63,10 @@ class SpaceCostLog {
     const std::string agents = fmt::format("{}", fmt::join(c.agent_of_thread, "."));
     const std::string segments = c.global && c.group ? "global+group" : c.group ? "group" : "global";
     writer_.write(fmt::format(
-        "{}\t{}\t{}\t{}\t{:.6f}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\t{}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\n", c.cycle,
+        "{}\t{}\t{}\t{}\t{:.6f}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\t{}\t{:.6f}\t{}\t{}\t{}\t{}\t{:.6f}\t{}\n", c.cycle,
         workgroups, agents, segments, c.seconds, c.classes_seconds, c.model_queries, c.racy_answers, c.kept_answers,
         c.narrowed_questions, c.model_seconds, c.simulations, c.simulation_seconds, c.decided_unasked, c.kept_weakest,
-        c.in_program_order, c.checked, c.checked_seconds));
+        c.in_program_order, c.checked, c.checked_seconds, c.decided_by_fact));
     Group& g = groups_[{workgroups, agents, segments}];
     ++g.spaces;
     g.seconds += c.seconds;

@@ -134,6 +134,8 @@ results::Verification verification_record(const verify::VerifyReport& report, co
     v.statistics = {{"spaces", s.spaces},
                     {"same_program_spaces", s.same_program_spaces},
                     {"decided_in_one_agent", s.decided_in_one_agent},
+                    {"decided_by_preserved_order", s.decided_by_preserved_order},
+                    {"decided_race_free_in_order", s.decided_race_free_in_order},
                     {"variations", s.variations},
                     {"classes", s.classes},
                     {"checked", s.checked},

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -406,6 +407,23 @@ int litmus_location(const litmus::Test& test, const SimProgram& program, int thr
   return it == program.locations.end() ? -1 : static_cast<int>(it - program.locations.begin());
 }
 
+// The locations a thread reads through the L1 (`l1_reads`) or writes with vector memory
+// operations: per location of the program, every one when an address is not known from the code.
+std::vector<bool> vector_locations(const litmus::Test& test, const SimProgram& program, int thread, bool l1_reads) {
+  std::vector<bool> out(program.locations.size());
+  for (const SimInstruction& ins : program.threads[static_cast<std::size_t>(thread)].code) {
+    const bool counted = l1_reads ? ins.op == SimOp::VectorLoad && !ins.bypass_l1
+                                  : ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
+    if (!counted) continue;
+    const int loc = litmus_location(test, program, thread, ins.litmus_instruction);
+    if (loc < 0)
+      out.assign(out.size(), true);
+    else
+      out[static_cast<std::size_t>(loc)] = true;
+  }
+  return out;
+}
+
 // keeps_program_order's reading of one thread's code: whether each of its memory accesses is
 // performed after every access before it in program order. Accesses on one path keep their
 // order by themselves: the vector memory requests of a wave join its CU's FIFO for their
@@ -418,8 +436,8 @@ int litmus_location(const litmus::Test& test, const SimProgram& program, int thr
 // (CountedAccess). The code is walked once, with
 // forward branches only: at a join each earlier access keeps the fewest operations issued
 // after it on any path and is waited for only if it is on every path that has it.
-bool thread_keeps_program_order(const litmus::Test& test, const SimProgram& program, int thread,
-                                const HardwareAssumptions& hw) {
+bool accesses_in_program_order(const litmus::Test& test, const SimProgram& program, int thread,
+                               const HardwareAssumptions& hw) {
   const detail::SimThread& th = program.threads[static_cast<std::size_t>(thread)];
   struct Earlier : CountedAccess {
     using CountedAccess::CountedAccess;
@@ -1897,27 +1915,16 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
   if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12: L2s that hold stale lines
   // The cheapest reading first: each thread's order on its own.
   for (std::size_t t = 0; t < program.threads.size(); ++t)
-    if (!thread_keeps_program_order(test, program, static_cast<int>(t), hw)) return false;
+    if (!accesses_in_program_order(test, program, static_cast<int>(t), hw)) return false;
   // Registers hold what the litmus program computes only where the code waits for its loads
   // before using their registers (rule 2); that is also rule 6's condition for a CU's L1.
   if (std::any_of(program.threads.begin(), program.threads.end(), may_use_outstanding_result)) return false;
-  // Per thread, the locations it reads through the L1 and those its vector memory
-  // operations write (every location when one is not known from the code).
   const std::size_t threads = program.threads.size(), locations = program.locations.size();
-  std::vector<std::vector<bool>> l1_read(threads, std::vector<bool>(locations)),
-      written(threads, std::vector<bool>(locations));
-  for (std::size_t t = 0; t < threads; ++t)
-    for (const SimInstruction& ins : program.threads[t].code) {
-      const bool l1 = ins.op == SimOp::VectorLoad && !ins.bypass_l1;
-      const bool write = ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
-      if (!l1 && !write) continue;
-      const int loc = litmus_location(test, program, static_cast<int>(t), ins.litmus_instruction);
-      std::vector<bool>& into = l1 ? l1_read[t] : written[t];
-      if (loc < 0)
-        into.assign(locations, true);
-      else
-        into[static_cast<std::size_t>(loc)] = true;
-    }
+  std::vector<std::vector<bool>> l1_read(threads), written(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
+    l1_read[t] = vector_locations(test, program, static_cast<int>(t), true);
+    written[t] = vector_locations(test, program, static_cast<int>(t), false);
+  }
   for (const Placement& placement : explored_placements(test, options)) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;  // lanes of one wave share its counters
@@ -2073,36 +2080,70 @@ void append_src(std::string& key, const detail::Src& s) {
   append_raw(key, s.imm);
 }
 
-// One thread of one_cu_key: its instructions but for what a CU alone cannot tell apart, and
-// per memory access which earlier accesses an `s_waitcnt` before it waits for; false when
-// the thread is not such code (a branch, a barrier, a FLAT access, or an instruction that
-// reads or writes a VGPR that an access of the thread not yet waited for will write).
-// Fences of the litmus program are left out of its numbering: their effect is in the code.
-bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const std::vector<int>& numbering) {
-  struct Access : CountedAccess {
-    Access(const SimInstruction& access, std::uint64_t writes) : CountedAccess(access), writes(writes) {}
-    std::uint64_t writes;  // the VGPRs it writes when it completes
-  };
-  std::vector<Access> accesses;
-  std::size_t kept = 0;
+// A memory access of a thread run by a CU alone (walk_one_cu_thread): as its waits count it,
+// with the VGPRs it writes when it completes and the litmus instruction it comes from.
+struct OneCuAccess : CountedAccess {
+  OneCuAccess(const SimInstruction& access, std::uint64_t writes)
+      : CountedAccess(access), writes(writes), litmus_instruction(access.litmus_instruction) {}
+  std::uint64_t writes;
+  int litmus_instruction;
+};
+
+// One thread's code as a CU alone runs it: `each(ins, earlier)` is called for every
+// instruction but the waits, in order, with the thread's memory accesses before it and
+// whether an `s_waitcnt` since has waited for each. False (and the walk stopped) where the
+// thread is not such code: a branch, a barrier, a FLAT access, or an instruction that reads
+// or writes a VGPR that an access of the thread not yet waited for will write (rule 2:
+// registers hold what the litmus program computes only where no instruction touches a VGPR
+// that an outstanding access will write).
+template <typename Each>
+bool walk_one_cu_thread(const detail::SimThread& th, Each each) {
+  std::vector<OneCuAccess> accesses;
   for (const SimInstruction& ins : th.code) {
     if (ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc || ins.op == SimOp::Barrier || ins.flat) return false;
     if (ins.op == SimOp::Wait) {
-      for (Access& a : accesses) a.pass(ins, false);
+      for (OneCuAccess& a : accesses) a.pass(ins, false);
       continue;
     }
-    // Rule 2: registers hold what the litmus program computes only where no instruction
-    // touches a VGPR that an access still outstanding will write.
     const std::uint64_t touched =
         future_of_instruction(ins, -1).reads |
         (scalar_destination(ins) ? 0 : register_bits(ins.dst, std::max(ins.width, ins.dst_count)));
-    for (const Access& a : accesses)
+    for (const OneCuAccess& a : accesses)
       if (!a.waited && (a.writes & touched)) return false;
+    each(ins, std::span<const OneCuAccess>(accesses));
+    if (!is_vector_memory(ins.op) && !is_lds(ins.op)) continue;
+    const bool loads = ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore;
+    const OneCuAccess here(ins, loads ? register_bits(ins.dst, std::max(ins.width, ins.dst_count)) : 0);
+    for (OneCuAccess& a : accesses) a.issued_after(here);
+    accesses.push_back(here);
+  }
+  return true;
+}
+
+// Whether every placement exhaustive search explores puts every wave on one CU with one
+// L2 (rule 12) and each wave runs one thread (lanes of one wave share its counters).
+bool every_wave_on_one_cu(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
+  if (o.hw.l2_per_agent && program.l2_maintenance) return false;
+  for (const Placement& placement : explored_placements(test, o)) {
+    if (placement.agent_of_cu.size() != 1) return false;
+    for (const std::vector<int>& lanes : placement.lanes_of_wave)
+      if (lanes.size() > 1) return false;
+  }
+  return true;
+}
+
+// One thread of one_cu_key: its instructions but for what a CU alone cannot tell apart, and
+// per memory access which earlier accesses an `s_waitcnt` before it waits for; false when
+// the thread is not such code (walk_one_cu_thread).
+// Fences of the litmus program are left out of its numbering: their effect is in the code.
+bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const std::vector<int>& numbering) {
+  std::size_t kept = 0;
+  const bool walked = walk_one_cu_thread(th, [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
     // Left out: L1 invalidations (the CU holds no line, rule 6), L2 maintenance (one L2),
     // and whether a load bypasses the L1 (every load misses).
     if (ins.op == SimOp::InvalidateL1 || ins.op == SimOp::WritebackL2 || ins.op == SimOp::InvalidateL2 ||
         ins.op == SimOp::Nop)
-      continue;
+      return;
     ++kept;
     append_raw(key, ins.op);
     append_raw(key, ins.dst);
@@ -2121,15 +2162,10 @@ bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const s
     append_raw(key, ins.system_scope);
     const auto li = static_cast<std::size_t>(ins.litmus_instruction);
     append_raw(key, ins.litmus_instruction >= 0 && li < numbering.size() ? numbering[li] : ins.litmus_instruction);
-    if (!is_vector_memory(ins.op) && !is_lds(ins.op)) continue;
-    const bool loads = ins.dst >= 0 && ins.op != SimOp::VectorStore && ins.op != SimOp::LdsStore;
-    const Access here(ins, loads ? register_bits(ins.dst, std::max(ins.width, ins.dst_count)) : 0);
-    for (Access& a : accesses) {
-      key += a.waited ? '1' : '0';
-      a.issued_after(here);
-    }
-    accesses.push_back(here);
-  }
+    if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;
+    for (const OneCuAccess& a : earlier) key += a.waited ? '1' : '0';
+  });
+  if (!walked) return false;
   append_raw(key, kept);
   return true;
 }
@@ -2142,12 +2178,7 @@ bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const s
 // reductions off, or code as append_one_cu_thread refuses.
 std::optional<std::string> one_cu_key(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
   if (o.keep_traces || !o.partial_order_reduction || !o.one_cu_misses) return std::nullopt;
-  if (o.hw.l2_per_agent && program.l2_maintenance) return std::nullopt;
-  for (const Placement& placement : explored_placements(test, o)) {
-    if (placement.agent_of_cu.size() != 1) return std::nullopt;
-    for (const std::vector<int>& lanes : placement.lanes_of_wave)
-      if (lanes.size() > 1) return std::nullopt;
-  }
+  if (!every_wave_on_one_cu(test, program, o)) return std::nullopt;
   std::string key = "one CU\n";
   for (std::size_t t = 0; t < program.threads.size(); ++t) {
     const detail::SimThread& th = program.threads[t];
@@ -2232,6 +2263,52 @@ std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest
     // Keyed by its code: the search says why it cannot lower it.
   }
   return key_of(test, compiled, program ? &*program : nullptr, options);
+}
+
+bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, int thread,
+                                const std::vector<bool>& written_elsewhere, const SimOptions& options) {
+  const HardwareAssumptions& hw = options.hw;
+  const SimProgram& program = lowered.program();
+  if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return false;
+  if (written_elsewhere.size() != program.locations.size()) return false;
+  if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12
+  if (!accesses_in_program_order(test, program, thread, hw)) return false;
+  if (may_use_outstanding_result(program.threads[static_cast<std::size_t>(thread)])) return false;  // rule 2
+  const std::vector<bool> l1_read = vector_locations(test, program, thread, true);
+  const bool reads = std::find(l1_read.begin(), l1_read.end(), true) != l1_read.end();
+  for (const Placement& placement : explored_placements(test, options)) {
+    for (const std::vector<int>& lanes : placement.lanes_of_wave)
+      if (lanes.size() > 1) return false;
+    // As keeps_program_order reads a load through the L1 where there are several CUs.
+    if (placement.agent_of_cu.size() < 2 || !reads) continue;
+    if (hw.l1_store_visible_early) return false;
+    for (std::size_t loc = 0; loc < l1_read.size(); ++loc)
+      if (l1_read[loc] && written_elsewhere[loc]) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::Test& test,
+                                                                 const LoweredProgram& lowered, int thread,
+                                                                 const SimOptions& options) {
+  const SimProgram& program = lowered.program();
+  if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return std::nullopt;
+  if (!every_wave_on_one_cu(test, program, options)) return std::nullopt;
+  std::vector<UnorderedPair> pairs;
+  bool named = true;  // every access names the litmus instruction it comes from
+  const bool walked = walk_one_cu_thread(program.threads[static_cast<std::size_t>(thread)],
+                                         [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
+                                           if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;
+                                           named = named && ins.litmus_instruction >= 0;
+                                           // Without LDS queues an LDS operation is performed
+                                           // as it issues (rule 10), before what follows.
+                                           if (!is_vector_memory(ins.op) || !options.hw.lds_queues) return;
+                                           for (const OneCuAccess& a : earlier)
+                                             if (!a.vm && !a.waited)
+                                               pairs.push_back({a.litmus_instruction, ins.litmus_instruction});
+                                         });
+  if (!walked || !named) return std::nullopt;
+  return pairs;
 }
 
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,

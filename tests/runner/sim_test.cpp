@@ -23,6 +23,7 @@
 namespace hsalit::runner {
 namespace {
 
+using test_support::code_text;
 using test_support::gfx69;
 using test_support::library_test;
 using test_support::only_sc_final_states;
@@ -796,15 +797,6 @@ TEST(SimulationMemo, KeptSearchesAnswerTestsThatCompileToTheSameCode) {
   traced.keep_traces = true;
   EXPECT_FALSE(run_exhaustive(wave, code(wave), traced, memo)->traces.empty());
   EXPECT_EQ(memo.misses(), 3u);
-}
-
-// The instructions of every thread, one per line; without the waits unless `waits`.
-std::string code_text(const codegen::CompiledTest& c, bool waits = true) {
-  std::string all;
-  for (const codegen::CompiledThread& t : c.threads)
-    for (const codegen::Instruction& ins : t.code)
-      if (waits || ins.mnemonic != "s_waitcnt") all += codegen::print(ins) + "\n";
-  return all;
 }
 
 // Message passing in one work-group with the flag in the group segment and the data

@@ -271,6 +271,7 @@ struct SearchSettings {
   bool code_dominance = false;  // fact 3
   bool narrowing = false;       // fact 4
   bool shared_answers = false;  // fact 6
+  bool order_kept = false;      // facts 9 and 10
   // The enum engine's candidates, kept across the spaces: a cycle's placements and segment
   // assignments mostly share one listing (model::CandidateMemo, docs/model.md).
   std::shared_ptr<model::CandidateMemo> candidates;
@@ -425,6 +426,330 @@ class ShapeClassCache {
   std::set<std::string> rows_;
 };
 
+// The space in `cost`: its cycle, placement and segments (`first` one of its tests).
+void describe(SpaceCost& cost, const litmus::VariationSpace& space, const litmus::Test& first) {
+  cost.cycle = space.cycle();
+  cost.workgroup_of_thread = space.workgroup_of_thread();
+  cost.agent_of_thread = space.agent_of_thread();
+  for (const std::string& location : first.location_names())
+    (first.segment_of(location) == litmus::Segment::Group ? cost.group : cost.global) = true;
+}
+
+// Facts 9 and 10 (bound.hpp): spaces decided without a search, thread by thread. Fact 9, in
+// one work-group: every thread's code on one CU performs in program order each pair of
+// accesses the HSA model may need in order (runner::one_cu_unordered_pairs leaves only an LDS
+// access before a vector memory access that no wait orders; the pairs the model needs are
+// read from the annotations, docs/verification.md, fact 9). Fact 10, across work-groups: the
+// race-free tests of a program without branches lie in a product of choices per access
+// (an access of a location another thread's access conflicts with must be atomic with a
+// scope that holds both threads), and every thread's code keeps program order for each
+// choice there (runner::thread_keeps_program_order). A thread's verdict depends on its code,
+// its slots' choices and classes, and what the space says of the other threads (fact 9:
+// whether some fence acquires or releases; fact 10: the choices kept per slot and which
+// locations another work-group writes), so it is kept by those and shared by every space
+// with the same thread: the threads of a bound repeat across its cycles, placements and
+// segment assignments. Shared by the workers.
+class OrderKept {
+ public:
+  enum class Decision { None, OneWorkGroup, RaceFreeInOrder };
+
+  explicit OrderKept(const SearchSettings& settings) : settings_(settings) {}
+
+  // Which fact decides `space`, if one does.
+  Decision decides(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes) {
+    const std::vector<litmus::Slot>& slots = space.slots();
+    for (const litmus::Slot& slot : slots)
+      for (const Variation& v : slot.choices)
+        if (v.kind == Variation::Kind::Dependency) return Decision::None;  // the model's ldo: not read here
+    const litmus::Test first = space.test(std::vector<std::size_t>(slots.size(), 0));
+    const bool one_group = first.scopes.one_instance(litmus::Scope::WorkGroup);
+    if (!(one_group ? settings_.bound.preserved_order : settings_.bound.race_free_in_order)) return Decision::None;
+    std::optional<Facts> facts = one_group ? facts_in_one_group(slots) : facts_across_groups(space, first);
+    if (!facts) return Decision::None;
+    std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
+    for (std::size_t t = 0; t < first.threads.size(); ++t) {
+      std::string key = facts->thread_keys[t] + thread_context(first, static_cast<int>(t));
+      for (const litmus::Slot& slot : slots)
+        if (static_cast<std::size_t>(slot.thread) == t) key += slot_key("", slot);
+      {
+        std::lock_guard lock(mutex_);
+        if (auto it = by_thread_.find(key); it != by_thread_.end()) {
+          if (!it->second) return Decision::None;
+          continue;
+        }
+      }
+      if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
+      const bool kept = one_group ? keeps_needed_order(space, classes, static_cast<int>(t), *facts, *tests)
+                                  : keeps_program_order(space, classes, static_cast<int>(t), *facts, *tests);
+      std::lock_guard lock(mutex_);
+      if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
+      by_thread_.emplace(std::move(key), kept);
+      if (!kept) return Decision::None;
+    }
+    return one_group ? Decision::OneWorkGroup : Decision::RaceFreeInOrder;
+  }
+
+ private:
+  static constexpr std::size_t kThreadsCached = 1 << 16;
+
+  // What a thread's verdict reads of the rest of its space. Fact 9: whether some fence of the
+  // space may acquire, or release, with a scope that holds other threads (the sso shapes that
+  // start or end at a fence, HSA SysArch 3.9). Fact 10: per slot and choice, whether a
+  // race-free test may hold it, and per location whether a thread of another work-group
+  // writes it. `thread_keys` says the part of it that a thread's verdict reads.
+  struct Facts {
+    bool acquire_fence = false, release_fence = false;
+    std::vector<std::vector<bool>> race_free_choice;        // per slot and choice (fact 10)
+    std::vector<std::vector<bool>> written_by_other_group;  // per thread and location (fact 10)
+    std::vector<std::string> thread_keys;
+  };
+  // What the choices of one code class of a slot may be, in the model's terms: an atomic
+  // access that acquires, releases, or synchronizes at all, or a fence that synchronizes,
+  // each with a scope of work-group or wider (a wavefront-scope operation synchronizes only
+  // within its own thread: the instance holds no other).
+  struct ClassOrders {
+    bool acquire = false, release = false, synchronizing = false, fence = false;
+  };
+
+  static bool across_threads(const Variation& v) { return v.scope >= litmus::Scope::WorkGroup; }
+  static bool acquires(MemoryOrder o) { return o == MemoryOrder::Acquire || o == MemoryOrder::AcquireRelease; }
+  static bool releases(MemoryOrder o) { return o == MemoryOrder::Release || o == MemoryOrder::AcquireRelease; }
+
+  static std::optional<Facts> facts_in_one_group(const std::vector<litmus::Slot>& slots) {
+    Facts out;
+    for (const litmus::Slot& slot : slots)
+      for (const Variation& v : slot.choices)
+        if (v.kind == Variation::Kind::Fence && across_threads(v)) {
+          out.acquire_fence = out.acquire_fence || acquires(v.order);
+          out.release_fence = out.release_fence || releases(v.order);
+        }
+    const std::string key = fmt::format("9{}{}|", out.acquire_fence, out.release_fence);
+    std::size_t threads = 0;
+    for (const litmus::Slot& slot : slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
+    out.thread_keys.assign(threads, key);
+    return out;
+  }
+
+  // Fact 10's facts, for the `hsa` model and a program where every access runs in every
+  // execution (no branch, barrier, compare-and-swap or filter; no dependency, checked
+  // before): two accesses of different threads to one cell, one of them a write, race in
+  // some execution unless both are atomic and their scopes match (model::certain_race, HSA
+  // SysArch 3.12), that is unless each has a scope whose instance holds both threads (3.3.6,
+  // with a group location's agent and system scopes acting as work-group scope).
+  std::optional<Facts> facts_across_groups(const litmus::VariationSpace& space, const litmus::Test& first) const {
+    if (settings_.options.model.variant != model::ModelVariant::Hsa || first.filter) return std::nullopt;
+    for (const litmus::Thread& thread : first.threads)
+      for (const litmus::Instruction& ins : thread.code)
+        if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
+            (ins.kind == litmus::OpKind::Rmw && ins.annots.cas) ||
+            (ins.is_memory_access() && !ins.addr.base.is_location()))
+          return std::nullopt;
+    const std::vector<litmus::Slot>& slots = space.slots();
+    const std::vector<std::string> locations = first.location_names();
+    struct Access {
+      int thread;
+      std::string location;
+      bool writes;
+    };
+    // Per thread, its accesses in order (the slots' `index`).
+    std::vector<std::vector<Access>> accesses(first.threads.size());
+    for (std::size_t t = 0; t < first.threads.size(); ++t)
+      for (const litmus::Instruction& ins : first.threads[t].code)
+        if (ins.is_memory_access())
+          accesses[t].push_back({static_cast<int>(t), ins.addr.base.name, ins.writes_memory()});
+    Facts out;
+    out.written_by_other_group.assign(first.threads.size(), std::vector<bool>(locations.size(), false));
+    for (std::size_t t = 0; t < first.threads.size(); ++t)
+      for (std::size_t u = 0; u < first.threads.size(); ++u)
+        if (!first.scopes.same_instance(static_cast<int>(t), static_cast<int>(u), litmus::Scope::WorkGroup))
+          for (const Access& a : accesses[u])
+            if (a.writes)
+              out.written_by_other_group[t][static_cast<std::size_t>(
+                  std::find(locations.begin(), locations.end(), a.location) - locations.begin())] = true;
+    out.race_free_choice.resize(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      const litmus::Slot& slot = slots[k];
+      out.race_free_choice[k].assign(slot.choices.size(), true);
+      if (slot.gap) continue;
+      const Access& own = accesses.at(static_cast<std::size_t>(slot.thread)).at(static_cast<std::size_t>(slot.index));
+      const bool group = first.segment_of(own.location) == litmus::Segment::Group;
+      // The widest level at which this access shares a cell with a conflicting one.
+      std::optional<litmus::Scope> needed;
+      for (std::size_t u = 0; u < accesses.size(); ++u) {
+        if (static_cast<int>(u) == own.thread) continue;
+        const bool same_cell =
+            !group || first.scopes.same_instance(own.thread, static_cast<int>(u), litmus::Scope::WorkGroup);
+        for (const Access& other : accesses[u])
+          if (same_cell && other.location == own.location && (own.writes || other.writes)) {
+            const litmus::Scope common = first.scopes.common_scope(own.thread, static_cast<int>(u));
+            needed = needed ? std::max(*needed, common) : common;
+          }
+      }
+      if (!needed) continue;
+      for (std::size_t j = 0; j < slot.choices.size(); ++j) {
+        const Variation& v = slot.choices[j];
+        litmus::Scope scope = v.scope;
+        if (group && scope > litmus::Scope::WorkGroup) scope = litmus::Scope::WorkGroup;
+        out.race_free_choice[k][j] = v.kind == Variation::Kind::Atomic && scope >= *needed;
+      }
+    }
+    // A thread's key: the choices kept per slot, and which of its locations (by first use,
+    // as thread_context names them) another work-group writes.
+    out.thread_keys.assign(first.threads.size(), "10|");
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      std::string& key = out.thread_keys[static_cast<std::size_t>(slots[k].thread)];
+      for (const bool kept : out.race_free_choice[k]) key += kept ? '1' : '0';
+      key += ',';
+    }
+    for (std::size_t t = 0; t < first.threads.size(); ++t) {
+      std::vector<std::string> seen;
+      for (const Access& a : accesses[t]) {
+        if (std::find(seen.begin(), seen.end(), a.location) != seen.end()) continue;
+        seen.push_back(a.location);
+        const auto loc =
+            static_cast<std::size_t>(std::find(locations.begin(), locations.end(), a.location) - locations.begin());
+        out.thread_keys[t] += out.written_by_other_group[t][loc] ? 'w' : '-';
+      }
+      out.thread_keys[t] += '|';
+    }
+    return out;
+  }
+
+  static ClassOrders orders_of(const litmus::Slot& slot, const SlotClasses& cls, std::size_t c) {
+    ClassOrders out;
+    for (std::size_t j = 0; j < slot.choices.size(); ++j) {
+      if (cls.class_of[j] != c) continue;
+      const Variation& v = slot.choices[j];
+      if (!across_threads(v) || v.order == MemoryOrder::Relaxed) continue;
+      if (v.kind == Variation::Kind::Fence) out.fence = true;
+      if (v.kind != Variation::Kind::Atomic) continue;
+      out.synchronizing = true;
+      out.acquire = out.acquire || acquires(v.order);
+      out.release = out.release || releases(v.order);
+    }
+    return out;
+  }
+
+  // Calls `judge(test, lowered, product)` for every product of thread `t`'s code classes that
+  // holds a kept choice in each slot (`kept`, per slot and choice; every choice when empty),
+  // the test compiled with a member of each class; false as soon as it is (or the compiler
+  // refuses the code, or the simulator cannot run it: the search says what).
+  template <typename Judge>
+  bool every_product(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
+                     const std::vector<std::vector<bool>>& kept, litmus::SpaceTests& tests, Judge judge) const {
+    const std::vector<litmus::Slot>& slots = space.slots();
+    std::vector<std::size_t> own;                   // the thread's slots
+    std::vector<std::vector<std::size_t>> members;  // per own slot, one kept member per class holding one
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      if (slots[k].thread != t) continue;
+      own.push_back(k);
+      std::vector<std::size_t>& by_class = members.emplace_back();
+      std::vector<bool> seen(classes[k].representative.size(), false);
+      for (std::size_t j = 0; j < slots[k].choices.size(); ++j)
+        if ((kept.empty() || kept[k][j]) && !seen[classes[k].class_of[j]]) {
+          seen[classes[k].class_of[j]] = true;
+          by_class.push_back(j);
+        }
+      if (by_class.empty()) return true;  // no test of the space is race-free
+    }
+    std::vector<std::size_t> choice(slots.size(), 0), product(own.size(), 0);
+    for (;;) {
+      for (std::size_t i = 0; i < own.size(); ++i) choice[own[i]] = members[i][product[i]];
+      const litmus::Test& test = tests.test(choice);
+      try {
+        const codegen::CompiledTest compiled =
+            codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+        if (!judge(test, runner::lower_program(test, compiled), choice)) return false;
+      } catch (const std::exception&) {
+        return false;
+      }
+      std::size_t i = 0;
+      while (i < own.size() && ++product[i] == members[i].size()) product[i++] = 0;
+      if (i == own.size()) return true;
+    }
+  }
+
+  // Fact 10 for thread `t`: its code keeps program order for every kept choice of its slots.
+  bool keeps_program_order(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
+                           const Facts& facts, litmus::SpaceTests& tests) const {
+    const std::vector<bool>& written = facts.written_by_other_group[static_cast<std::size_t>(t)];
+    return every_product(
+        space, classes, t, facts.race_free_choice, tests,
+        [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>&) {
+          return runner::thread_keeps_program_order(test, lowered, t, written, settings_.options.sim);
+        });
+  }
+
+  // Fact 9 for thread `t`: each pair the machine may perform out of order is checked against
+  // what any choice of the classes may need kept in order.
+  bool keeps_needed_order(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
+                          const Facts& facts, litmus::SpaceTests& tests) const {
+    const std::vector<litmus::Slot>& slots = space.slots();
+    std::map<int, std::size_t> access_slot, gap_slot;  // by access index
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      if (slots[k].thread == t) (slots[k].gap ? gap_slot : access_slot)[slots[k].index] = k;
+    return every_product(
+        space, classes, t, {}, tests,
+        [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>& choice) {
+          const std::optional<std::vector<runner::UnorderedPair>> pairs =
+              runner::one_cu_unordered_pairs(test, lowered, t, settings_.options.sim);
+          if (!pairs) return false;
+          std::vector<ClassOrders> orders(slots.size());
+          for (const auto& [index, k] : access_slot)
+            orders[k] = orders_of(slots[k], classes[k], classes[k].class_of[choice[k]]);
+          for (const auto& [index, k] : gap_slot)
+            orders[k] = orders_of(slots[k], classes[k], classes[k].class_of[choice[k]]);
+          const std::vector<litmus::Instruction>& code = test.threads[static_cast<std::size_t>(t)].code;
+          for (const runner::UnorderedPair& pair : *pairs) {
+            const int a = access_index(code, pair.earlier), b = access_index(code, pair.later);
+            if (a < 0 || b <= a) return false;
+            // One location is one path, so this does not happen; if it did, coherence would need it.
+            if (code[static_cast<std::size_t>(pair.earlier)].addr == code[static_cast<std::size_t>(pair.later)].addr)
+              return false;
+            if (needs_order(a, b, access_slot, gap_slot, orders, slots, facts)) return false;
+          }
+          return true;
+        });
+  }
+
+  // The index among the thread's memory accesses of its instruction `instruction` (-1: none).
+  static int access_index(const std::vector<litmus::Instruction>& code, int instruction) {
+    if (instruction < 0 || static_cast<std::size_t>(instruction) >= code.size() ||
+        !code[static_cast<std::size_t>(instruction)].is_memory_access())
+      return -1;
+    return static_cast<int>(std::count_if(code.begin(), code.begin() + instruction,
+                                          [](const litmus::Instruction& i) { return i.is_memory_access(); }));
+  }
+
+  // Whether some choice of the classes makes the model need accesses a and b (indices among
+  // the thread's accesses, a < b, different locations) performed in program order
+  // (docs/verification.md, fact 9, rules 1 to 6).
+  static bool needs_order(int a, int b, const std::map<int, std::size_t>& access_slot,
+                          const std::map<int, std::size_t>& gap_slot, const std::vector<ClassOrders>& orders,
+                          const std::vector<litmus::Slot>& slots, const Facts& facts) {
+    for (int i = a; i <= b; ++i)
+      if (!access_slot.contains(i)) return true;  // an access without a slot: not read here
+    const ClassOrders& first = orders[access_slot.at(a)];
+    const ClassOrders& second = orders[access_slot.at(b)];
+    if (first.acquire || second.release || (first.synchronizing && second.synchronizing)) return true;  // 1 to 3
+    bool release_between = false, acquire_between = false;
+    for (int i = a + 1; i <= b; ++i) {
+      if (auto g = gap_slot.find(i); g != gap_slot.end() && orders[g->second].fence) return true;  // 4
+      if (i == b) break;
+      release_between = release_between || orders[access_slot.at(i)].release;
+      acquire_between = acquire_between || orders[access_slot.at(i)].acquire;
+    }
+    const bool writes = slots[access_slot.at(b)].access != 'R';
+    if (facts.acquire_fence && writes && (first.release || release_between)) return true;  // 5
+    if (facts.release_fence && (second.acquire || acquire_between)) return true;           // 6
+    return false;
+  }
+
+  const SearchSettings& settings_;
+  std::mutex mutex_;
+  std::map<std::string, bool> by_thread_;
+};
+
 // The model's answers within a space, by the choices of its slots (the tests of one space
 // differ in nothing else, so a repeated question builds and prints no test), and the
 // partial answers of scoring queries. With fact 6 the spaces of a cycle and one-work-group
@@ -568,12 +893,7 @@ class SpaceSearch {
     const auto start = std::chrono::steady_clock::now();
     descend(0, true);
     cost_.seconds = seconds_since(start);
-    if (!settings_.bound.on_space) return cost_;
-    cost_.cycle = space_.cycle();
-    cost_.workgroup_of_thread = space_.workgroup_of_thread();
-    cost_.agent_of_thread = space_.agent_of_thread();
-    for (const std::string& location : first_.location_names())
-      (first_.segment_of(location) == litmus::Segment::Group ? cost_.group : cost_.global) = true;
+    if (settings_.bound.on_space) describe(cost_, space_, first_);
     return cost_;
   }
 
@@ -1270,6 +1590,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       .code_dominance = bound_options.code_dominance && code_order,
       .narrowing = bound_options.equivalent_scopes && code_order && options.model.variant == model::ModelVariant::Hsa,
       .shared_answers = bound_options.answers_across_segments && options.model.variant == model::ModelVariant::Hsa,
+      .order_kept = !bound_options.every_variation && options.model.variant == model::ModelVariant::Hsa &&
+                    options.sim.explore_placements,
       .candidates = std::make_shared<model::CandidateMemo>(kKeptListingsPerWorker *
                                                            static_cast<std::size_t>(std::max(1, options.jobs))),
   };
@@ -1278,6 +1600,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   BoundStatistics& st = out.statistics;
   SearchControl control;
   ShapeClassCache shapes(settings);
+  OrderKept order_kept(settings);
 
   // Shared between the threads, each under `mutex`.
   std::mutex mutex;
@@ -1396,10 +1719,34 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           const ShapeClassCache::Classes classes = shapes.classes_for(queued.space);
           const double classes_seconds = seconds_since(classes_start);
           const std::size_t index = queued.index;
-          const SpaceSearch::Record to_report = [&](TestVerification&& v) { record(index, std::move(v)); };
-          SpaceCost cost =
-              SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, sc_states, to_report)
-                  .run();
+          const auto search_start = std::chrono::steady_clock::now();
+          const OrderKept::Decision decision =
+              settings.order_kept ? order_kept.decides(queued.space, *classes) : OrderKept::Decision::None;
+          const int fact = decision == OrderKept::Decision::OneWorkGroup      ? 9
+                           : decision == OrderKept::Decision::RaceFreeInOrder ? 10
+                                                                              : 0;
+          SpaceCost cost;
+          if (fact) {
+            ++(fact == 9 ? counts.decided_by_preserved_order : counts.decided_race_free_in_order);
+            cost.seconds = seconds_since(search_start);
+            cost.decided_by_fact = fact;
+            if (bound_options.on_space)
+              describe(cost, queued.space, queued.space.test(std::vector<std::size_t>(queued.space.slots().size(), 0)));
+          }
+          if (!fact || bound_options.check_unsearched_spaces) {
+            // With check_unsearched_spaces, a space fact 9 or 10 decided is searched as well,
+            // and must hold no counterexample.
+            const SpaceSearch::Record to_report = [&](TestVerification&& v) {
+              if (fact && v.status != TestStatus::Sound && v.status != TestStatus::Racy)
+                throw std::logic_error(fmt::format("{}: a space fact {} decides holds {} test {}", queued.space.cycle(),
+                                                   fact, to_string(v.status), v.name));
+              record(index, std::move(v));
+            };
+            SpaceCost searched =
+                SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, sc_states, to_report)
+                    .run();
+            if (!fact) cost = std::move(searched);
+          }
           if (bound_options.on_space && !control.abandoned(index)) {
             cost.classes_seconds = classes_seconds;
             std::lock_guard lock(mutex);
@@ -1420,6 +1767,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     st.weaker_code_in_program_order += counts.weaker_code_in_program_order;
     st.weaker_code_left_out += counts.weaker_code_left_out;
     st.critical_branchings += counts.critical_branchings;
+    st.decided_by_preserved_order += counts.decided_by_preserved_order;
+    st.decided_race_free_in_order += counts.decided_race_free_in_order;
     st.classes += counts.classes;
     st.symmetric += counts.symmetric;
     seconds_verify += seconds_since(worker_start);
@@ -1451,15 +1800,18 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 std::string render_statistics(const BoundStatistics& s) {
   return fmt::format(
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one, {} decided by their "
-      "work-groups in one agent), {} variations before symmetry; {} tests checked (one per product of code classes and "
+      "work-groups in one agent, {} by code that keeps the order the model needs in one work-group, {} by code that "
+      "keeps program order in every race-free test), {} variations before symmetry; {} tests checked (one per product "
+      "of code classes and "
       "maximal choices; {} symmetric skipped); {} more "
       "products decided racy through a stronger racy test, {} decided by weaker code ({} weaker programs judged, {} of "
       "them by their code keeping program order and the others simulated; {} left out where they kept failing; {} "
       "critical slots taken first), {} by a narrower scope holding the same threads; {} single-slot compilations; "
       "{:.2f} s\n",
-      s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.variations, s.checked, s.symmetric, s.racy_below_racy,
-      s.decided_below_weaker, s.weaker_code_simulations, s.weaker_code_in_program_order, s.weaker_code_left_out,
-      s.critical_branchings, s.decided_by_narrower_scope, s.compiles, s.seconds_total);
+      s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.decided_by_preserved_order,
+      s.decided_race_free_in_order, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
+      s.weaker_code_simulations, s.weaker_code_in_program_order, s.weaker_code_left_out, s.critical_branchings,
+      s.decided_by_narrower_scope, s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify

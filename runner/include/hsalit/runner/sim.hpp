@@ -163,6 +163,36 @@ LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTe
 bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled,
                          const SimOptions& options = {});
 bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, const SimOptions& options);
+// Two memory accesses of one thread, as the indices of their litmus instructions in the
+// thread's code, the earlier first.
+struct UnorderedPair {
+  int earlier = 0, later = 0;
+  friend bool operator==(const UnorderedPair&, const UnorderedPair&) = default;
+};
+
+// Where every placement exhaustive search explores puts every wave on one CU (one L2, one
+// thread per wave) and `thread`'s code has no branch, barrier or FLAT access and waits for
+// its loads before touching their registers (rule 2): the pairs of its accesses that the
+// machine may perform out of program order. Those are an LDS access and a later vector
+// memory access with no `s_waitcnt` between them that waits for the LDS access (none
+// without LDS queues). Every final state run_exhaustive reaches is then the final state of
+// an interleaving of the litmus program's accesses, each performed at once on the one copy
+// of its location and reading the latest write there, in which each thread performs every
+// other pair of its accesses in program order (docs/simulator.md, "One CU: program order but
+// for LDS before vector memory"). nullopt where that does not hold or cannot be told.
+std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::Test& test,
+                                                                 const LoweredProgram& lowered, int thread,
+                                                                 const SimOptions& options);
+
+// keeps_program_order's answer for one thread: whether every run performs `thread`'s accesses
+// in program order, each at the one copy of its location and reading the latest write there,
+// whatever the other threads' code, given `written_elsewhere` (per location of the test,
+// whether a thread of another work-group may write it, standing for the waves of other
+// CUs). Where it is true for every thread, with every location another work-group's thread
+// writes marked, so is keeps_program_order.
+bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, int thread,
+                                const std::vector<bool>& written_elsewhere, const SimOptions& options);
+
 // Exhaustive searches kept for programs searched again, by simulation_key(). The search
 // reads the compiled code, the test's scope tree, locations, segments, initial values,
 // observed references and the location each instruction names, and its options; not the

@@ -3,7 +3,8 @@
 // product of the choices of every access (ordinary, or atomic with an order and a scope) and
 // every program-order gap (nothing, a fence, a dependency): millions of tests at three
 // threads. Five facts make a few checked tests
-// enough; a sixth and a seventh spare model queries, and an eighth simulations:
+// enough; a sixth and a seventh spare model queries, an eighth simulations, and a ninth and
+// a tenth decide whole spaces without a search:
 //
 //  1. The table maps each litmus instruction on its own, so a test's code is fixed by the
 //     code of each of its slots: choices of a slot that compile to the same instructions
@@ -61,6 +62,21 @@
 //     thread's accesses performed in its order, each at the one copy of its location) reaches
 //     only SC final states, so a weakest program whose code does so decides its subtree as
 //     such a simulation would, without being simulated.
+//  9. On one CU (every thread in one work-group, each on a wave of its own) the machine
+//     performs each thread's accesses in program order but for an LDS access followed by a
+//     vector memory access that no wait orders (runner::one_cu_unordered_pairs); an
+//     interleaving that keeps every pair the HSA model needs in order (an acquire before what
+//     follows it, what precedes a release before it, two synchronizing atomics, a fence
+//     between, and with fences in the test the release sequences of sso's third shape and
+//     the acquires of its second; docs/verification.md, fact 9) is a valid candidate
+//     execution. So a space whose code, for every test, keeps those pairs in order is sound
+//     up to races, without a search.
+// 10. In a program without branches, barriers, compare-and-swaps or dependencies, two
+//     accesses of different threads to one cell, one a write, race unless both are atomic
+//     with scopes holding both threads (model::certain_race), so the race-free tests lie in a
+//     product of choices per access. Where every thread's code keeps program order
+//     (runner::thread_keeps_program_order) for every choice of that product, every race-free
+//     test reaches only SC final states (facts 7 and 8), without a search.
 //
 // So, within a product of code classes, a test whose choices are maximal in their classes
 // (by `at_least_as_strong`) decides every test below it: if it is racy so are they; if the
@@ -128,6 +144,10 @@ struct SpaceCost {
   std::size_t kept_weakest = 0;
   std::size_t checked = 0;  // tests verified one by one
   double checked_seconds = 0;
+  // Decided without a search by fact 9 (every thread's code keeps in order what the model
+  // needs, in one work-group) or fact 10 (every thread's code keeps program order in every
+  // race-free test); 0 for a space searched.
+  int decided_by_fact = 0;
 };
 
 struct BoundOptions {
@@ -203,6 +223,19 @@ struct BoundOptions {
   // and throw std::logic_error when its code is not the kept run's or the kept threads' (a
   // self-check for tests; it undoes the saving).
   bool check_weakest_runs = false;
+  // Decide a space whose threads share one work-group, each on a wave of its own, without a
+  // search when every thread's code on one CU keeps in program order each pair of accesses
+  // that some test of the space needs in order (fact 9 above; only for the `hsa` model).
+  bool preserved_order = true;
+  // Decide a space of a program without branches, barriers or dependencies, across
+  // work-groups, without a search when every thread's code keeps program order for every
+  // choice of its slots that a race-free test may hold (fact 10 above; only for the `hsa`
+  // model).
+  bool race_free_in_order = true;
+  // Search the spaces preserved_order or race_free_in_order decide anyway, and throw
+  // std::logic_error when one holds a counterexample or an unknown test (a self-check for
+  // tests; it undoes the saving).
+  bool check_unsearched_spaces = false;
   // When set, verification stops at the first counterexample, in enumeration order, for
   // which it returns true (mutation testing needs one that the unmutated table passes): the
   // same one for every number of threads. It is called one call at a time, possibly also
@@ -238,9 +271,15 @@ struct BoundStatistics {
   // loses a pruning.
   std::size_t weaker_code_left_out = 0;
   std::size_t critical_branchings = 0;  // prefixes below which a critical slot was taken next
-  std::size_t compiles = 0;             // single-slot compilations that found the code classes
-  double seconds_total = 0;             // wall
-  double cpu_seconds_workers = 0;       // summed over the verifying threads
+  // Spaces decided by fact 9 above (one work-group, code that keeps in order every pair of
+  // accesses the model needs in order), without a search.
+  std::size_t decided_by_preserved_order = 0;
+  // Spaces decided by fact 10 above (code that keeps program order in every race-free test),
+  // without a search.
+  std::size_t decided_race_free_in_order = 0;
+  std::size_t compiles = 0;        // single-slot compilations that found the code classes
+  double seconds_total = 0;        // wall
+  double cpu_seconds_workers = 0;  // summed over the verifying threads
 };
 
 struct BoundVerification {
