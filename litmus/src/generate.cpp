@@ -7,6 +7,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -338,60 +339,105 @@ std::string test_name(const Skeleton& s, const Variant& v) {
 enum class KeyOf : std::uint8_t { Test, Program, Space };
 
 // The symmetry class: the smallest serialisation over thread permutations, with
-// locations and values renamed by first appearance.
+// locations and values renamed by first appearance. Written with small tables and
+// std::to_chars rather than maps and formatting: a bound asks it of every space it searches.
 std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Test, bool guards = false) {
   const std::size_t n = s.threads.size();
+  const auto locations = static_cast<std::size_t>(s.locations);
   std::vector<std::size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
-  std::string best;
+  std::string best, key;
   bool first = true;
+  std::vector<int> loc(locations);                            // fresh index of each location, -1: not yet
+  std::vector<std::vector<std::int64_t>> written(locations);  // per location, the values written in order
+  std::vector<int> agent, wg;                                 // fresh numbers, -1: not yet
+  auto append_number = [&](std::int64_t value) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+    key.append(digits, end);
+  };
+  // A value's name: 0 stays 0, a written value the 1-based place of its first write among
+  // its location's writes.
+  auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
+    if (value == 0) return 0;
+    const std::vector<std::int64_t>& values = written[static_cast<std::size_t>(l)];
+    const auto it = std::find(values.begin(), values.end(), value);
+    return it == values.end() ? -value : static_cast<std::int64_t>(it - values.begin()) + 1;
+  };
   do {
-    std::map<int, int> loc;
-    std::map<std::pair<int, std::int64_t>, std::int64_t> val;
-    std::map<int, std::int64_t> next_val;
+    std::fill(loc.begin(), loc.end(), -1);
+    for (auto& values : written) values.clear();
+    int locs_met = 0;
     for (std::size_t t : perm)
       for (const Access& a : s.threads[t]) {
-        if (!loc.count(a.loc)) loc.emplace(a.loc, static_cast<int>(loc.size()));
-        if (a.kind != 'R') val.emplace(std::pair{a.loc, a.write_value}, ++next_val[a.loc]);
+        int& fresh = loc[static_cast<std::size_t>(a.loc)];
+        if (fresh < 0) fresh = locs_met++;
+        if (a.kind != 'R') written[static_cast<std::size_t>(a.loc)].push_back(a.write_value);
       }
-    auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
-      if (value == 0) return 0;
-      auto it = val.find({l, value});
-      return it == val.end() ? -value : it->second;
+    key.clear();
+    agent.assign(n + 1, -1);
+    wg.assign(n + 1, -1);
+    int agents_met = 0, wgs_met = 0;
+    auto renumber = [](std::vector<int>& table, int id, int& met) {
+      if (static_cast<std::size_t>(id) >= table.size()) table.resize(static_cast<std::size_t>(id) + 1, -1);
+      int& fresh = table[static_cast<std::size_t>(id)];
+      if (fresh < 0) fresh = met++;
+      return fresh;
     };
-    std::string key;
-    std::map<int, int> agent, wg;
     for (std::size_t t : perm) {
-      const int ag = v.placement->agent[t], w = v.placement->wg[t];
-      if (!agent.count(ag)) agent.emplace(ag, static_cast<int>(agent.size()));
-      if (!wg.count(w)) wg.emplace(w, static_cast<int>(wg.size()));
-      key += fmt::format("|a{}w{}:", agent.at(ag), wg.at(w));
+      key += "|a";
+      append_number(renumber(agent, v.placement->agent[t], agents_met));
+      key += 'w';
+      append_number(renumber(wg, v.placement->wg[t], wgs_met));
+      key += ':';
       const auto& code = s.threads[t];
       for (std::size_t i = 0; i < code.size(); ++i) {
         const Access& a = code[i];
-        if (i > 0)
-          key += of == KeyOf::Space ? (s.po_gap[t][i - 1] ? "/p/" : "/-/")
-                                    : fmt::format("/{}/", to_string(v.gaps[t][i - 1]));
-        key += fmt::format("{}{}", a.kind, loc.at(a.loc));
-        if (a.kind != 'R') key += fmt::format("w{}", mapped(a.loc, a.write_value));
+        if (i > 0) {
+          if (of == KeyOf::Space) {
+            key += s.po_gap[t][i - 1] ? "/p/" : "/-/";
+          } else {
+            key += '/';
+            key += to_string(v.gaps[t][i - 1]);
+            key += '/';
+          }
+        }
+        key += a.kind;
+        append_number(loc[static_cast<std::size_t>(a.loc)]);
+        if (a.kind != 'R') {
+          key += 'w';
+          append_number(mapped(a.loc, a.write_value));
+        }
         // The value a read expects is the condition's, and a guard's after it.
         const bool next_po = i + 1 < code.size() && s.po_gap[t][i];
         const bool compared = of == KeyOf::Test ||
                               (of == KeyOf::Program && next_po && v.gaps[t][i].kind == Variation::Kind::Dependency &&
                                v.gaps[t][i].dependency == Dependency::Guard) ||
                               (of == KeyOf::Space && next_po && guards);
-        if (a.kind != 'W' && compared) key += fmt::format("r{}", mapped(a.loc, a.read_value));
+        if (a.kind != 'W' && compared) {
+          key += 'r';
+          append_number(mapped(a.loc, a.read_value));
+        }
         if (of != KeyOf::Space) key += to_string(v.accesses[t][i]);
       }
     }
-    std::vector<std::string> locs(loc.size());
-    for (const auto& [old, fresh] : loc) {
-      const auto& f = of == KeyOf::Test ? s.final_value[static_cast<std::size_t>(old)] : std::nullopt;
-      locs[static_cast<std::size_t>(fresh)] = fmt::format("{}{}", to_string(v.segments[static_cast<std::size_t>(old)]),
-                                                          f ? fmt::format("={}", mapped(old, *f)) : std::string());
+    // The locations in the order met, each with its segment (and, for a whole test, the
+    // final value the condition names).
+    std::vector<int> by_fresh(static_cast<std::size_t>(locs_met), -1);
+    for (std::size_t l = 0; l < locations; ++l)
+      if (loc[l] >= 0) by_fresh[static_cast<std::size_t>(loc[l])] = static_cast<int>(l);
+    key += '#';
+    for (std::size_t f = 0; f < by_fresh.size(); ++f) {
+      const auto old = static_cast<std::size_t>(by_fresh[f]);
+      if (f > 0) key += ',';
+      key += to_string(v.segments[old]);
+      const auto& final_value = of == KeyOf::Test ? s.final_value[old] : std::nullopt;
+      if (final_value) {
+        key += '=';
+        append_number(mapped(static_cast<int>(old), *final_value));
+      }
     }
-    key += "#" + fmt::format("{}", fmt::join(locs, ","));
-    if (first || key < best) best = std::move(key);
+    if (first || key < best) best = key;
     first = false;
   } while (std::next_permutation(perm.begin(), perm.end()));
   return best;
@@ -917,23 +963,32 @@ std::vector<Cycle> enumerate_cycles(const GenerateOptions& options) {
 }
 
 struct VariationSpace::Data {
-  Skeleton skeleton;
+  // What the spaces of a cycle share: its skeleton and slots.
+  struct Cycle {
+    Skeleton skeleton;
+    std::vector<Slot> slots;
+    std::size_t accesses = 0;  // slots [0, accesses) are accesses, the rest gaps
+    bool guards = false;       // the bound has guards (canonical reads it)
+  };
+  std::shared_ptr<const Cycle> cycle;
   PlacementSpec placement;
   std::vector<Segment> segments;  // per location
-  std::vector<Slot> slots;
-  std::size_t accesses = 0;  // slots [0, accesses) are accesses, the rest gaps
   std::string shape_key;
-  std::string program_key;
+  // Computed when first asked: a bound skips most spaces before it asks (fact 5 of
+  // verify/bound.hpp), and the key is a canonical serialisation over thread permutations.
+  mutable std::once_flag program_key_once;
+  mutable std::string program_key;
 
   Variant variant(std::span<const std::size_t> choice) const {
+    const std::vector<Slot>& slots = cycle->slots;
     if (choice.size() != slots.size())
       throw std::invalid_argument(
           fmt::format("a choice for {} slots, given for {} slots", slots.size(), choice.size()));
     Variant v;
     v.segments = segments;
     v.placement = &placement;
-    std::size_t ai = 0, di = accesses;
-    for (const auto& code : skeleton.threads) {
+    std::size_t ai = 0, di = cycle->accesses;
+    for (const auto& code : cycle->skeleton.threads) {
       auto& accesses_of_thread = v.accesses.emplace_back();
       auto& gaps_of_thread = v.gaps.emplace_back();
       for (std::size_t i = 0; i < code.size(); ++i) {
@@ -950,25 +1005,26 @@ struct VariationSpace::Data {
 };
 
 VariationSpace::VariationSpace(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
-const std::string& VariationSpace::cycle() const { return data_->skeleton.cycle_text; }
-const std::vector<Slot>& VariationSpace::slots() const { return data_->slots; }
+const std::string& VariationSpace::cycle() const { return data_->cycle->skeleton.cycle_text; }
+const std::vector<Slot>& VariationSpace::slots() const { return data_->cycle->slots; }
 const std::vector<int>& VariationSpace::workgroup_of_thread() const { return data_->placement.wg; }
 const std::vector<int>& VariationSpace::agent_of_thread() const { return data_->placement.agent; }
 const std::string& VariationSpace::shape_key() const { return data_->shape_key; }
 
 std::size_t VariationSpace::size() const {
   std::size_t n = 1;
-  for (const Slot& s : data_->slots) n *= s.choices.size();
+  for (const Slot& s : data_->cycle->slots) n *= s.choices.size();
   return n;
 }
 
 GeneratedTest VariationSpace::build(std::span<const std::size_t> choice) const {
   const Variant v = data_->variant(choice);
-  return GeneratedTest{build_test(data_->skeleton, v), data_->skeleton.cycle_text, canonical(data_->skeleton, v)};
+  return GeneratedTest{build_test(data_->cycle->skeleton, v), data_->cycle->skeleton.cycle_text,
+                       canonical(data_->cycle->skeleton, v)};
 }
 
 Test VariationSpace::test(std::span<const std::size_t> choice) const {
-  return build_test(data_->skeleton, data_->variant(choice), false);
+  return build_test(data_->cycle->skeleton, data_->variant(choice), false);
 }
 
 SpaceTests::SpaceTests(VariationSpace space, std::function<Test(Test)> prepare, bool named)
@@ -976,13 +1032,13 @@ SpaceTests::SpaceTests(VariationSpace space, std::function<Test(Test)> prepare, 
 
 const Test& SpaceTests::test(std::span<const std::size_t> choice) {
   const VariationSpace::Data& d = *space_.data_;
-  if (choice.size() != d.slots.size())
+  if (choice.size() != d.cycle->slots.size())
     throw std::invalid_argument(
-        fmt::format("a choice for {} slots, given for {} slots", d.slots.size(), choice.size()));
+        fmt::format("a choice for {} slots, given for {} slots", d.cycle->slots.size(), choice.size()));
   // The layout's key: what each gap holds, a fence's order and scope aside.
   key_.clear();
-  for (std::size_t k = d.accesses; k < d.slots.size(); ++k) {
-    const Variation& g = d.slots[k].choices.at(choice[k]);
+  for (std::size_t k = d.cycle->accesses; k < d.cycle->slots.size(); ++k) {
+    const Variation& g = d.cycle->slots[k].choices.at(choice[k]);
     key_ += g.kind == Variation::Kind::Dependency ? static_cast<char>('a' + static_cast<int>(g.dependency))
                                                   : static_cast<char>('0' + static_cast<int>(g.kind));
   }
@@ -996,12 +1052,12 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
   // (access_instruction), each fence's order and scope, and the name. The accesses are the
   // loads, stores and rmws of a thread in order; a fence is the gap before the next access.
   Test& test = it->second;
-  std::size_t access = 0, gaps_of_thread = d.accesses;
-  for (std::size_t t = 0; t < d.skeleton.threads.size(); ++t) {
+  std::size_t access = 0, gaps_of_thread = d.cycle->accesses;
+  for (std::size_t t = 0; t < d.cycle->skeleton.threads.size(); ++t) {
     std::size_t seen = 0;  // accesses of thread t passed
     for (Instruction& ins : test.threads[t].code) {
       if (ins.kind == OpKind::Load || ins.kind == OpKind::Store || ins.kind == OpKind::Rmw) {
-        const Variation& a = d.slots[access].choices.at(choice[access]);
+        const Variation& a = d.cycle->slots[access].choices.at(choice[access]);
         ins.annots.atomic = a.kind == Variation::Kind::Atomic;
         ins.annots.order = a.order;
         ins.annots.scope = a.scope;
@@ -1009,27 +1065,36 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
         ++seen;
       } else if (ins.kind == OpKind::Fence) {
         const std::size_t gap = gaps_of_thread + seen - 1;  // the gap before access `seen`
-        if (seen == 0 || gap >= d.slots.size() || d.slots[gap].choices.at(choice[gap]).kind != Variation::Kind::Fence)
+        if (seen == 0 || gap >= d.cycle->slots.size() ||
+            d.cycle->slots[gap].choices.at(choice[gap]).kind != Variation::Kind::Fence)
           throw std::logic_error("SpaceTests: a layout's fence is not where its key puts one");
-        const Variation& f = d.slots[gap].choices[choice[gap]];
+        const Variation& f = d.cycle->slots[gap].choices[choice[gap]];
         ins.annots.order = f.order;
         ins.annots.scope = f.scope;
       }
     }
-    gaps_of_thread += d.skeleton.threads[t].empty() ? 0 : d.skeleton.threads[t].size() - 1;
+    gaps_of_thread += d.cycle->skeleton.threads[t].empty() ? 0 : d.cycle->skeleton.threads[t].size() - 1;
   }
-  if (named_) test.name = test_name(d.skeleton, d.variant(choice));
+  if (named_) test.name = test_name(d.cycle->skeleton, d.variant(choice));
   return test;
 }
 
 std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) const {
-  return canonical(data_->skeleton, data_->variant(choice));
+  return canonical(data_->cycle->skeleton, data_->variant(choice));
 }
 
-const std::string& VariationSpace::program_key() const { return data_->program_key; }
+const std::string& VariationSpace::program_key() const {
+  std::call_once(data_->program_key_once, [&] {
+    Variant structure;
+    structure.segments = data_->segments;
+    structure.placement = &data_->placement;
+    data_->program_key = canonical(data_->cycle->skeleton, structure, KeyOf::Space, data_->cycle->guards);
+  });
+  return data_->program_key;
+}
 
 std::string VariationSpace::program_key(std::span<const std::size_t> choice) const {
-  return canonical(data_->skeleton, data_->variant(choice), KeyOf::Program);
+  return canonical(data_->cycle->skeleton, data_->variant(choice), KeyOf::Program);
 }
 
 std::string to_string(const Variation& v) {
@@ -1050,8 +1115,9 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
   const bool guards = std::find(options.dependencies.begin(), options.dependencies.end(), Dependency::Guard) !=
                       options.dependencies.end();
   for (const Cycle& cycle : enumerate_cycles(options)) {
-    auto base = std::make_shared<VariationSpace::Data>();
+    auto base = std::make_shared<VariationSpace::Data::Cycle>();
     base->skeleton = build_skeleton(cycle);
+    base->guards = guards;
     const Skeleton& s = base->skeleton;
     const int n = static_cast<int>(s.threads.size());
     std::vector<Slot> gaps;
@@ -1085,15 +1151,12 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
         if (g == Segment::Global || all_in_one_workgroup(placement)) segment_choices.push_back(g);
       std::vector<std::vector<Segment>> seg_candidates(static_cast<std::size_t>(s.locations), segment_choices);
       for_each_choice(seg_candidates, [&](const std::vector<Segment>& segments) {
-        auto data = std::make_shared<VariationSpace::Data>(*base);
+        auto data = std::make_shared<VariationSpace::Data>();
+        data->cycle = base;
         data->placement = placement;
         data->segments = segments;
         data->shape_key = s.cycle_text + "#";
         for (Segment g : segments) data->shape_key += std::string(to_string(g)) + ",";
-        Variant structure;
-        structure.segments = segments;
-        structure.placement = &data->placement;
-        data->program_key = canonical(s, structure, KeyOf::Space, guards);
         ++count;
         visit(VariationSpace(std::move(data)));
       });

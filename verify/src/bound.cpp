@@ -31,6 +31,7 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/sc.hpp"
 #include "hsalit/runner/sim.hpp"
+#include "hsalit/support/binary_key.hpp"
 
 namespace hsalit::verify {
 
@@ -98,6 +99,18 @@ struct SlotClasses {
   std::vector<std::size_t> class_of;             // per choice
   // stronger[a][b]: class a's code strengthens class b's (`code_at_least`), a != b.
   std::vector<std::vector<bool>> stronger;
+};
+
+// The code classes of a space's slots, each shared with the cache that found it (a slot's
+// classes serve every shape whose thread is the same, fact 1).
+class SlotClassList {
+ public:
+  const SlotClasses& operator[](std::size_t k) const { return *slots_[k]; }
+  std::size_t size() const { return slots_.size(); }
+  void push_back(std::shared_ptr<const SlotClasses> classes) { slots_.push_back(std::move(classes)); }
+
+ private:
+  std::vector<std::shared_ptr<const SlotClasses>> slots_;
 };
 
 // The code of one choice of a slot: the compiled instructions of the slot's thread, or why
@@ -191,7 +204,7 @@ struct ScopeEquivalents {
   std::vector<std::vector<bool>> decided;
 };
 
-ScopeEquivalents scope_equivalents(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes) {
+ScopeEquivalents scope_equivalents(const litmus::VariationSpace& space, const SlotClassList& classes) {
   const auto& slots = space.slots();
   const litmus::Test test = space.test(std::vector<std::size_t>(slots.size(), 0));
   const int threads = static_cast<int>(test.threads.size());
@@ -317,9 +330,18 @@ std::string thread_context(const litmus::Test& test, int thread) {
   return out;
 }
 
+// A slot's context and choices as a key (binary: support/binary_key.hpp).
 std::string slot_key(const std::string& context, const litmus::Slot& slot) {
-  std::string key = fmt::format("{}|{}{}|", context, slot.gap ? "gap" : "access", slot.index);
-  for (const Variation& v : slot.choices) key += to_string(v) + ",";
+  std::string key = context;
+  support::append_raw(key, slot.gap);
+  support::append_raw(key, slot.index);
+  support::append_raw(key, slot.choices.size());
+  for (const Variation& v : slot.choices) {
+    support::append_raw(key, v.kind);
+    support::append_raw(key, v.order);
+    support::append_raw(key, v.scope);
+    support::append_raw(key, v.dependency);
+  }
   return key;
 }
 
@@ -330,9 +352,28 @@ std::string slot_key(const std::string& context, const litmus::Slot& slot) {
 // classes of each slot are kept by the slot's context (thread_context) and choices: the
 // threads of a bound's shapes repeat across cycles, so most slots were classified before
 // (BoundOptions::shared_slot_classes).
+// A shape's code classes, per slot, and what facts 9 and 10 read of its threads.
+struct ShapeClasses {
+  SlotClassList slots;
+  // Per thread, a number for its context and its slots' choices (thread_context, slot_key),
+  // the same for two threads exactly when their code classes are (fact 1).
+  std::vector<std::size_t> thread_ids;
+  // Per thread, its memory accesses in order: the location (an index into the test's
+  // locations) and whether it writes.
+  struct Access {
+    std::size_t location = 0;
+    bool writes = false;
+  };
+  std::vector<std::vector<Access>> accesses;
+  std::vector<bool> group;  // per location: in the group segment
+  // No branch, barrier, compare-and-swap, filter or access through a register: every access
+  // runs in every execution (model::certain_race).
+  bool straight_line = false;
+};
+
 class ShapeClassCache {
  public:
-  using Classes = std::shared_ptr<const std::vector<SlotClasses>>;
+  using Classes = std::shared_ptr<const ShapeClasses>;
 
   explicit ShapeClassCache(const SearchSettings& settings) : settings_(settings) {}
 
@@ -374,25 +415,22 @@ class ShapeClassCache {
   static constexpr std::size_t kSlotsCached = 1 << 16;
 
   Classes compute(const litmus::VariationSpace& space) {
-    auto classes = std::make_shared<std::vector<SlotClasses>>();
+    auto shape = std::make_shared<ShapeClasses>();
     const bool shared = settings_.bound.shared_slot_classes;
-    std::optional<litmus::Test> first;
+    const litmus::Test first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
+    describe_threads(first, *shape);
     std::optional<litmus::SpaceTests> tests;  // built at the first slot whose classes are not cached
-    std::vector<std::optional<std::string>> contexts;
+    std::vector<std::string> contexts, thread_keys(first.threads.size());
+    for (std::size_t t = 0; t < first.threads.size(); ++t)
+      contexts.push_back(thread_context(first, static_cast<int>(t)));
     for (std::size_t i = 0; i < space.slots().size(); ++i) {
       const litmus::Slot& slot = space.slots()[i];
-      std::string key;
+      std::string key = slot_key(contexts.at(static_cast<std::size_t>(slot.thread)), slot);
+      thread_keys[static_cast<std::size_t>(slot.thread)] += slot_key("", slot);
       if (shared) {
-        if (!first) {
-          first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
-          contexts.resize(first->threads.size());
-        }
-        std::optional<std::string>& context = contexts.at(static_cast<std::size_t>(slot.thread));
-        if (!context) context = thread_context(*first, slot.thread);
-        key = slot_key(*context, slot);
         std::lock_guard lock(mutex_);
         if (auto it = by_slot_.find(key); it != by_slot_.end()) {
-          classes->push_back(it->second);
+          shape->slots.push_back(it->second);
           continue;
         }
       }
@@ -405,7 +443,7 @@ class ShapeClassCache {
         if (c.code)
           for (const codegen::Instruction& ins : *c.code)
             if (!ins.origin.row.empty()) slot_rows.insert(ins.origin.row);
-      SlotClasses found = classify(slot, codes, settings_.bound.every_variation);
+      auto found = std::make_shared<const SlotClasses>(classify(slot, codes, settings_.bound.every_variation));
       std::lock_guard lock(mutex_);
       compiles_ += compiles;
       rows_.insert(slot_rows.begin(), slot_rows.end());
@@ -413,15 +451,47 @@ class ShapeClassCache {
         if (by_slot_.size() >= kSlotsCached) by_slot_.clear();
         by_slot_.emplace(std::move(key), found);
       }
-      classes->push_back(std::move(found));
+      shape->slots.push_back(std::move(found));
     }
-    return classes;
+    std::lock_guard lock(mutex_);
+    for (std::size_t t = 0; t < first.threads.size(); ++t) {
+      if (thread_ids_.size() >= kSlotsCached) thread_ids_.clear();  // a thread met again gets a new number
+      const auto [it, fresh] = thread_ids_.try_emplace(contexts[t] + thread_keys[t], next_thread_id_);
+      next_thread_id_ += fresh ? 1 : 0;
+      shape->thread_ids.push_back(it->second);
+    }
+    return shape;
+  }
+
+  // ShapeClasses::accesses, group and straight_line, read from a test of the shape.
+  static void describe_threads(const litmus::Test& first, ShapeClasses& shape) {
+    const std::vector<std::string> locations = first.location_names();
+    for (const std::string& l : locations) shape.group.push_back(first.segment_of(l) == litmus::Segment::Group);
+    shape.straight_line = !first.filter;
+    for (const litmus::Thread& thread : first.threads) {
+      std::vector<ShapeClasses::Access>& accesses = shape.accesses.emplace_back();
+      for (const litmus::Instruction& ins : thread.code) {
+        if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
+            (ins.kind == litmus::OpKind::Rmw && ins.annots.cas))
+          shape.straight_line = false;
+        if (!ins.is_memory_access()) continue;
+        if (!ins.addr.base.is_location()) {
+          shape.straight_line = false;
+          continue;
+        }
+        accesses.push_back({static_cast<std::size_t>(std::find(locations.begin(), locations.end(), ins.addr.base.name) -
+                                                     locations.begin()),
+                            ins.writes_memory()});
+      }
+    }
   }
 
   const SearchSettings& settings_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_future<Classes>> by_shape_;
-  std::map<std::string, SlotClasses> by_slot_;
+  std::map<std::string, std::shared_ptr<const SlotClasses>> by_slot_;
+  std::map<std::string, std::size_t> thread_ids_;  // ShapeClasses::thread_ids
+  std::size_t next_thread_id_ = 0;
   std::size_t compiles_ = 0;
   std::set<std::string> rows_;
 };
@@ -455,22 +525,20 @@ class OrderKept {
 
   explicit OrderKept(const SearchSettings& settings) : settings_(settings) {}
 
-  // Which fact decides `space`, if one does.
-  Decision decides(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes) {
+  // Which fact decides `space` (its shape's classes `shape`), if one does.
+  Decision decides(const litmus::VariationSpace& space, const ShapeClasses& shape) {
     const std::vector<litmus::Slot>& slots = space.slots();
     for (const litmus::Slot& slot : slots)
       for (const Variation& v : slot.choices)
         if (v.kind == Variation::Kind::Dependency) return Decision::None;  // the model's ldo: not read here
-    const litmus::Test first = space.test(std::vector<std::size_t>(slots.size(), 0));
-    const bool one_group = first.scopes.one_instance(litmus::Scope::WorkGroup);
+    const std::vector<int>& groups = space.workgroup_of_thread();
+    const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
     if (!(one_group ? settings_.bound.preserved_order : settings_.bound.race_free_in_order)) return Decision::None;
-    std::optional<Facts> facts = one_group ? facts_in_one_group(slots) : facts_across_groups(space, first);
+    const std::optional<Facts> facts = one_group ? facts_in_one_group(slots) : facts_across_groups(space, shape);
     if (!facts) return Decision::None;
     std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
-    for (std::size_t t = 0; t < first.threads.size(); ++t) {
-      std::string key = facts->thread_keys[t] + thread_context(first, static_cast<int>(t));
-      for (const litmus::Slot& slot : slots)
-        if (static_cast<std::size_t>(slot.thread) == t) key += slot_key("", slot);
+    for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
+      std::pair<std::size_t, std::string> key{shape.thread_ids[t], facts->thread_keys[t]};
       {
         std::lock_guard lock(mutex_);
         if (auto it = by_thread_.find(key); it != by_thread_.end()) {
@@ -479,8 +547,8 @@ class OrderKept {
         }
       }
       if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
-      const bool kept = one_group ? keeps_needed_order(space, classes, static_cast<int>(t), *facts, *tests)
-                                  : keeps_program_order(space, classes, static_cast<int>(t), *facts, *tests);
+      const bool kept = one_group ? keeps_needed_order(space, shape.slots, static_cast<int>(t), *facts, *tests)
+                                  : keeps_program_order(space, shape.slots, static_cast<int>(t), *facts, *tests);
       std::lock_guard lock(mutex_);
       if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
       by_thread_.emplace(std::move(key), kept);
@@ -495,8 +563,8 @@ class OrderKept {
   // What a thread's verdict reads of the rest of its space. Fact 9: whether some fence of the
   // space may acquire, or release, with a scope that holds other threads (the sso shapes that
   // start or end at a fence, HSA SysArch 3.9). Fact 10: per slot and choice, whether a
-  // race-free test may hold it, and per location whether a thread of another work-group
-  // writes it. `thread_keys` says the part of it that a thread's verdict reads.
+  // race-free test may hold it, and per thread and location whether a thread of another
+  // work-group writes it. `thread_keys` says the part of it that a thread's verdict reads.
   struct Facts {
     bool acquire_fence = false, release_fence = false;
     std::vector<std::vector<bool>> race_free_choice;        // per slot and choice (fact 10)
@@ -523,7 +591,7 @@ class OrderKept {
           out.acquire_fence = out.acquire_fence || acquires(v.order);
           out.release_fence = out.release_fence || releases(v.order);
         }
-    const std::string key = fmt::format("9{}{}|", out.acquire_fence, out.release_fence);
+    const std::string key = fmt::format("9{}{}", out.acquire_fence, out.release_fence);
     std::size_t threads = 0;
     for (const litmus::Slot& slot : slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
     out.thread_keys.assign(threads, key);
@@ -535,55 +603,42 @@ class OrderKept {
   // before): two accesses of different threads to one cell, one of them a write, race in
   // some execution unless both are atomic and their scopes match (model::certain_race, HSA
   // SysArch 3.12), that is unless each has a scope whose instance holds both threads (3.3.6,
-  // with a group location's agent and system scopes acting as work-group scope).
-  std::optional<Facts> facts_across_groups(const litmus::VariationSpace& space, const litmus::Test& first) const {
-    if (settings_.options.model.variant != model::ModelVariant::Hsa || first.filter) return std::nullopt;
-    for (const litmus::Thread& thread : first.threads)
-      for (const litmus::Instruction& ins : thread.code)
-        if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
-            (ins.kind == litmus::OpKind::Rmw && ins.annots.cas) ||
-            (ins.is_memory_access() && !ins.addr.base.is_location()))
-          return std::nullopt;
+  // with a group location's agent and system scopes acting as work-group scope). The
+  // generator puts each thread in a wave of its own, so two threads share their work-group,
+  // else their agent, else the system.
+  std::optional<Facts> facts_across_groups(const litmus::VariationSpace& space, const ShapeClasses& shape) const {
+    if (settings_.options.model.variant != model::ModelVariant::Hsa || !shape.straight_line) return std::nullopt;
     const std::vector<litmus::Slot>& slots = space.slots();
-    const std::vector<std::string> locations = first.location_names();
-    struct Access {
-      int thread;
-      std::string location;
-      bool writes;
+    const std::vector<int>& groups = space.workgroup_of_thread();
+    const std::vector<int>& agents = space.agent_of_thread();
+    const std::size_t threads = shape.accesses.size();
+    auto common = [&](std::size_t t, std::size_t u) {
+      return groups[t] == groups[u]   ? litmus::Scope::WorkGroup
+             : agents[t] == agents[u] ? litmus::Scope::Agent
+                                      : litmus::Scope::System;
     };
-    // Per thread, its accesses in order (the slots' `index`).
-    std::vector<std::vector<Access>> accesses(first.threads.size());
-    for (std::size_t t = 0; t < first.threads.size(); ++t)
-      for (const litmus::Instruction& ins : first.threads[t].code)
-        if (ins.is_memory_access())
-          accesses[t].push_back({static_cast<int>(t), ins.addr.base.name, ins.writes_memory()});
     Facts out;
-    out.written_by_other_group.assign(first.threads.size(), std::vector<bool>(locations.size(), false));
-    for (std::size_t t = 0; t < first.threads.size(); ++t)
-      for (std::size_t u = 0; u < first.threads.size(); ++u)
-        if (!first.scopes.same_instance(static_cast<int>(t), static_cast<int>(u), litmus::Scope::WorkGroup))
-          for (const Access& a : accesses[u])
-            if (a.writes)
-              out.written_by_other_group[t][static_cast<std::size_t>(
-                  std::find(locations.begin(), locations.end(), a.location) - locations.begin())] = true;
+    out.written_by_other_group.assign(threads, std::vector<bool>(shape.group.size(), false));
+    for (std::size_t t = 0; t < threads; ++t)
+      for (std::size_t u = 0; u < threads; ++u)
+        if (groups[t] != groups[u])
+          for (const ShapeClasses::Access& a : shape.accesses[u])
+            if (a.writes) out.written_by_other_group[t][a.location] = true;
     out.race_free_choice.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
       const litmus::Slot& slot = slots[k];
       out.race_free_choice[k].assign(slot.choices.size(), true);
       if (slot.gap) continue;
-      const Access& own = accesses.at(static_cast<std::size_t>(slot.thread)).at(static_cast<std::size_t>(slot.index));
-      const bool group = first.segment_of(own.location) == litmus::Segment::Group;
+      const auto t = static_cast<std::size_t>(slot.thread);
+      const ShapeClasses::Access& own = shape.accesses.at(t).at(static_cast<std::size_t>(slot.index));
+      const bool group = shape.group[own.location];
       // The widest level at which this access shares a cell with a conflicting one.
       std::optional<litmus::Scope> needed;
-      for (std::size_t u = 0; u < accesses.size(); ++u) {
-        if (static_cast<int>(u) == own.thread) continue;
-        const bool same_cell =
-            !group || first.scopes.same_instance(own.thread, static_cast<int>(u), litmus::Scope::WorkGroup);
-        for (const Access& other : accesses[u])
-          if (same_cell && other.location == own.location && (own.writes || other.writes)) {
-            const litmus::Scope common = first.scopes.common_scope(own.thread, static_cast<int>(u));
-            needed = needed ? std::max(*needed, common) : common;
-          }
+      for (std::size_t u = 0; u < threads; ++u) {
+        if (u == t || (group && groups[t] != groups[u])) continue;  // another thread; a group location's own copy
+        for (const ShapeClasses::Access& other : shape.accesses[u])
+          if (other.location == own.location && (own.writes || other.writes))
+            needed = needed ? std::max(*needed, common(t, u)) : common(t, u);
       }
       if (!needed) continue;
       for (std::size_t j = 0; j < slot.choices.size(); ++j) {
@@ -595,22 +650,20 @@ class OrderKept {
     }
     // A thread's key: the choices kept per slot, and which of its locations (by first use,
     // as thread_context names them) another work-group writes.
-    out.thread_keys.assign(first.threads.size(), "10|");
+    out.thread_keys.assign(threads, "10");
     for (std::size_t k = 0; k < slots.size(); ++k) {
       std::string& key = out.thread_keys[static_cast<std::size_t>(slots[k].thread)];
+      key += '|';
       for (const bool kept : out.race_free_choice[k]) key += kept ? '1' : '0';
-      key += ',';
     }
-    for (std::size_t t = 0; t < first.threads.size(); ++t) {
-      std::vector<std::string> seen;
-      for (const Access& a : accesses[t]) {
+    for (std::size_t t = 0; t < threads; ++t) {
+      std::vector<std::size_t> seen;
+      out.thread_keys[t] += '|';
+      for (const ShapeClasses::Access& a : shape.accesses[t]) {
         if (std::find(seen.begin(), seen.end(), a.location) != seen.end()) continue;
         seen.push_back(a.location);
-        const auto loc =
-            static_cast<std::size_t>(std::find(locations.begin(), locations.end(), a.location) - locations.begin());
-        out.thread_keys[t] += out.written_by_other_group[t][loc] ? 'w' : '-';
+        out.thread_keys[t] += out.written_by_other_group[t][a.location] ? 'w' : '-';
       }
-      out.thread_keys[t] += '|';
     }
     return out;
   }
@@ -635,7 +688,7 @@ class OrderKept {
   // the test compiled with a member of each class; false as soon as it is (or the compiler
   // refuses the code, or the simulator cannot run it: the search says what).
   template <typename Judge>
-  bool every_product(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
+  bool every_product(const litmus::VariationSpace& space, const SlotClassList& classes, int t,
                      const std::vector<std::vector<bool>>& kept, litmus::SpaceTests& tests, Judge judge) const {
     const std::vector<litmus::Slot>& slots = space.slots();
     std::vector<std::size_t> own;                   // the thread's slots
@@ -653,13 +706,18 @@ class OrderKept {
       if (by_class.empty()) return true;  // no test of the space is race-free
     }
     std::vector<std::size_t> choice(slots.size(), 0), product(own.size(), 0);
+    std::optional<codegen::CompiledTest> compiled;  // the other threads as first compiled: only `t` changes
     for (;;) {
       for (std::size_t i = 0; i < own.size(); ++i) choice[own[i]] = members[i][product[i]];
       const litmus::Test& test = tests.test(choice);
       try {
-        const codegen::CompiledTest compiled =
-            codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
-        if (!judge(test, runner::lower_program(test, compiled), choice)) return false;
+        if (!compiled)
+          compiled =
+              codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+        else
+          compiled->threads.at(static_cast<std::size_t>(t)) = codegen::compile_thread(
+              test, t, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
+        if (!judge(test, runner::lower_program(test, *compiled), choice)) return false;
       } catch (const std::exception&) {
         return false;
       }
@@ -670,20 +728,37 @@ class OrderKept {
   }
 
   // Fact 10 for thread `t`: its code keeps program order for every kept choice of its slots.
-  bool keeps_program_order(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
-                           const Facts& facts, litmus::SpaceTests& tests) const {
+  bool keeps_program_order(const litmus::VariationSpace& space, const SlotClassList& classes, int t, const Facts& facts,
+                           litmus::SpaceTests& tests) const {
     const std::vector<bool>& written = facts.written_by_other_group[static_cast<std::size_t>(t)];
     return every_product(
         space, classes, t, facts.race_free_choice, tests,
         [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>&) {
-          return runner::thread_keeps_program_order(test, lowered, t, written, settings_.options.sim);
+          return shares_scopes_as_placed(space, test) &&
+                 runner::thread_keeps_program_order(test, lowered, t, written, settings_.options.sim);
         });
+  }
+
+  // Whether the test's threads share the scopes facts_across_groups takes them to share
+  // (each in a wave of its own).
+  static bool shares_scopes_as_placed(const litmus::VariationSpace& space, const litmus::Test& test) {
+    const std::vector<int>& groups = space.workgroup_of_thread();
+    const std::vector<int>& agents = space.agent_of_thread();
+    for (std::size_t t = 0; t < groups.size(); ++t)
+      for (std::size_t u = 0; u < groups.size(); ++u) {
+        if (t == u) continue;
+        const litmus::Scope placed = groups[t] == groups[u]   ? litmus::Scope::WorkGroup
+                                     : agents[t] == agents[u] ? litmus::Scope::Agent
+                                                              : litmus::Scope::System;
+        if (test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) != placed) return false;
+      }
+    return true;
   }
 
   // Fact 9 for thread `t`: each pair the machine may perform out of order is checked against
   // what any choice of the classes may need kept in order.
-  bool keeps_needed_order(const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, int t,
-                          const Facts& facts, litmus::SpaceTests& tests) const {
+  bool keeps_needed_order(const litmus::VariationSpace& space, const SlotClassList& classes, int t, const Facts& facts,
+                          litmus::SpaceTests& tests) const {
     const std::vector<litmus::Slot>& slots = space.slots();
     std::map<int, std::size_t> access_slot, gap_slot;  // by access index
     for (std::size_t k = 0; k < slots.size(); ++k)
@@ -747,7 +822,7 @@ class OrderKept {
 
   const SearchSettings& settings_;
   std::mutex mutex_;
-  std::map<std::string, bool> by_thread_;
+  std::map<std::pair<std::size_t, std::string>, bool> by_thread_;  // by thread id and Facts::thread_keys
 };
 
 // The model's answers within a space, by the choices of its slots (the tests of one space
@@ -851,7 +926,7 @@ class SpaceSearch {
   // `counts`: the worker's own pruning counters (of BoundStatistics), added to the bound's
   // at the end.
   SpaceSearch(const SearchSettings& settings, SearchControl& control, std::size_t space_index,
-              const litmus::VariationSpace& space, const std::vector<SlotClasses>& classes, BoundStatistics& counts,
+              const litmus::VariationSpace& space, const SlotClassList& classes, BoundStatistics& counts,
               ModelAnswers& answers, CycleScStates& sc_states, const Record& record)
       : settings_(settings),
         control_(control),
@@ -1529,7 +1604,7 @@ class SpaceSearch {
   const std::size_t space_index_;
   const litmus::VariationSpace& space_;
   const std::vector<litmus::Slot>& slots_;
-  const std::vector<SlotClasses>& cls_;
+  const SlotClassList& cls_;
   const std::size_t n_;
   BoundStatistics& counts_;
   ModelAnswers& answers_;
@@ -1742,9 +1817,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
                                                    fact, to_string(v.status), v.name));
               record(index, std::move(v));
             };
-            SpaceCost searched =
-                SpaceSearch(settings, control, index, queued.space, *classes, counts, answers, sc_states, to_report)
-                    .run();
+            SpaceCost searched = SpaceSearch(settings, control, index, queued.space, classes->slots, counts, answers,
+                                             sc_states, to_report)
+                                     .run();
             if (!fact) cost = std::move(searched);
           }
           if (bound_options.on_space && !control.abandoned(index)) {
