@@ -457,10 +457,13 @@ Instruction access_instruction(const Access& a, const Variation& annot, const st
 
 // `check`: run the test's checks (check_test) as a safety net against a generator bug;
 // without them only the scope tree is resolved.
-Test build_test(const Skeleton& s, const Variant& v, bool check = true) {
+// `named` false: without the name and description (a bound's search reads neither).
+Test build_test(const Skeleton& s, const Variant& v, bool check = true, bool named = true) {
   Test test;
-  test.name = test_name(s, v);
-  test.description = fmt::format("{}: {}; generated", s.family, s.cycle_text);
+  if (named) {
+    test.name = test_name(s, v);
+    test.description = fmt::format("{}: {}; generated", s.family, s.cycle_text);
+  }
   test.metadata.push_back({"Cycle", s.cycle_text});
   for (int l = 0; l < s.locations; ++l) test.init.push_back({std::nullopt, location_name(l), Expr::constant(0), {}});
   std::vector<Prop> terms;
@@ -802,9 +805,15 @@ std::optional<Cycle> family_cycle(std::string_view name) {
 
 std::optional<std::string> family_of(std::span<const EdgeKind> cycle) {
   if (cycle.empty()) return std::nullopt;
+  // The families' cycles in canonical rotation, parsed once: a bound asks for every cycle.
+  static const std::vector<Cycle> families = [] {
+    std::vector<Cycle> out;
+    for (const Family& f : kFamilies) out.push_back(canonical_rotation(parse_cycle(f.cycle)));
+    return out;
+  }();
   const Cycle mine = canonical_rotation(cycle);
-  for (const Family& f : kFamilies)
-    if (canonical_rotation(parse_cycle(f.cycle)) == mine) return std::string(f.name);
+  for (std::size_t i = 0; i < families.size(); ++i)
+    if (families[i] == mine) return std::string(kFamilies[i].name);
   return std::nullopt;
 }
 
@@ -1044,8 +1053,7 @@ const Test& SpaceTests::test(std::span<const std::size_t> choice) {
   }
   auto it = layouts_.find(key_);
   if (it == layouts_.end()) {
-    Test built = space_.test(choice);
-    if (!named_) built.name.clear();
+    Test built = build_test(d.cycle->skeleton, d.variant(choice), false, named_);
     return layouts_.emplace(key_, prepare_ ? prepare_(std::move(built)) : std::move(built)).first->second;
   }
   // What build_test sets from a choice: each access's atomicity, order and scope

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -417,9 +418,10 @@ class ShapeClassCache {
   Classes compute(const litmus::VariationSpace& space) {
     auto shape = std::make_shared<ShapeClasses>();
     const bool shared = settings_.bound.shared_slot_classes;
-    const litmus::Test first = space.test(std::vector<std::size_t>(space.slots().size(), 0));
+    // Tests without names: the compiler reads none.
+    litmus::SpaceTests tests(space, std::function<litmus::Test(litmus::Test)>{}, false);
+    const litmus::Test first = tests.test(std::vector<std::size_t>(space.slots().size(), 0));
     describe_threads(first, *shape);
-    std::optional<litmus::SpaceTests> tests;  // built at the first slot whose classes are not cached
     std::vector<std::string> contexts, thread_keys(first.threads.size());
     for (std::size_t t = 0; t < first.threads.size(); ++t)
       contexts.push_back(thread_context(first, static_cast<int>(t)));
@@ -435,8 +437,7 @@ class ShapeClassCache {
         }
       }
       std::size_t compiles = 0;
-      if (!tests) tests.emplace(space);
-      const std::vector<SlotCode> codes = slot_codes(space, *tests, i, settings_.table, settings_.target,
+      const std::vector<SlotCode> codes = slot_codes(space, tests, i, settings_.table, settings_.target,
                                                      settings_.catalog, settings_.options.compile, compiles);
       std::set<std::string> slot_rows;
       for (const SlotCode& c : codes)
@@ -1706,7 +1707,12 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
                                       litmus::ThreadRelation::DifferentWorkGroup) != bound.placements.end();
   auto stopping = [&] { return control.stop || control.stop_space != kNoStop; };
   auto enumerate = [&] {
-    std::set<std::pair<std::uint64_t, std::uint64_t>> programs;
+    struct PairHash {
+      std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const {
+        return static_cast<std::size_t>(p.first ^ (p.second * 0x9e3779b97f4a7c15ull));
+      }
+    };
+    std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash> programs;
     std::size_t index = 0;
     CycleSpaces cycle;
     auto hand_over = [&] {

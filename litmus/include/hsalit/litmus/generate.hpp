@@ -219,9 +219,9 @@ class VariationSpace {
 // and each test is then that layout with the orders and scopes of its accesses and fences
 // set, a walk over its instructions instead of a build. `prepare` is applied to each layout
 // as it is built; it must leave the instructions as they are (the bound's search observes
-// every register and location). With `named` false the tests are left without a name, which
-// is a third of what building one costs, for a search that reads none (the name of a
-// choice is VariationSpace::test's). Not thread-safe: one per search.
+// every register and location). With `named` false the tests are left without a name and
+// description, which is a third of what building one costs, for a search that reads
+// neither (the name of a choice is VariationSpace::test's). Not thread-safe: one per search.
 class SpaceTests {
  public:
   explicit SpaceTests(VariationSpace space, std::function<Test(Test)> prepare = {}, bool named = true);
