@@ -346,13 +346,6 @@ std::string slot_key(const std::string& context, const litmus::Slot& slot) {
   return key;
 }
 
-// Code classes per shape (not per placement), shared by the workers. The spaces of a cycle
-// come one after the other, so a cache of the recent shapes serves them; it is emptied when
-// it grows past kShapesCached (a three-thread bound has about a million shapes). A shape is
-// compiled by the first thread that asks; the others wait for its answer. Under it, the
-// classes of each slot are kept by the slot's context (thread_context) and choices: the
-// threads of a bound's shapes repeat across cycles, so most slots were classified before
-// (BoundOptions::shared_slot_classes).
 // A shape's code classes, per slot, and what facts 9 and 10 read of its threads.
 struct ShapeClasses {
   SlotClassList slots;
@@ -372,6 +365,13 @@ struct ShapeClasses {
   bool straight_line = false;
 };
 
+// Code classes per shape (not per placement), shared by the workers. The spaces of a cycle
+// come one after the other, so a cache of the recent shapes serves them; it is emptied when
+// it grows past kShapesCached (a three-thread bound has about a million shapes). A shape is
+// compiled by the first thread that asks; the others wait for its answer. Under it, the
+// classes of each slot are kept by the slot's context (thread_context) and choices: the
+// threads of a bound's shapes repeat across cycles, so most slots were classified before
+// (BoundOptions::shared_slot_classes).
 class ShapeClassCache {
  public:
   using Classes = std::shared_ptr<const ShapeClasses>;
@@ -425,17 +425,21 @@ class ShapeClassCache {
     std::vector<std::string> contexts, thread_keys(first.threads.size());
     for (std::size_t t = 0; t < first.threads.size(); ++t)
       contexts.push_back(thread_context(first, static_cast<int>(t)));
-    for (std::size_t i = 0; i < space.slots().size(); ++i) {
-      const litmus::Slot& slot = space.slots()[i];
-      std::string key = slot_key(contexts.at(static_cast<std::size_t>(slot.thread)), slot);
+    std::vector<std::string> keys;
+    for (const litmus::Slot& slot : space.slots()) {
+      keys.push_back(slot_key(contexts.at(static_cast<std::size_t>(slot.thread)), slot));
       thread_keys[static_cast<std::size_t>(slot.thread)] += slot_key("", slot);
-      if (shared) {
-        std::lock_guard lock(mutex_);
-        if (auto it = by_slot_.find(key); it != by_slot_.end()) {
-          shape->slots.push_back(it->second);
-          continue;
-        }
-      }
+    }
+    // The slots classified before, looked up under one lock.
+    std::vector<std::shared_ptr<const SlotClasses>> slots(keys.size());
+    if (shared) {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        if (auto it = by_slot_.find(keys[i]); it != by_slot_.end()) slots[i] = it->second;
+    }
+    for (std::size_t i = 0; i < space.slots().size(); ++i) {
+      if (slots[i]) continue;
+      const litmus::Slot& slot = space.slots()[i];
       std::size_t compiles = 0;
       const std::vector<SlotCode> codes = slot_codes(space, tests, i, settings_.table, settings_.target,
                                                      settings_.catalog, settings_.options.compile, compiles);
@@ -450,10 +454,11 @@ class ShapeClassCache {
       rows_.insert(slot_rows.begin(), slot_rows.end());
       if (shared) {
         if (by_slot_.size() >= kSlotsCached) by_slot_.clear();
-        by_slot_.emplace(std::move(key), found);
+        by_slot_.emplace(std::move(keys[i]), found);
       }
-      shape->slots.push_back(std::move(found));
+      slots[i] = std::move(found);
     }
+    for (std::shared_ptr<const SlotClasses>& classes : slots) shape->slots.push_back(std::move(classes));
     std::lock_guard lock(mutex_);
     for (std::size_t t = 0; t < first.threads.size(); ++t) {
       if (thread_ids_.size() >= kSlotsCached) thread_ids_.clear();  // a thread met again gets a new number
