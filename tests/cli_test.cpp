@@ -363,6 +363,33 @@ TEST_F(Cli, VerifyMappingChecksEveryVariationOfABound) {
   EXPECT_EQ(hsalit({"verify-mapping", "--generate", "threads=2,edges=Pok"}).status, 2);
 }
 
+// --search-every-space: the spaces that facts 9 and 10 decide from their code's order are
+// searched instead, with the same verdict; refused without --generate.
+TEST_F(Cli, VerifyMappingSearchesEverySpaceWhenAsked) {
+  const std::string bound = "threads=2,accesses=2";
+  auto decided_by_order = [](const std::string& out) {
+    return out.find(
+               ", 0 by code that keeps the order the model needs in one work-group, 0 by code that keeps "
+               "program order in every race-free test)") == std::string::npos;
+  };
+  Outcome facts = hsalit({"verify-mapping", "--engine", "enum", "-j", "2", "--sc-orders", "--generate", bound});
+  ASSERT_EQ(facts.status, 0) << facts.out << facts.err;
+  EXPECT_TRUE(decided_by_order(facts.out)) << facts.out;
+  Outcome searched = hsalit(
+      {"verify-mapping", "--engine", "enum", "-j", "2", "--sc-orders", "--search-every-space", "--generate", bound});
+  ASSERT_EQ(searched.status, 0) << searched.out << searched.err;
+  EXPECT_NE(searched.out.find("sound up to the bound"), std::string::npos) << searched.out;
+  EXPECT_FALSE(decided_by_order(searched.out)) << searched.out;
+  // Without --sc-orders the same counterexamples either way (finding 1).
+  Outcome found = hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--search-every-space", "--generate",
+                          "family=SB,scopes=agent+system,placements=diff-agent"});
+  EXPECT_EQ(found.status, 1) << found.out << found.err;
+  const fs::path mp = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical/MP+rlx-agent_diff-wg.litmus";
+  Outcome refused = hsalit({"verify-mapping", "--search-every-space", mp.string()});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("--search-every-space needs --generate"), std::string::npos) << refused.err;
+}
+
 // --space-costs: a line per space verified (the statistics' spaces less those decided by
 // another), a summary per placement and segments on stdout; refused without --generate, and
 // a file that cannot be written is an error that leaves nothing behind.

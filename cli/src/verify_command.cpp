@@ -43,6 +43,7 @@ struct VerifyCommandOptions {
   bool mutate = false;
   std::string larger;
   bool every_variation = false;
+  bool search_every_space = false;
   std::string space_costs;
 };
 
@@ -194,12 +195,16 @@ int run_verify(const VerifyCommandOptions& opt) {
   std::vector<std::string> rows_used;
   std::string cost_summary;
   if (!opt.space_costs.empty() && !generated) return bad("--space-costs needs --generate");
+  if (opt.search_every_space && !generated) return bad("--search-every-space needs --generate");
   try {
     if (generated) {
       // Every variation of the bound, one test per class of variations with the same code
       // (docs/verification.md), unless --every-variation.
       verify::BoundOptions bo;
       bo.every_variation = opt.every_variation;
+      // Facts 9 and 10 decide spaces from the order their code keeps; searching those spaces
+      // instead cross-checks them (docs/verification.md).
+      bo.preserved_order = bo.race_free_in_order = !opt.search_every_space;
       std::optional<SpaceCostLog> costs;
       if (!opt.space_costs.empty()) {
         costs.emplace(opt.space_costs);
@@ -295,6 +300,9 @@ Command add_verify_command(CLI::App& app) {
                   "the bound on which surviving mutants are checked (default: --generate with one more access)");
   cmd->add_flag("--every-variation", opt->every_variation,
                 "--generate: check every test of the bound, not one per class of variations with the same code");
+  cmd->add_flag("--search-every-space", opt->search_every_space,
+                "--generate: search the spaces that facts 9 and 10 decide from the order their code keeps, to "
+                "cross-check them (docs/verification.md)");
   cmd->add_option("--space-costs", opt->space_costs,
                   "--generate: write what each space's search cost to FILE (tab-separated) and print where the time "
                   "went per placement and segments");

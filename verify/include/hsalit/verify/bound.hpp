@@ -230,7 +230,7 @@ struct BoundOptions {
   // Decide a space of a program without branches, barriers or dependencies, across
   // work-groups, without a search when every thread's code keeps program order for every
   // choice of its slots that a race-free test may hold (fact 10 above; only for the `hsa`
-  // model).
+  // model). `verify-mapping --search-every-space` turns this and preserved_order off.
   bool race_free_in_order = true;
   // Search the spaces preserved_order or race_free_in_order decide anyway, and throw
   // std::logic_error when one holds a counterexample or an unknown test (a self-check for
