@@ -572,17 +572,12 @@ TEST(BoundReduction, SimulatorIsMonotoneInTheCode) {
   EXPECT_GT(strict, 50u);  // the strengthenings do remove final states
 }
 
-// Fact 8 of verify/bound.hpp: wherever runner::keeps_program_order says a program's code
-// keeps program order, exhaustive search reaches only final states of SC interleavings
-// (every register and location observed). On every library test and on slices of generated
-// tests in one work-group (global, group and both segments) and across work-groups, with
-// fences, dependencies and guards, under each assumption set (the remedies of
-// docs/mappings.md among them), with the table's acquire/release and SC sequences; it says
-// so for many of them, and not for all.
-TEST(BoundReduction, CodeKeepingProgramOrderReachesOnlyScFinalStates) {
-  std::vector<std::pair<std::string, runner::SimOptions>> assumptions;
-  for (const std::vector<const char*>& names : std::vector<std::vector<const char*>>{
-           {}, {"lds-sc"}, {"one-channel"}, {"l1-store-at-l2"}, {"one-channel", "l1-store-at-l2"}}) {
+// Simulator options per assumption set, named by its assumptions joined with `+`
+// ("default" for none), without traces and with room for 400,000 states.
+std::vector<std::pair<std::string, runner::SimOptions>> assumption_sets(
+    std::initializer_list<std::vector<const char*>> sets) {
+  std::vector<std::pair<std::string, runner::SimOptions>> out;
+  for (const std::vector<const char*>& names : sets) {
     runner::SimOptions o;
     o.keep_traces = false;
     o.max_states = 400'000;
@@ -591,19 +586,62 @@ TEST(BoundReduction, CodeKeepingProgramOrderReachesOnlyScFinalStates) {
       EXPECT_TRUE(runner::apply_assumption(a, o.hw));
       name = name == "default" ? a : name + "+" + a;
     }
-    assumptions.emplace_back(name, o);
+    out.emplace_back(name, o);
   }
+  return out;
+}
+
+// `test` compiled for gfx900 with the shipped gfx6-9 table, or nothing where the table
+// refuses it.
+std::optional<codegen::CompiledTest> compile_for_gfx900(const litmus::Test& test,
+                                                        const codegen::CompileOptions& compile) {
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  static const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  try {
+    return codegen::compile(test, *catalog.find("gfx900"), catalog, table, compile);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// `check` on every library test (the table's default sequences), then on `samples` random
+// tests of each space of `slices` under both sequence sets (acquire/release and seq_cst).
+void for_library_and_sampled_tests(
+    std::initializer_list<const char*> slices, int samples,
+    const std::function<void(const litmus::Test&, const codegen::CompileOptions&)>& check) {
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    const litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    ASSERT_TRUE(parsed.ok()) << file;
+    check(*parsed.test, {});
+  }
+  for (const bool sc_orders : {false, true}) {
+    codegen::CompileOptions compile;
+    compile.sc_acquire_release = sc_orders;
+    for (const char* slice : slices)
+      litmus::for_each_variation_space(spec(slice), [&](const litmus::VariationSpace& space) {
+        std::mt19937 rng(static_cast<unsigned>(space.slots().size()));
+        for (int sample = 0; sample < samples; ++sample)
+          check(space.test(test_support::random_choice(space, rng)), compile);
+      });
+  }
+}
+
+// Fact 8 of verify/bound.hpp: wherever runner::keeps_program_order says a program's code
+// keeps program order, exhaustive search reaches only final states of SC interleavings
+// (every register and location observed). On every library test and on slices of generated
+// tests in one work-group (global, group and both segments) and across work-groups, with
+// fences, dependencies and guards, under each assumption set (the remedies of
+// docs/mappings.md among them), with the table's acquire/release and SC sequences; it says
+// so for many of them, and not for all.
+TEST(BoundReduction, CodeKeepingProgramOrderReachesOnlyScFinalStates) {
+  const auto assumptions =
+      assumption_sets({{}, {"lds-sc"}, {"one-channel"}, {"l1-store-at-l2"}, {"one-channel", "l1-store-at-l2"}});
   std::size_t kept = 0, not_kept = 0;
   auto check = [&](const litmus::Test& test, const codegen::CompileOptions& compile) {
     const litmus::Test observed = observe_everything(test);
-    codegen::CompiledTest code;
-    try {
-      code = codegen::compile(observed, *catalog.find("gfx900"), catalog, table, compile);
-    } catch (const std::exception&) {
-      return;
-    }
+    const std::optional<codegen::CompiledTest> compiled = compile_for_gfx900(observed, compile);
+    if (!compiled) return;
+    const codegen::CompiledTest& code = *compiled;
     for (const auto& [name, o] : assumptions) {
       if (!runner::keeps_program_order(observed, code, o)) {
         ++not_kept;
@@ -617,23 +655,11 @@ TEST(BoundReduction, CodeKeepingProgramOrderReachesOnlyScFinalStates) {
       ++kept;
     }
   };
-  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
-    const litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(parsed.ok()) << file;
-    check(*parsed.test, {});
-  }
-  // Random tests of each space of the slices.
-  for (const bool sc_orders : {false, true}) {
-    codegen::CompileOptions compile;
-    compile.sc_acquire_release = sc_orders;
-    for (const char* slice : {"family=MP/SB/LB/WRC/ISA2/IRIW/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar,"
-                              "deps=addr+data+guard,placements=same-wg+diff-wg,segments=global+group,max=1000000000",
-                              "threads=3,accesses=3,max=1000000000,shard=7/20000"})
-      litmus::for_each_variation_space(spec(slice), [&](const litmus::VariationSpace& space) {
-        std::mt19937 rng(static_cast<unsigned>(space.slots().size()));
-        for (int sample = 0; sample < 3; ++sample) check(space.test(test_support::random_choice(space, rng)), compile);
-      });
-  }
+  for_library_and_sampled_tests(
+      {"family=MP/SB/LB/WRC/ISA2/IRIW/CoRR,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar,"
+       "deps=addr+data+guard,placements=same-wg+diff-wg,segments=global+group,max=1000000000",
+       "threads=3,accesses=3,max=1000000000,shard=7/20000"},
+      3, check);
   EXPECT_GT(kept, 500u);
   EXPECT_GT(not_kept, 500u);
 }
@@ -646,31 +672,15 @@ TEST(BoundReduction, CodeKeepingProgramOrderReachesOnlyScFinalStates) {
 // and group locations, fences and both sequence sets, under every assumption set that keeps
 // one L2; many of them have such pairs and reach a final state no SC interleaving reaches.
 TEST(BoundReduction, OneCuReachesTheFinalStatesOfTheOrderItKeeps) {
-  std::vector<std::pair<std::string, runner::SimOptions>> assumptions;
-  for (const std::vector<const char*>& names : std::vector<std::vector<const char*>>{
-           {}, {"lds-sc"}, {"one-channel"}, {"l1-store-at-l2"}, {"no-l1-fill"}, {"one-channel", "l1-store-at-l2"}}) {
-    runner::SimOptions o;
-    o.keep_traces = false;
-    o.max_states = 400'000;
-    std::string name = "default";
-    for (const char* a : names) {
-      EXPECT_TRUE(runner::apply_assumption(a, o.hw));
-      name = name == "default" ? a : name + "+" + a;
-    }
-    assumptions.emplace_back(name, o);
-  }
-  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::MappingTable table = codegen::MappingTable::builtin("gfx6-9");
+  const auto assumptions = assumption_sets(
+      {{}, {"lds-sc"}, {"one-channel"}, {"l1-store-at-l2"}, {"no-l1-fill"}, {"one-channel", "l1-store-at-l2"}});
   std::size_t compared = 0, with_pairs = 0, beyond_sc = 0;
   auto check = [&](const litmus::Test& test, const codegen::CompileOptions& compile) {
     if (!test.scopes.one_instance(litmus::Scope::WorkGroup)) return;
     const litmus::Test observed = observe_everything(test);
-    codegen::CompiledTest code;
-    try {
-      code = codegen::compile(observed, *catalog.find("gfx900"), catalog, table, compile);
-    } catch (const std::exception&) {
-      return;
-    }
+    const std::optional<codegen::CompiledTest> compiled = compile_for_gfx900(observed, compile);
+    if (!compiled) return;
+    const codegen::CompiledTest& code = *compiled;
     const runner::LoweredProgram lowered = runner::lower_program(observed, code);
     for (const auto& [name, o] : assumptions) {
       std::vector<std::vector<runner::UnorderedPair>> unordered;
@@ -694,22 +704,10 @@ TEST(BoundReduction, OneCuReachesTheFinalStatesOfTheOrderItKeeps) {
       beyond_sc += *sc ? 0 : 1;
     }
   };
-  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
-    const litmus::ParseResult parsed = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(parsed.ok()) << file;
-    check(*parsed.test, {});
-  }
-  for (const bool sc_orders : {false, true}) {
-    codegen::CompileOptions compile;
-    compile.sc_acquire_release = sc_orders;
-    for (const char* slice : {"family=MP/SB/LB/WRC/ISA2/IRIW/R/S/2+2W,fences=scar+scacq+screl,placements=same-wg,"
-                              "segments=global+group,max=1000000000",
-                              "threads=3,accesses=3,placements=same-wg,max=1000000000,shard=11/4000"})
-      litmus::for_each_variation_space(spec(slice), [&](const litmus::VariationSpace& space) {
-        std::mt19937 rng(static_cast<unsigned>(space.slots().size()));
-        for (int sample = 0; sample < 2; ++sample) check(space.test(test_support::random_choice(space, rng)), compile);
-      });
-  }
+  for_library_and_sampled_tests({"family=MP/SB/LB/WRC/ISA2/IRIW/R/S/2+2W,fences=scar+scacq+screl,placements=same-wg,"
+                                 "segments=global+group,max=1000000000",
+                                 "threads=3,accesses=3,placements=same-wg,max=1000000000,shard=11/4000"},
+                                2, check);
   EXPECT_GT(compared, 1000u);
   EXPECT_GT(with_pairs, 300u);
   EXPECT_GT(beyond_sc, 100u);
