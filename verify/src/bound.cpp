@@ -609,20 +609,13 @@ class OrderKept {
   // before): two accesses of different threads to one cell, one of them a write, race in
   // some execution unless both are atomic and their scopes match (model::certain_race, HSA
   // SysArch 3.12), that is unless each has a scope whose instance holds both threads (3.3.6,
-  // with a group location's agent and system scopes acting as work-group scope). The
-  // generator puts each thread in a wave of its own, so two threads share their work-group,
-  // else their agent, else the system.
+  // with a group location's agent and system scopes acting as work-group scope), the scope
+  // that holds both as placed (placed_common_scope).
   std::optional<Facts> facts_across_groups(const litmus::VariationSpace& space, const ShapeClasses& shape) const {
     if (settings_.options.model.variant != model::ModelVariant::Hsa || !shape.straight_line) return std::nullopt;
     const std::vector<litmus::Slot>& slots = space.slots();
     const std::vector<int>& groups = space.workgroup_of_thread();
-    const std::vector<int>& agents = space.agent_of_thread();
     const std::size_t threads = shape.accesses.size();
-    auto common = [&](std::size_t t, std::size_t u) {
-      return groups[t] == groups[u]   ? litmus::Scope::WorkGroup
-             : agents[t] == agents[u] ? litmus::Scope::Agent
-                                      : litmus::Scope::System;
-    };
     Facts out;
     out.written_by_other_group.assign(threads, std::vector<bool>(shape.group.size(), false));
     for (std::size_t t = 0; t < threads; ++t)
@@ -643,8 +636,10 @@ class OrderKept {
       for (std::size_t u = 0; u < threads; ++u) {
         if (u == t || (group && groups[t] != groups[u])) continue;  // another thread; a group location's own copy
         for (const ShapeClasses::Access& other : shape.accesses[u])
-          if (other.location == own.location && (own.writes || other.writes))
-            needed = needed ? std::max(*needed, common(t, u)) : common(t, u);
+          if (other.location == own.location && (own.writes || other.writes)) {
+            const litmus::Scope common = placed_common_scope(space, t, u);
+            needed = needed ? std::max(*needed, common) : common;
+          }
       }
       if (!needed) continue;
       for (std::size_t j = 0; j < slot.choices.size(); ++j) {
@@ -745,19 +740,26 @@ class OrderKept {
         });
   }
 
-  // Whether the test's threads share the scopes facts_across_groups takes them to share
-  // (each in a wave of its own).
-  static bool shares_scopes_as_placed(const litmus::VariationSpace& space, const litmus::Test& test) {
+  // The narrowest scope whose instance holds threads t and u of the space, each thread in a
+  // wave of its own as the generator places them: their work-group, else their agent, else
+  // the system.
+  static litmus::Scope placed_common_scope(const litmus::VariationSpace& space, std::size_t t, std::size_t u) {
     const std::vector<int>& groups = space.workgroup_of_thread();
     const std::vector<int>& agents = space.agent_of_thread();
-    for (std::size_t t = 0; t < groups.size(); ++t)
-      for (std::size_t u = 0; u < groups.size(); ++u) {
-        if (t == u) continue;
-        const litmus::Scope placed = groups[t] == groups[u]   ? litmus::Scope::WorkGroup
-                                     : agents[t] == agents[u] ? litmus::Scope::Agent
-                                                              : litmus::Scope::System;
-        if (test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) != placed) return false;
-      }
+    return groups[t] == groups[u]   ? litmus::Scope::WorkGroup
+           : agents[t] == agents[u] ? litmus::Scope::Agent
+                                    : litmus::Scope::System;
+  }
+
+  // Whether the test's threads share the scopes facts_across_groups takes them to share
+  // (placed_common_scope).
+  static bool shares_scopes_as_placed(const litmus::VariationSpace& space, const litmus::Test& test) {
+    const std::size_t threads = space.workgroup_of_thread().size();
+    for (std::size_t t = 0; t < threads; ++t)
+      for (std::size_t u = 0; u < threads; ++u)
+        if (t != u &&
+            test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) != placed_common_scope(space, t, u))
+          return false;
     return true;
   }
 
