@@ -331,9 +331,10 @@ std::string thread_context(const litmus::Test& test, int thread) {
   return out;
 }
 
-// A slot's context and choices as a key (binary: support/binary_key.hpp).
-std::string slot_key(const std::string& context, const litmus::Slot& slot) {
-  std::string key = context;
+// A slot's place and choices as a key (binary: support/binary_key.hpp); its thread's
+// context (thread_context) goes before it in the cache's key.
+std::string slot_key(const litmus::Slot& slot) {
+  std::string key;
   support::append_raw(key, slot.gap);
   support::append_raw(key, slot.index);
   support::append_raw(key, slot.choices.size());
@@ -427,8 +428,10 @@ class ShapeClassCache {
       contexts.push_back(thread_context(first, static_cast<int>(t)));
     std::vector<std::string> keys;
     for (const litmus::Slot& slot : space.slots()) {
-      keys.push_back(slot_key(contexts.at(static_cast<std::size_t>(slot.thread)), slot));
-      thread_keys[static_cast<std::size_t>(slot.thread)] += slot_key("", slot);
+      const auto t = static_cast<std::size_t>(slot.thread);
+      const std::string choices = slot_key(slot);
+      keys.push_back(contexts.at(t) + choices);
+      thread_keys[t] += choices;
     }
     // The slots classified before, looked up under one lock.
     std::vector<std::shared_ptr<const SlotClasses>> slots(keys.size());
