@@ -26,6 +26,7 @@ struct CompileCommandOptions {
   bool sc_orders = false;
   std::string emit = "asm";
   bool generic = false;
+  bool wave64 = false;
   bool volatile_ordinary = false;
   std::string via_llc;  // an llc to compare the table with, e.g. llc-19
 };
@@ -99,6 +100,7 @@ int run_compile(const CompileCommandOptions& opt) {
         continue;
       }
       codegen::CompileOptions co{opt.flavour, opt.generic, opt.sc_orders};
+      co.wave64 = opt.wave64;
       codegen::CompiledTest c = codegen::compile(*parsed.test, *target, catalog, *table, co);
       if (llc) {
         codegen::LlcResult r = codegen::compile_via_llc(*parsed.test, *target, *llc, ir_options);
@@ -134,6 +136,9 @@ Command add_compile_command(CLI::App& app) {
                 "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour, e.g. hsa (default) or opencl");
   cmd->add_flag("--generic", opt->generic, "access every location through flat (generic) addresses");
+  cmd->add_flag("--wave64", opt->wave64,
+                "GFX10 and later: wave64 code (vcc; assemble with -mattr=+wavefrontsize64) instead of the "
+                "target's default wave32 (vcc_lo)");
   cmd->add_option("--via-llc", opt->via_llc,
                   "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
                   "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "

@@ -117,32 +117,53 @@ RegisterUse register_use(const Instruction& ins) {
 // Loads write their VGPRs when they complete, and the hardware does not wait for that: the
 // code must wait before reading or overwriting such a register ("additional s_waitcnt
 // instructions are required to ensure registers are defined before being used", AMDGPUUsage
-// "Memory Model"; LLVM's SIInsertWaitcnts). The wait is the weakest that suffices: vmcnt(N)
-// or lgkmcnt(N) with N the operations issued after the load, so that it orders nothing else.
-// Forward branches merge by taking, per register, the smaller count.
-std::vector<Instruction> insert_register_waits(const std::vector<Instruction>& body) {
-  struct Outstanding {
-    int vm_after = -1, lgkm_after = -1;  // -1: not counted by that counter
-  };
+// "Memory Model"; LLVM's SIInsertWaitcnts). The target's counter model (target.hpp) says which
+// counters each instruction increments: the wait is the weakest that suffices, on each counter
+// the load counts in (vmcnt(N) on GFX6-GFX11, where stores count in vscnt from GFX10;
+// s_wait_loadcnt N on GFX12) with N the operations that counter counted after the load, so
+// that it orders nothing else. A counter the load shares with operations that complete in no
+// common order with it (FLAT and LDS in lgkmcnt or dscnt) is waited for to 0. Forward branches
+// merge by taking, per register and counter, the smaller count.
+std::vector<Instruction> insert_register_waits(const std::vector<Instruction>& body, const CounterModel& model) {
+  const std::size_t counters = model.names.size();
+  const auto lds_slot = static_cast<std::size_t>(model.slot(model.lds_counter));
+  // Per register a load will write: per counter, the operations issued after it that the
+  // counter counts (-1: the counter does not count the load).
+  using Outstanding = std::vector<int>;
   using PendingMap = std::map<int, Outstanding>;
   auto merge = [](PendingMap a, const PendingMap& b) {
     for (const auto& [r, o] : b) {
       auto [it, fresh] = a.emplace(r, o);
       if (fresh) continue;
-      auto lower = [](int x, int y) { return x < 0 ? y : y < 0 ? x : std::min(x, y); };
-      it->second.vm_after = lower(it->second.vm_after, o.vm_after);
-      it->second.lgkm_after = lower(it->second.lgkm_after, o.lgkm_after);
+      for (std::size_t c = 0; c < o.size(); ++c) {
+        int& x = it->second[c];
+        x = x < 0 ? o[c] : o[c] < 0 ? x : std::min(x, o[c]);
+      }
     }
     return a;
   };
-  auto settle = [](PendingMap& pending, std::optional<int> vmcnt, std::optional<int> lgkmcnt) {
+  auto settle = [&](PendingMap& pending, const std::vector<std::pair<std::string, int>>& bounds) {
     for (auto it = pending.begin(); it != pending.end();) {
-      Outstanding& o = it->second;
-      if (vmcnt && o.vm_after >= *vmcnt) o.vm_after = -1;
-      if (lgkmcnt && o.lgkm_after >= *lgkmcnt) o.lgkm_after = -1;
-      it = (o.vm_after < 0 && o.lgkm_after < 0) ? pending.erase(it) : std::next(it);
+      for (const auto& [name, bound] : bounds) {
+        int c = model.slot(name);
+        if (c >= 0 && it->second[static_cast<std::size_t>(c)] >= bound) it->second[static_cast<std::size_t>(c)] = -1;
+      }
+      bool done = std::all_of(it->second.begin(), it->second.end(), [](int x) { return x < 0; });
+      it = done ? pending.erase(it) : std::next(it);
     }
   };
+  // FLAT and LDS operations share the LDS counter but complete in no common order with each
+  // other (CDNA4 ISA 4.4, LGKM_CNT), so a count above 0 there waits for nothing in particular.
+  bool mixed_lds_counter = false;
+  {
+    bool flat = false, lds = false;
+    for (const Instruction& ins : body) {
+      flat |= ins.is_memory() && ins.mnemonic.rfind("flat_", 0) == 0;
+      lds |= ins.kind() == InstrClass::LdsLoad || ins.kind() == InstrClass::LdsStore ||
+             ins.kind() == InstrClass::LdsAtomic;
+    }
+    mixed_lds_counter = flat && lds;
+  }
   std::map<std::string, PendingMap> at_label;
   std::vector<Instruction> out;
   PendingMap pending;
@@ -158,38 +179,45 @@ std::vector<Instruction> insert_register_waits(const std::vector<Instruction>& b
       continue;
     }
     RegisterUse use = register_use(ins);
-    std::optional<int> vmcnt, lgkmcnt;
+    std::vector<int> bound(counters, -1);
     for (const std::vector<int>* regs : {&use.read, &use.written})
       for (int r : *regs) {
         auto it = pending.find(r);
         if (it == pending.end()) continue;
-        if (it->second.vm_after >= 0) vmcnt = std::min(vmcnt.value_or(it->second.vm_after), it->second.vm_after);
-        if (it->second.lgkm_after >= 0)
-          lgkmcnt = std::min(lgkmcnt.value_or(it->second.lgkm_after), it->second.lgkm_after);
+        for (std::size_t c = 0; c < counters; ++c) {
+          int after = it->second[c];
+          if (after < 0) continue;
+          if (c == lds_slot && mixed_lds_counter) after = 0;
+          bound[c] = bound[c] < 0 ? after : std::min(bound[c], after);
+        }
       }
-    if (vmcnt || lgkmcnt) {
-      Instruction wait;
-      wait.mnemonic = "s_waitcnt";
-      wait.wait.vmcnt = vmcnt;
-      wait.wait.lgkmcnt = lgkmcnt;
-      wait.origin = ins.origin;
-      wait.origin.row.clear();
-      wait.origin.role = "register";
-      out.push_back(wait);
-      settle(pending, vmcnt, lgkmcnt);
+    std::vector<std::pair<std::string, int>> bounds;
+    for (std::size_t c = 0; c < counters; ++c)
+      if (bound[c] >= 0) bounds.emplace_back(model.names[c], bound[c]);
+    if (!bounds.empty()) {
+      for (Instruction wait : model.wait_instructions(bounds)) {
+        wait.origin = ins.origin;
+        wait.origin.row.clear();
+        wait.origin.role = "register";
+        out.push_back(std::move(wait));
+      }
+      settle(pending, bounds);
     }
-    if (ins.mnemonic == "s_waitcnt") settle(pending, ins.wait.vmcnt, ins.wait.lgkmcnt);
-    bool vm = k == InstrClass::VectorLoad || k == InstrClass::VectorStore || k == InstrClass::VectorAtomic;
-    bool flat = vm && ins.mnemonic.rfind("flat_", 0) == 0;  // FLAT counts in both (CDNA4 ISA 4.4)
-    bool lgkm = k == InstrClass::LdsLoad || k == InstrClass::LdsStore || k == InstrClass::LdsAtomic || flat;
-    for (auto& [r, o] : pending) {
-      if (vm && o.vm_after >= 0) ++o.vm_after;
-      if (lgkm && o.lgkm_after >= 0) ++o.lgkm_after;
-    }
-    if (vm || lgkm)
-      for (int r : use.written) pending[r] = {vm ? 0 : -1, lgkm ? 0 : -1};
-    else
+    if (k == InstrClass::Wait) settle(pending, model.waits(ins));
+    std::vector<std::string> issued = model.issued(ins);
+    if (!issued.empty()) {
+      Outstanding here(counters, -1);
+      for (const std::string& name : issued) {
+        int c = model.slot(name);
+        if (c < 0) continue;
+        for (auto& [r, o] : pending)
+          if (o[static_cast<std::size_t>(c)] >= 0) ++o[static_cast<std::size_t>(c)];
+        here[static_cast<std::size_t>(c)] = 0;
+      }
+      for (int r : use.written) pending[r] = here;
+    } else {
       for (int r : use.written) pending.erase(r);
+    }
     if (k == InstrClass::Branch) {
       const std::string& target = ins.operands.back().name;
       at_label[target] = at_label.count(target) ? merge(at_label[target], pending) : pending;
@@ -221,7 +249,7 @@ class ThreadCompiler {
     }
     emit(from_template("s_endpgm"), "", "");
     out_.code = std::move(prologue_);
-    std::vector<Instruction> body = insert_register_waits(body_);
+    std::vector<Instruction> body = insert_register_waits(body_, counter_model(t_));
     out_.code.insert(out_.code.end(), body.begin(), body.end());
     out_.vgprs = next_v_;
     out_.sgprs = next_s_;
@@ -319,7 +347,16 @@ class ThreadCompiler {
       }
       out_.locations.push_back(b);
     }
-    if (any_sload) emit_prologue(from_template("s_waitcnt lgkmcnt(0)"));
+    // The kernel arguments in SGPRs before anything uses them: a wait for 0 on the counter the
+    // scalar loads count in (lgkmcnt; kmcnt on GFX12).
+    if (any_sload) {
+      const CounterModel model = counter_model(t_);
+      std::vector<std::pair<std::string, int>> drained;
+      auto sload = std::find_if(prologue_.rbegin(), prologue_.rend(),
+                                [](const Instruction& i) { return i.kind() == InstrClass::ScalarLoad; });
+      for (const std::string& counter : model.issued(*sload)) drained.emplace_back(counter, 0);
+      for (Instruction& wait : model.wait_instructions(drained)) emit_prologue(std::move(wait));
+    }
     for (const std::string& m : pending_moves_) emit_prologue(from_template(m));
     if (any_lds && t_.lds_needs_m0) emit_prologue(from_template("s_mov_b32 m0, -1"));
 
@@ -397,11 +434,12 @@ class ThreadCompiler {
           case litmus::BinaryOp::Or: emit(from_template("v_or_b32_e32 {d}, {a}, {b}", s), "", "value"); break;
           case litmus::BinaryOp::Eq:
           case litmus::BinaryOp::Ne:
-            emit(from_template(
-                     e.op == litmus::BinaryOp::Eq ? "v_cmp_eq_u32_e32 vcc, {a}, {b}" : "v_cmp_ne_u32_e32 vcc, {a}, {b}",
-                     s),
+            s["vcc"] = vcc();
+            emit(from_template(e.op == litmus::BinaryOp::Eq ? "v_cmp_eq_u32_e32 {vcc}, {a}, {b}"
+                                                            : "v_cmp_ne_u32_e32 {vcc}, {a}, {b}",
+                               s),
                  "", "value");
-            emit(from_template("v_cndmask_b32_e64 {d}, 0, 1, vcc", s), "", "value");
+            emit(from_template("v_cndmask_b32_e64 {d}, 0, 1, {vcc}", s), "", "value");
             break;
         }
         return d;
@@ -409,6 +447,9 @@ class ThreadCompiler {
     }
     return 0;
   }
+
+  // The lane mask a compare writes: vcc in wave64, its low half in wave32.
+  std::string vcc() const { return wave_size(t_, opt_) == 32 ? "vcc_lo" : "vcc"; }
 
   std::string label_name(const std::string& l) const { return fmt::format("P{}_{}", thread_.id, l); }
 
@@ -431,7 +472,7 @@ class ThreadCompiler {
           return;
         }
         int c = value_register(*ins.condition);
-        emit(from_template(fmt::format("v_cmp_ne_u32_e32 vcc, 0, v{}", c)), "", "branch");
+        emit(from_template(fmt::format("v_cmp_ne_u32_e32 {}, 0, v{}", vcc(), c)), "", "branch");
         emit(from_template("s_cbranch_vccnz " + label_name(ins.label)), "", "branch");
         return;
       }
@@ -673,6 +714,8 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
   return out;
 }
 
+int wave_size(const Target& target, const CompileOptions& options) { return options.wave64 ? 64 : target.wave_size; }
+
 Instruction sample_access(const MemoryOperation& op, const Target& target, const TargetCatalog& catalog) {
   std::optional<GlobalForm> form;
   if (op.space == AddressSpace::Generic)
@@ -727,7 +770,8 @@ void check_table_applies(const Target& target, const MappingTable& table, const 
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options) {
   check_table_applies(target, table, options);
-  CompiledTest out{test.name, target.name, table.name(), options.flavour, options.generic, {}};
+  CompiledTest out{
+      test.name, target.name, table.name(), options.flavour, options.generic, {}, wave_size(target, options)};
   for (std::size_t t = 0; t < test.threads.size(); ++t)
     out.threads.push_back(ThreadCompiler(test, static_cast<int>(t), target, catalog, table, options).run());
   return out;
@@ -742,8 +786,8 @@ CompiledThread compile_thread(const litmus::Test& test, int thread, const Target
 }
 
 std::string emit_assembly(const CompiledTest& c, const litmus::Test& test) {
-  std::string out = fmt::format("; {} for {} with mapping table {} ({} flavour{})\n", c.test, c.target, c.table,
-                                c.flavour, c.generic ? ", generic addresses" : "");
+  std::string out = fmt::format("; {} for {} (wave{}) with mapping table {} ({} flavour{})\n", c.test, c.target,
+                                c.wave_size, c.table, c.flavour, c.generic ? ", generic addresses" : "");
   for (const CompiledThread& t : c.threads) {
     out += fmt::format("\n; ---- thread P{} ----\n", t.thread);
     for (const auto& [r, v] : t.registers) out += fmt::format(";   {} in v{}\n", r, v);
@@ -801,8 +845,8 @@ nlohmann::json to_json(const CompiledTest& c) {
                        {"vgprs", t.vgprs},
                        {"sgprs", t.sgprs}});
   }
-  return {{"schema", "hsalit-compiled/1"}, {"test", c.test},       {"target", c.target}, {"table", c.table},
-          {"flavour", c.flavour},          {"generic", c.generic}, {"threads", threads}};
+  return {{"schema", "hsalit-compiled/1"}, {"test", c.test},       {"target", c.target},       {"table", c.table},
+          {"flavour", c.flavour},          {"generic", c.generic}, {"wave_size", c.wave_size}, {"threads", threads}};
 }
 
 }  // namespace hsalit::codegen

@@ -82,7 +82,9 @@ LlcTool find_llc(std::string_view name) {
 std::vector<std::string> llc_command(const LlcTool& llc, const Target& target) {
   std::vector<std::string> cmd = {llc.path.string(), "-march=amdgcn", "-mcpu=" + target.name, "-O2"};
   cmd.insert(cmd.end(), llc.flags.begin(), llc.flags.end());
-  cmd.insert(cmd.end(), target.assembler_flags.begin(), target.assembler_flags.end());
+  // Wave64: the simulator reads llc's lane masks as 64-bit (s_and_saveexec_b64 ...).
+  const std::vector<std::string> flags = assembler_flags(target, 64);
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
   return cmd;
 }
 

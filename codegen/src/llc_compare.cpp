@@ -1,7 +1,7 @@
 // The table's code beside llc's, compared semantically (llc.hpp, docs/llvm-ir.md).
 //
-// Both programs are walked with a model of the target's wait counters: each memory
-// instruction increments the counters it uses, each wait bounds them. Between two
+// Both programs are walked with the target's model of its wait counters (counter_model,
+// target.hpp): each memory instruction increments the counters it uses, each wait bounds them. Between two
 // consecutive litmus accesses (a "gap"), the comparison looks at
 //   - the cache invalidates, writebacks and barriers of the gap, matched by mnemonic, with
 //     their cache bits and the counters known to be zero when each is issued;
@@ -19,79 +19,6 @@
 #include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::codegen {
-
-namespace {
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-}  // namespace
-
-CounterModel counter_model(const Target& target) {
-  CounterModel m;
-  m.generation = target.generation;
-  m.atomic_return = target.atomic_return;
-  if (target.generation >= 12)
-    m.names = {"loadcnt", "storecnt", "dscnt", "kmcnt"};
-  else if (target.generation >= 10)
-    m.names = {"vmcnt", "vscnt", "lgkmcnt"};
-  else
-    m.names = {"vmcnt", "lgkmcnt"};
-  return m;
-}
-
-std::vector<std::string> CounterModel::issued(const Instruction& ins) const {
-  const bool flat = starts_with(ins.mnemonic, "flat_");
-  const bool g12 = generation >= 12, g10 = generation >= 10;
-  const std::string lds = g12 ? "dscnt" : "lgkmcnt";
-  auto returning = [&] {
-    const CachePolicy& p = ins.policy;
-    const CachePolicy& r = atomic_return;
-    return (r.glc && p.glc) || (r.sc0 && p.sc0) || (!r.th.empty() && p.th == r.th);
-  };
-  std::vector<std::string> out;
-  switch (ins.kind()) {
-    case InstrClass::VectorLoad: out.push_back(g12 ? "loadcnt" : "vmcnt"); break;
-    case InstrClass::VectorStore: out.push_back(g12 ? "storecnt" : g10 ? "vscnt" : "vmcnt"); break;
-    case InstrClass::VectorAtomic:
-      out.push_back(!g10 ? "vmcnt" : returning() ? (g12 ? "loadcnt" : "vmcnt") : (g12 ? "storecnt" : "vscnt"));
-      break;
-    case InstrClass::LdsLoad:
-    case InstrClass::LdsStore:
-    case InstrClass::LdsAtomic: out.push_back(lds); break;
-    case InstrClass::ScalarLoad: out.push_back(g12 ? "kmcnt" : "lgkmcnt"); break;
-    default: break;
-  }
-  if (flat && ins.is_memory()) out.push_back(lds);
-  return out;
-}
-
-std::vector<std::pair<std::string, int>> CounterModel::waits(const Instruction& ins) const {
-  std::vector<std::pair<std::string, int>> out;
-  const std::string& m = ins.mnemonic;
-  std::optional<std::int64_t> imm;
-  for (const Operand& o : ins.operands)
-    if (o.kind == Operand::Kind::Immediate) imm = o.imm;
-  if (m == "s_waitcnt") {
-    if (ins.wait.vmcnt) out.emplace_back("vmcnt", *ins.wait.vmcnt);
-    if (ins.wait.lgkmcnt) out.emplace_back("lgkmcnt", *ins.wait.lgkmcnt);
-    if (!ins.wait.vmcnt && !ins.wait.lgkmcnt && !ins.wait.expcnt && imm == 0)
-      for (const std::string& n : names) out.emplace_back(n, 0);  // `s_waitcnt 0`
-    return out;
-  }
-  if (starts_with(m, "s_waitcnt_") && imm) {  // s_waitcnt_vscnt null, 0 (GFX10-11)
-    out.emplace_back(m.substr(10), static_cast<int>(*imm));
-    return out;
-  }
-  if (starts_with(m, "s_wait_") && imm) {  // GFX12: s_wait_loadcnt 0, s_wait_loadcnt_dscnt 0x0
-    std::string rest = m.substr(7);
-    auto us = rest.find('_');
-    if (us == std::string::npos) {
-      out.emplace_back(rest, static_cast<int>(*imm));
-    } else {  // combined: the first counter in bits 13:8, dscnt in bits 5:0
-      out.emplace_back(rest.substr(0, us), static_cast<int>((*imm >> 8) & 0x3f));
-      out.emplace_back(rest.substr(us + 1), static_cast<int>(*imm & 0x3f));
-    }
-  }
-  return out;
-}
 
 int Comparison::difference_count() const {
   int n = 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "embedded.hpp"
@@ -57,6 +58,7 @@ TargetCatalog TargetCatalog::from_json(const json& doc) {
     target.barrier = t.value("barrier", std::vector<std::string>{"s_barrier"});
     target.substitute = t.value("substitute", std::map<std::string, std::string>{});
     target.note = t.value("note", "");
+    target.wave_size = t.value("wave_size", 64);
     c.targets_.push_back(std::move(target));
   }
   return c;
@@ -126,6 +128,121 @@ bool TargetCatalog::ds_cas_compare_first(const Target& t) const {
 
 std::string TargetCatalog::alu(const Target& t, std::string_view op) const {
   return alu_.at(t.alu).at(std::string(op));
+}
+
+// ---- Wait counters: one model per generation (target.hpp) ---------------------------------
+
+namespace {
+
+bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+}  // namespace
+
+CounterModel counter_model(const Target& target) {
+  CounterModel m;
+  m.generation = target.generation;
+  m.atomic_return = target.atomic_return;
+  if (target.generation >= 12) {
+    m.names = {"loadcnt", "storecnt", "dscnt", "kmcnt"};
+    m.max_counts = {63, 63, 63, 31};
+    m.lds_counter = "dscnt";
+  } else if (target.generation >= 10) {
+    m.names = {"vmcnt", "vscnt", "lgkmcnt"};
+    m.max_counts = {63, 63, 63};
+    m.lds_counter = "lgkmcnt";
+  } else {
+    m.names = {"vmcnt", "lgkmcnt"};
+    m.max_counts = {target.generation >= 9 ? 63 : 15, 15};
+    m.lds_counter = "lgkmcnt";
+  }
+  return m;
+}
+
+int CounterModel::slot(std::string_view name) const {
+  auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+std::vector<std::string> CounterModel::issued(const Instruction& ins) const {
+  const bool g12 = generation >= 12, g10 = generation >= 10;
+  const std::string load = g12 ? "loadcnt" : "vmcnt";
+  const std::string store = g12 ? "storecnt" : g10 ? "vscnt" : "vmcnt";
+  auto returning = [&] {
+    const CachePolicy& p = ins.policy;
+    const CachePolicy& r = atomic_return;
+    return (r.glc && p.glc) || (r.sc0 && p.sc0) || (!r.th.empty() && p.th == r.th);
+  };
+  std::vector<std::string> out;
+  switch (ins.kind()) {
+    case InstrClass::VectorLoad: out.push_back(load); break;
+    case InstrClass::VectorStore: out.push_back(store); break;
+    case InstrClass::VectorAtomic: out.push_back(returning() ? load : store); break;
+    case InstrClass::LdsLoad:
+    case InstrClass::LdsStore:
+    case InstrClass::LdsAtomic: out.push_back(lds_counter); break;
+    case InstrClass::ScalarLoad: out.push_back(g12 ? "kmcnt" : "lgkmcnt"); break;
+    default: break;
+  }
+  if (has_prefix(ins.mnemonic, "flat_") && ins.is_memory()) out.push_back(lds_counter);
+  return out;
+}
+
+std::vector<std::pair<std::string, int>> CounterModel::waits(const Instruction& ins) const {
+  std::vector<std::pair<std::string, int>> out;
+  const std::string& m = ins.mnemonic;
+  std::optional<std::int64_t> imm;
+  for (const Operand& o : ins.operands)
+    if (o.kind == Operand::Kind::Immediate) imm = o.imm;
+  if (m == "s_waitcnt") {
+    if (ins.wait.vmcnt) out.emplace_back("vmcnt", *ins.wait.vmcnt);
+    if (ins.wait.lgkmcnt) out.emplace_back("lgkmcnt", *ins.wait.lgkmcnt);
+    // `s_waitcnt 0`: every counter the instruction's fields hold (not vscnt).
+    if (!ins.wait.vmcnt && !ins.wait.lgkmcnt && !ins.wait.expcnt && imm == 0)
+      for (const char* n : {"vmcnt", "lgkmcnt"}) out.emplace_back(n, 0);
+    return out;
+  }
+  if (has_prefix(m, "s_waitcnt_") && imm) {  // s_waitcnt_vscnt null, N (GFX10-11)
+    out.emplace_back(m.substr(10), static_cast<int>(*imm));
+    return out;
+  }
+  if (has_prefix(m, "s_wait_") && imm) {  // GFX12: s_wait_loadcnt 0, s_wait_loadcnt_dscnt 0x0
+    std::string rest = m.substr(7);
+    auto us = rest.find('_');
+    if (us == std::string::npos) {
+      out.emplace_back(rest, static_cast<int>(*imm));
+    } else {  // combined: the first counter in bits 13:8, dscnt in bits 5:0
+      out.emplace_back(rest.substr(0, us), static_cast<int>((*imm >> 8) & 0x3f));
+      out.emplace_back(rest.substr(us + 1), static_cast<int>(*imm & 0x3f));
+    }
+  }
+  return out;
+}
+
+std::vector<Instruction> CounterModel::wait_instructions(const std::vector<std::pair<std::string, int>>& bounds) const {
+  std::vector<Instruction> out;
+  Instruction waitcnt;
+  waitcnt.mnemonic = "s_waitcnt";
+  for (const auto& [name, count] : bounds) {
+    if (generation < 12 && name == "vmcnt") {
+      waitcnt.wait.vmcnt = count;
+    } else if (generation < 12 && name == "lgkmcnt") {
+      waitcnt.wait.lgkmcnt = count;
+    } else {
+      Instruction w;
+      w.mnemonic = generation >= 12 ? "s_wait_" + name : "s_waitcnt_" + name;
+      if (generation < 12) w.operands.push_back(Operand::special("null"));
+      w.operands.push_back(Operand::immediate(count));
+      out.push_back(std::move(w));
+    }
+  }
+  if (waitcnt.wait.vmcnt || waitcnt.wait.lgkmcnt) out.insert(out.begin(), std::move(waitcnt));
+  return out;
+}
+
+std::vector<std::string> assembler_flags(const Target& target, int wave_size) {
+  std::vector<std::string> flags = target.assembler_flags;
+  if (wave_size == 64 && target.wave_size != 64) flags.push_back("-mattr=+wavefrontsize64");
+  return flags;
 }
 
 }  // namespace hsalit::codegen

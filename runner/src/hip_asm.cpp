@@ -128,13 +128,10 @@ std::string hip_asm_thread_body(const litmus::Test& test, const TestFacts& facts
     lines.push_back(text);
   }
   // Every counter to zero before the outputs are read.
-  if (target.generation >= 12) {
-    for (const char* w : {"s_wait_loadcnt 0x0", "s_wait_storecnt 0x0", "s_wait_dscnt 0x0", "s_wait_kmcnt 0x0"})
-      lines.push_back(w);
-  } else {
-    lines.push_back("s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)");
-    if (target.generation >= 10) lines.push_back("s_waitcnt_vscnt null, 0x0");
-  }
+  const codegen::CounterModel model = codegen::counter_model(target);
+  std::vector<std::pair<std::string, int>> drained;
+  for (const std::string& counter : model.names) drained.emplace_back(counter, 0);
+  for (const codegen::Instruction& wait : model.wait_instructions(drained)) lines.push_back(codegen::print(wait));
 
   std::string after;
   for (const auto& [reg, vgpr] : ct.registers) {

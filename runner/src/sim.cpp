@@ -232,8 +232,10 @@ struct Code {
   Operand a, b, base, offset;
   std::int64_t imm_offset = 0;
   std::int32_t data = -1, compare = -1;  // words of the first data and compare VGPRs
-  int target = -1, vmcnt = -1, lgkmcnt = -1;
-  std::int64_t kernel_argument = 0;  // ScalarLoad: the immediate offset
+  int target = -1;
+  std::uint8_t counters = 0;  // memory operations: the counters that count it (SimInstruction::counters)
+  std::array<int, detail::kCounters> bounds{-1, -1, -1, -1};  // Wait: SimInstruction::bounds
+  std::int64_t kernel_argument = 0;                           // ScalarLoad: the immediate offset
   // The VGPR words an ALU instruction reads or writes (-1: none), for the partial-order
   // reduction: such an instruction does not commute with the completion of a load that
   // writes one of them.
@@ -247,7 +249,6 @@ struct WaveLayout {
   int vm = 0, vm_cap = 0, lds = 0, lds_cap = 0;
   int cu = 0, workgroup = 0;
   std::vector<int> threads;  // the thread each lane runs, in order
-  bool has_flat = false;
 };
 
 struct CuLayout {
@@ -261,28 +262,25 @@ bool is_vector_memory(SimOp op) {
 }
 bool is_lds(SimOp op) { return op == SimOp::LdsLoad || op == SimOp::LdsStore || op == SimOp::LdsAtomic; }
 
-// A memory access of a wave as its `s_waitcnt`s count it: whether vmcnt and lgkmcnt count
-// it (FLAT operations both, rule 4), how many operations of each the wave issued after it,
-// and whether a wait since has waited for it. Completion is reported in issue order per
-// counter (rule 3), so `vmcnt(N)` waits for every vector memory operation with at least N
-// more issued after it, and `lgkmcnt(N)` likewise for LDS operations; where the thread has a
-// FLAT operation only `lgkmcnt(0)` is read, since FLAT and LDS operations complete in no
-// common order.
+// A memory access of a wave as its waits count it: the counters of the target's counter model
+// that count it (SimInstruction::counters: on GFX6-GFX9 vmcnt for vector memory, lgkmcnt for
+// LDS, FLAT in both, rule 4; from GFX10 loads and stores in different counters), how many
+// operations each counter counted after it, and whether a wait since has waited for it.
+// Completion is reported in issue order per counter (rule 3), so a wait for N on a counter
+// waits for every operation it counts with at least N more issued after it; where the thread
+// has a FLAT operation only a wait for 0 on the LDS counter tells, since FLAT and LDS
+// operations complete in no common order (detail::wait_completes).
 struct CountedAccess {
-  bool vm = false, lgkm = false;
-  int vm_after = 0, lgkm_after = 0;
+  std::uint8_t counters = 0;
+  std::array<int, detail::kCounters> after{};
   bool waited = false;
 
-  explicit CountedAccess(const SimInstruction& access)
-      : vm(is_vector_memory(access.op)), lgkm(!is_vector_memory(access.op) || access.flat) {}
+  explicit CountedAccess(const SimInstruction& access) : counters(access.counters) {}
   void issued_after(const CountedAccess& later) {
-    vm_after += later.vm;
-    lgkm_after += later.lgkm;
+    for (std::size_t c = 0; c < detail::kCounters; ++c) after[c] += later.counters >> c & 1;
   }
-  void pass(const SimInstruction& wait, bool thread_has_flat) {
-    if (vm && wait.vmcnt >= 0 && vm_after >= wait.vmcnt) waited = true;
-    if (lgkm && wait.lgkmcnt >= 0 && (wait.lgkmcnt == 0 || !thread_has_flat) && lgkm_after >= wait.lgkmcnt)
-      waited = true;
+  void pass(const SimInstruction& wait, int lds_counter, bool thread_has_flat) {
+    if (detail::wait_completes(wait, counters, after, lds_counter, thread_has_flat)) waited = true;
   }
 };
 
@@ -347,8 +345,8 @@ bool scalar_destination(const SimInstruction& ins) {
 // (compiled code waits first: codegen's insert_register_waits). The thread is explored
 // alone, over its program counter and the vector operations outstanding (oldest first),
 // more loosely than it runs: both ways at every branch, the oldest outstanding operation
-// completing between any two instructions, an `s_waitcnt` passing once no more than its
-// vmcnt are outstanding (its lgkmcnt ignored). Past a bound it answers yes.
+// completing between any two instructions, a wait passing once no more than its bounds are
+// outstanding on each counter (LDS operations not counted). Past a bound it answers yes.
 bool may_use_outstanding_result(const detail::SimThread& th) {
   using Local = std::pair<int, std::vector<int>>;
   constexpr std::size_t kMaxLocal = 4096, kMaxOutstanding = 64;
@@ -373,9 +371,14 @@ bool may_use_outstanding_result(const detail::SimThread& th) {
         return true;
     }
     switch (ins.op) {
-      case SimOp::Wait:
-        if (ins.vmcnt < 0 || static_cast<int>(outstanding.size()) <= ins.vmcnt) work.emplace_back(pc + 1, outstanding);
+      case SimOp::Wait: {
+        std::array<int, detail::kCounters> counts{};
+        for (int o : outstanding)
+          for (std::size_t c = 0; c < detail::kCounters; ++c)
+            counts[c] += th.code[static_cast<std::size_t>(o)].counters >> c & 1;
+        if (detail::wait_passes(ins, counts)) work.emplace_back(pc + 1, outstanding);
         break;
+      }
       case SimOp::End: break;
       case SimOp::Branch: work.emplace_back(ins.target, outstanding); break;
       case SimOp::BranchVcc:
@@ -429,11 +432,10 @@ std::vector<bool> vector_locations(const litmus::Test& test, const SimProgram& p
 // order by themselves: the vector memory requests of a wave join its CU's FIFO for their
 // channel and the L2 performs them in that order (rule 9), and its LDS operations are
 // performed in its order (rule 10). Accesses on different paths (vector memory and LDS, or
-// two channels) are ordered only by an `s_waitcnt` between them that waits for the earlier
-// one: completion is reported in issue order per counter (rule 3), so `vmcnt(N)` waits for
-// every vector memory operation with at least N more issued after it before the wait, and
-// `lgkmcnt(N)` likewise for LDS operations, counted as the machine counts them
-// (CountedAccess). The code is walked once, with
+// two channels) are ordered only by a wait between them that waits for the earlier one:
+// completion is reported in issue order per counter (rule 3), so a wait for N on a counter
+// waits for every operation it counts with at least N more issued after it before the wait,
+// counted as the target's counter model counts them (CountedAccess). The code is walked once, with
 // forward branches only: at a join each earlier access keeps the fewest operations issued
 // after it on any path and is waited for only if it is on every path that has it.
 bool accesses_in_program_order(const litmus::Test& test, const SimProgram& program, int thread,
@@ -448,8 +450,8 @@ bool accesses_in_program_order(const litmus::Test& test, const SimProgram& progr
     for (const auto& [pc, e] : from) {
       auto [it, fresh] = into.emplace(pc, e);
       if (fresh) continue;
-      it->second.vm_after = std::min(it->second.vm_after, e.vm_after);
-      it->second.lgkm_after = std::min(it->second.lgkm_after, e.lgkm_after);
+      for (std::size_t c = 0; c < detail::kCounters; ++c)
+        it->second.after[c] = std::min(it->second.after[c], e.after[c]);
       it->second.waited = it->second.waited && e.waited;
     }
   };
@@ -477,7 +479,7 @@ bool accesses_in_program_order(const litmus::Test& test, const SimProgram& progr
         if (ins.op == SimOp::Branch) continue;
         break;
       case SimOp::Wait:
-        for (auto& [earlier, e] : pending) e.pass(ins, has_flat);
+        for (auto& [earlier, e] : pending) e.pass(ins, program.lds_counter, has_flat);
         break;
       case SimOp::VectorLoad:
       case SimOp::VectorStore:
@@ -487,10 +489,11 @@ bool accesses_in_program_order(const litmus::Test& test, const SimProgram& progr
       case SimOp::LdsAtomic: {
         Earlier here(ins);
         here.path = -1;
-        if (here.vm && hw.channel_per_location) {
+        const bool vm = is_vector_memory(ins.op);
+        if (vm && hw.channel_per_location) {
           here.path = litmus_location(test, program, thread, ins.litmus_instruction);
           if (here.path < 0) return false;  // a channel not known from the code
-        } else if (here.vm) {
+        } else if (vm) {
           here.path = 0;
         }
         for (auto& [earlier, e] : pending) {
@@ -610,7 +613,6 @@ class Machine {
           SimOp op = code[pc].op;
           vm += is_vector_memory(op);
           lds += is_lds(op);
-          L.has_flat |= code[pc].flat;
           backward |= (op == SimOp::Branch || op == SimOp::BranchVcc) && code[pc].target <= static_cast<int>(pc);
         }
       }
@@ -704,7 +706,7 @@ class Machine {
         c.imm_offset = ins.imm_offset;
         if (ins.data >= 0) c.data = vbase + ins.data;
         if (ins.compare >= 0) c.compare = vbase + ins.compare;
-        c.target = ins.target, c.vmcnt = ins.vmcnt, c.lgkmcnt = ins.lgkmcnt;
+        c.target = ins.target, c.counters = ins.counters, c.bounds = ins.bounds;
         c.kernel_argument = ins.a.imm;
         int k = 0;
         for (const Src* s : {&ins.a, &ins.b})
@@ -1174,9 +1176,8 @@ class Machine {
     if ((header & 0xff) >= L.threads.size()) return false;
     const Code& c = current(s, L);
     if (c.op == SimOp::Wait) {
-      auto [vm, lgkm] = wait_counts(s, L);
-      if (c.vmcnt >= 0 && vm > c.vmcnt) return false;
-      if (c.lgkmcnt >= 0 && lgkm > c.lgkmcnt) return false;
+      for (std::size_t k = 0; k < detail::kCounters; ++k)
+        if (c.bounds[k] >= 0 && outstanding(s, L, k) > c.bounds[k]) return false;
     }
     if (c.op == SimOp::WritebackL2 && l2_agents_) {
       // The write-back must include the data of the wave's own earlier stores (the seed's
@@ -1400,14 +1401,16 @@ class Machine {
     return false;
   }
 
-  // Counters as s_waitcnt sees them: FLAT operations count in both (CDNA4 ISA 4.4).
-  std::pair<int, int> wait_counts(const Word* s, const WaveLayout& L) const {
+  // A counter as a wait sees it: the wave's outstanding operations that the target's counter
+  // model counts in it (FLAT operations in the vector memory and the LDS counter, CDNA4 ISA
+  // 4.4; GFX10 and later count loads and stores in different counters).
+  int outstanding(const Word* s, const WaveLayout& L, std::size_t counter) const {
     Word sizes = s[L.header + 2];
-    int vm = static_cast<int>(sizes & 0xffff), lgkm = static_cast<int>(sizes >> 16);
-    if (L.has_flat)
-      for (int i = 0; i < vm; ++i)
-        if (code_of_entry(L, s[L.vm + i * kEntryWords]).flat) ++lgkm;
-    return {vm, lgkm};
+    int n = 0;
+    for (auto [first, count] : {std::pair{L.vm, sizes & 0xffff}, std::pair{L.lds, sizes >> 16}})
+      for (Word i = 0; i < count; ++i)
+        n += code_of_entry(L, s[first + static_cast<int>(i) * kEntryWords]).counters >> counter & 1;
+    return n;
   }
 
   static Word read(const Word* s, const Operand& o) { return o.word >= 0 ? s[o.word] : o.imm; }
@@ -1678,33 +1681,56 @@ class Machine {
     perform(e, code_of_entry(L, e[0]), s + lds_cell(L.workgroup, static_cast<int>(entry_location(e[0]))));
   }
 
-  // Completion is reported in issue order within each counter (CDNA4 ISA 4.4): performed
-  // entries at the head write their results and leave.
+  // Completion is reported in issue order within each counter (rule 3, CDNA4 ISA 4.4): a
+  // performed entry writes its results and leaves once no entry before it that shares a
+  // counter with it is still in the list. On GFX6-GFX9 every vector memory operation counts
+  // in vmcnt, so the list leaves in issue order; from GFX10 loads and stores count in
+  // different counters, and a load may leave before an earlier store (rule 4).
   void retire(Word* s, int wi) const {
     const WaveLayout& L = waves_[static_cast<std::size_t>(wi)];
     Word& sizes = s[L.header + 2];
+    thread_local std::vector<int> new_index;  // per old entry: its index after, -1 when it left
     for (bool lds_list : {false, true}) {
       int count = static_cast<int>(lds_list ? sizes >> 16 : sizes & 0xffff);
       Word* list = s + (lds_list ? L.lds : L.vm);
-      int k = 0;
-      for (; k < count && (list[k * kEntryWords] & kPerformed); ++k) {
-        const Word* e = list + k * kEntryWords;
-        const Code& c = code_of_entry(L, e[0]);
-        if (c.dst >= 0 && c.op != SimOp::VectorStore && c.op != SimOp::LdsStore) {
-          s[c.dst] = e[1];
-          if (c.width == 2) s[c.dst + 1] = e[2];
-        }
+      if (count == 0 || !(list[0] & kPerformed)) {
+        // Nothing can leave when the head has not been performed and every entry shares its
+        // counters (the only case before GFX10).
+        const std::uint8_t head = count == 0 ? 0 : code_of_entry(L, list[0]).counters;
+        bool all_behind = true;
+        for (int k = 1; k < count && all_behind; ++k)
+          all_behind = (code_of_entry(L, list[k * kEntryWords]).counters & head) != 0;
+        if (all_behind) continue;
       }
-      if (k == 0) continue;
-      std::copy(list + k * kEntryWords, list + count * kEntryWords, list);
-      std::fill(list + (count - k) * kEntryWords, list + count * kEntryWords, 0);
-      sizes -= lds_list ? static_cast<Word>(k) << 16 : static_cast<Word>(k);
+      new_index.assign(static_cast<std::size_t>(count), -1);
+      std::uint8_t blocked = 0;  // counters of entries still in the list
+      int kept = 0;
+      for (int k = 0; k < count; ++k) {
+        Word* e = list + k * kEntryWords;
+        const Code& c = code_of_entry(L, e[0]);
+        if ((e[0] & kPerformed) && !(c.counters & blocked)) {
+          if (c.dst >= 0 && c.op != SimOp::VectorStore && c.op != SimOp::LdsStore) {
+            s[c.dst] = e[1];
+            if (c.width == 2) s[c.dst + 1] = e[2];
+          }
+          continue;
+        }
+        blocked |= c.counters;
+        if (kept != k) std::copy(e, e + kEntryWords, list + kept * kEntryWords);
+        new_index[static_cast<std::size_t>(k)] = kept++;
+      }
+      const int left = count - kept;
+      if (left == 0) continue;
+      std::fill(list + kept * kEntryWords, list + count * kEntryWords, 0);
+      sizes -= lds_list ? static_cast<Word>(left) << 16 : static_cast<Word>(left);
       if (lds_list) continue;
-      // The CU's queues name vm entries by index: those of this wave move down by k.
+      // The CU's queues name vm entries by index (queued entries are not performed, so they
+      // stay): those of this wave move down past the entries that left.
       for (int q : cus_[static_cast<std::size_t>(L.cu)].queue)
         for (Word i = 0; i < s[q]; ++i) {
           Word& r = s[q + 1 + static_cast<int>(i)];
-          if ((r & 0xff) == static_cast<Word>(wi)) r -= static_cast<Word>(k) << 8;
+          if ((r & 0xff) == static_cast<Word>(wi))
+            r = (r & 0xff) | static_cast<Word>(new_index[static_cast<std::size_t>(r >> 8)]) << 8;
         }
     }
   }
@@ -2084,7 +2110,11 @@ void append_src(std::string& key, const detail::Src& s) {
 // with the VGPRs it writes when it completes and the litmus instruction it comes from.
 struct OneCuAccess : CountedAccess {
   OneCuAccess(const SimInstruction& access, std::uint64_t writes)
-      : CountedAccess(access), writes(writes), litmus_instruction(access.litmus_instruction) {}
+      : CountedAccess(access),
+        vector_memory(is_vector_memory(access.op)),
+        writes(writes),
+        litmus_instruction(access.litmus_instruction) {}
+  bool vector_memory;
   std::uint64_t writes;
   int litmus_instruction;
 };
@@ -2102,7 +2132,7 @@ bool walk_one_cu_thread(const detail::SimThread& th, Each each) {
   for (const SimInstruction& ins : th.code) {
     if (ins.op == SimOp::Branch || ins.op == SimOp::BranchVcc || ins.op == SimOp::Barrier || ins.flat) return false;
     if (ins.op == SimOp::Wait) {
-      for (OneCuAccess& a : accesses) a.pass(ins, false);
+      for (OneCuAccess& a : accesses) a.pass(ins, -1, false);
       continue;
     }
     const std::uint64_t touched =
@@ -2304,7 +2334,7 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
                                            // as it issues (rule 10), before what follows.
                                            if (!is_vector_memory(ins.op) || !options.hw.lds_queues) return;
                                            for (const OneCuAccess& a : earlier)
-                                             if (!a.vm && !a.waited)
+                                             if (!a.vector_memory && !a.waited)
                                                pairs.push_back({a.litmus_instruction, ins.litmus_instruction});
                                          });
   if (!walked || !named) return std::nullopt;

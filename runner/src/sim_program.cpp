@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "hsalit/runner/sim.hpp"
+
 namespace hsalit::runner::detail {
 
 using codegen::InstrClass;
@@ -154,7 +156,7 @@ SimInstruction lower_memory(const Instruction& ins) {
   return s;
 }
 
-SimInstruction lower_one(const Instruction& ins) {
+SimInstruction lower_one(const Instruction& ins, const codegen::CounterModel& model) {
   const std::string& m = ins.mnemonic;
   std::vector<Operand> v = values(ins);
   SimInstruction s;
@@ -166,26 +168,18 @@ SimInstruction lower_one(const Instruction& ins) {
       s.op = SimOp::Barrier;
       return s;
     case InstrClass::Wait:
-      s.op = SimOp::Wait;
-      if (m == "s_waitcnt") {
-        if (ins.wait.vmcnt) s.vmcnt = *ins.wait.vmcnt;
-        if (ins.wait.lgkmcnt) s.lgkmcnt = *ins.wait.lgkmcnt;
-        if (!ins.wait.vmcnt && !ins.wait.lgkmcnt && !ins.wait.expcnt && !ins.operands.empty() &&
-            ins.operands[0].kind == Operand::Kind::Immediate && ins.operands[0].imm == 0)
-          s.vmcnt = s.lgkmcnt = 0;
-        return s;
+      // The counters the target's model says the wait bounds; waits on counters the model
+      // does not track (expcnt, samplecnt, bvhcnt: nothing the code generator emits counts
+      // in them) wait for nothing.
+      for (const auto& [counter, bound] : model.waits(ins)) {
+        int slot = model.slot(counter);
+        if (slot < 0) continue;
+        int& b = s.bounds[static_cast<std::size_t>(slot)];
+        b = b < 0 ? bound : std::min(b, bound);
       }
-      if (m == "s_waitcnt_vscnt" || m == "s_wait_storecnt" || m == "s_wait_loadcnt" || m == "s_wait_storecnt_dscnt" ||
-          m == "s_wait_loadcnt_dscnt") {
-        s.vmcnt = v.empty() ? 0 : static_cast<int>(v.back().imm);
-        if (contains(m, "dscnt")) s.lgkmcnt = s.vmcnt;
-        return s;
-      }
-      if (m == "s_wait_dscnt" || m == "s_wait_kmcnt") {
-        s.lgkmcnt = v.empty() ? 0 : static_cast<int>(v.back().imm);
-        return s;
-      }
-      s.op = SimOp::Nop;  // counters the model does not track (samples, BVH, exports)
+      s.op = starts(m, "s_wait_") && std::none_of(s.bounds.begin(), s.bounds.end(), [](int b) { return b >= 0; })
+                 ? SimOp::Nop
+                 : SimOp::Wait;
       return s;
     case InstrClass::CacheInvalidate:
       // Vector L1 (GFX6-GFX9 buffer_wbinvl1*, GFX940 buffer_inv, GFX10+ GL0, GFX12 global_inv).
@@ -212,7 +206,12 @@ SimInstruction lower_one(const Instruction& ins) {
     case InstrClass::VectorAtomic:
     case InstrClass::LdsLoad:
     case InstrClass::LdsStore:
-    case InstrClass::LdsAtomic: return lower_memory(ins);
+    case InstrClass::LdsAtomic: {
+      s = lower_memory(ins);
+      for (const std::string& counter : model.issued(ins))
+        if (int slot = model.slot(counter); slot >= 0) s.counters |= static_cast<std::uint8_t>(1u << slot);
+      return s;
+    }
     case InstrClass::Alu: break;
     case InstrClass::Other: unsupported(ins, "unknown instruction");
   }
@@ -278,6 +277,8 @@ struct Masks {
 };
 
 bool is_special(const Operand& o, std::string_view name) { return o.kind == Operand::Kind::Special && o.name == name; }
+// The lane mask of compares: vcc, or vcc_lo in wave32 code (GFX10 and later by default).
+bool is_vcc(const Operand& o) { return is_special(o, "vcc") || is_special(o, "vcc_lo"); }
 
 // Does the thread's code use lane masks beyond `v_cmp ... vcc` + `s_cbranch_vccnz`?
 bool uses_masks(const std::vector<Instruction>& code) {
@@ -310,13 +311,13 @@ Src imm_src(std::int64_t v) { return {RegFile::Imm, 0, v}; }
 // A lane mask operand as a value 0 or 1.
 Src mask_src(const Instruction& ins, const Operand& o, Masks& masks) {
   if (is_special(o, "exec")) return imm_src(1);
-  if (is_special(o, "vcc")) return vgpr_src(masks.vgpr(-1));
+  if (is_vcc(o)) return vgpr_src(masks.vgpr(-1));
   if (o.kind == Operand::Kind::Sgpr && o.count == 2) return vgpr_src(masks.vgpr(o.reg));
   if (o.kind == Operand::Kind::Immediate) return imm_src(o.imm != 0 ? 1 : 0);
   unsupported(ins, "a lane mask the simulator does not model");
 }
 int mask_dst(const Instruction& ins, const Operand& o, Masks& masks) {
-  if (is_special(o, "vcc")) return masks.vgpr(-1);
+  if (is_vcc(o)) return masks.vgpr(-1);
   if (o.kind == Operand::Kind::Sgpr && o.count == 2) return masks.vgpr(o.reg);
   unsupported(ins, "writes a lane mask the simulator does not model");
 }
@@ -350,7 +351,7 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     if (ops.size() != 4 || ops[0].kind != Operand::Kind::Vgpr) unsupported(ins, "expected v_cndmask_b32 D, A, B, MASK");
     if (masks.enabled)
       out.push_back(alu(SimOp::CompareNe, -1, mask_src(ins, ops[3], masks), imm_src(0)));
-    else if (!is_special(ops[3], "vcc"))
+    else if (!is_vcc(ops[3]))
       unsupported(ins, "a select on a mask other than vcc");
     select(out, ops[0].reg, src_of(ops[1]), src_of(ops[2]), masks);
     return out;
@@ -471,6 +472,12 @@ std::string_view row(const SimInstruction& ins) { return ins.source ? std::strin
 
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
   SimProgram p;
+  const codegen::Target* target = codegen::TargetCatalog::builtin().find(compiled.target);
+  if (!target) throw std::runtime_error(fmt::format("the simulator does not know target '{}'", compiled.target));
+  const codegen::CounterModel model = codegen::counter_model(*target);
+  if (model.names.size() > kCounters) throw std::logic_error("a counter model with more counters than the simulator");
+  p.counters = model.names;
+  p.lds_counter = model.slot(model.lds_counter);
   p.locations = test.location_names();
   p.l2_maintenance = starts(compiled.target, "gfx90a") || starts(compiled.target, "gfx94");
   int group_index = 0;
@@ -509,7 +516,7 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
         continue;
       }
       std::vector<SimInstruction> steps = lower_extended(ct.code, i, masks);
-      if (steps.empty()) steps.push_back(lower_one(ins));
+      if (steps.empty()) steps.push_back(lower_one(ins, model));
       for (SimInstruction& s : steps) {
         bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
         branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
@@ -543,4 +550,127 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   return p;
 }
 
+bool wait_passes(const SimInstruction& wait, const std::array<int, kCounters>& outstanding) {
+  for (std::size_t c = 0; c < kCounters; ++c)
+    if (wait.bounds[c] >= 0 && outstanding[c] > wait.bounds[c]) return false;
+  return true;
+}
+
+bool wait_completes(const SimInstruction& wait, std::uint8_t counters, const std::array<int, kCounters>& after,
+                    int lds_counter, bool thread_has_flat) {
+  for (std::size_t c = 0; c < kCounters; ++c) {
+    const int bound = wait.bounds[c];
+    if (!(counters >> c & 1) || bound < 0) continue;
+    if (static_cast<int>(c) == lds_counter && thread_has_flat && bound != 0) continue;
+    if (after[c] >= bound) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// The VGPRs an instruction reads (its sources, address, data and compare registers) and
+// writes (its destination, unless that is SGPRs).
+struct VgprUse {
+  std::vector<int> read, written;
+};
+VgprUse vgpr_use(const SimInstruction& ins) {
+  VgprUse u;
+  auto add = [](std::vector<int>& to, int first, int count) {
+    for (int r = first; first >= 0 && r < first + count; ++r) to.push_back(r);
+  };
+  for (const Src* src : {&ins.a, &ins.b, &ins.base, &ins.offset})
+    if (src->file == RegFile::Vgpr) add(u.read, src->reg, src == &ins.base && ins.form == AddressForm::Flat ? 2 : 1);
+  add(u.read, ins.data, ins.width);
+  add(u.read, ins.compare, ins.width);
+  const bool scalar_destination =
+      ins.op == SimOp::ScalarLoad || (ins.op == SimOp::Move && ins.source && ins.source->mnemonic.rfind("s_", 0) == 0);
+  if (!scalar_destination) add(u.written, ins.dst, std::max(ins.width, ins.dst_count));
+  return u;
+}
+
+bool is_memory(SimOp op) {
+  return op == SimOp::VectorLoad || op == SimOp::VectorStore || op == SimOp::VectorAtomic || op == SimOp::LdsLoad ||
+         op == SimOp::LdsStore || op == SimOp::LdsAtomic;
+}
+
+// The VGPRs a memory operation writes when it completes (none for stores).
+std::pair<int, int> result_registers(const SimInstruction& ins) {
+  if (ins.dst < 0 || ins.op == SimOp::VectorStore || ins.op == SimOp::LdsStore) return {-1, 0};
+  return {ins.dst, ins.width};
+}
+
+}  // namespace
+
+std::optional<std::string> register_hazard(const SimProgram& program, std::size_t thread) {
+  const SimThread& th = program.threads.at(thread);
+  const bool has_flat = std::any_of(th.code.begin(), th.code.end(), [](const SimInstruction& i) { return i.flat; });
+  // A path's state: its pc and the operations not known complete (instruction indices, in
+  // issue order).
+  using Local = std::pair<int, std::vector<int>>;
+  constexpr std::size_t kMaxLocal = 1 << 14, kMaxOutstanding = 64;
+  std::set<Local> seen;
+  std::vector<Local> work{{0, {}}};
+  auto where = [&](int pc) { return fmt::format("`{}`", text(th.code[static_cast<std::size_t>(pc)])); };
+  while (!work.empty()) {
+    Local local = std::move(work.back());
+    work.pop_back();
+    if (!seen.insert(local).second) continue;
+    if (seen.size() > kMaxLocal)
+      return fmt::format("P{}: more than {} states of its code and its outstanding operations", thread, kMaxLocal);
+    auto& [pc, outstanding] = local;
+    if (pc < 0 || pc >= static_cast<int>(th.code.size())) continue;
+    const SimInstruction& ins = th.code[static_cast<std::size_t>(pc)];
+    const VgprUse use = vgpr_use(ins);
+    for (int o : outstanding) {
+      auto [first, count] = result_registers(th.code[static_cast<std::size_t>(o)]);
+      for (const auto& [regs, verb] : {std::pair{&use.read, "reads"}, std::pair{&use.written, "overwrites"}})
+        for (int r : *regs)
+          if (r >= first && r < first + count)
+            return fmt::format("P{}: {} {} v{} before {} has completed", thread, where(pc), verb, r, where(o));
+    }
+    switch (ins.op) {
+      case SimOp::Wait: {
+        std::vector<int> left;
+        for (std::size_t i = 0; i < outstanding.size(); ++i) {
+          const SimInstruction& earlier = th.code[static_cast<std::size_t>(outstanding[i])];
+          std::array<int, kCounters> after{};
+          for (std::size_t j = i + 1; j < outstanding.size(); ++j)
+            for (std::size_t c = 0; c < kCounters; ++c)
+              after[c] += th.code[static_cast<std::size_t>(outstanding[j])].counters >> c & 1;
+          if (!wait_completes(ins, earlier.counters, after, program.lds_counter, has_flat))
+            left.push_back(outstanding[i]);
+        }
+        work.emplace_back(pc + 1, std::move(left));
+        break;
+      }
+      case SimOp::End: break;
+      case SimOp::Branch: work.emplace_back(ins.target, std::move(outstanding)); break;
+      case SimOp::BranchVcc:
+        work.emplace_back(ins.target, outstanding);
+        work.emplace_back(pc + 1, std::move(outstanding));
+        break;
+      default:
+        if (is_memory(ins.op)) {
+          if (outstanding.size() >= kMaxOutstanding)
+            return fmt::format("P{}: more than {} operations outstanding", thread, kMaxOutstanding);
+          outstanding.push_back(pc);
+        }
+        work.emplace_back(pc + 1, std::move(outstanding));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace hsalit::runner::detail
+
+namespace hsalit::runner {
+
+std::vector<std::string> register_hazards(const LoweredProgram& lowered) {
+  std::vector<std::string> out;
+  for (std::size_t t = 0; t < lowered.program().threads.size(); ++t)
+    if (auto hazard = detail::register_hazard(lowered.program(), t)) out.push_back(std::move(*hazard));
+  return out;
+}
+
+}  // namespace hsalit::runner

@@ -2,7 +2,9 @@
 // instruction form, and the memory cells it names.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,9 @@ enum class SimOp : std::uint8_t {
   End,
 };
 
+// The most wait counters a target's counter model tracks (GFX12: loadcnt storecnt dscnt kmcnt).
+inline constexpr std::size_t kCounters = 4;
+
 enum class RegFile : std::uint8_t { None, Vgpr, Sgpr, Imm };
 
 struct Src {
@@ -56,8 +61,12 @@ struct SimInstruction {
   int dst = -1;  // VGPR (or first SGPR for ScalarLoad)
   int dst_count = 1;
   Src a, b;
-  int target = -1;               // branch target (instruction index)
-  int vmcnt = -1, lgkmcnt = -1;  // Wait: -1 = not waited for
+  int target = -1;  // branch target (instruction index)
+  // Memory operations: bit i set when counter i of the target's counter model (codegen::
+  // counter_model, SimProgram::counters) counts the operation. Waits: per counter, the count
+  // it waits for, -1 where it does not wait for that counter.
+  std::uint8_t counters = 0;
+  std::array<int, kCounters> bounds{-1, -1, -1, -1};
   // Memory operations.
   AddressForm form = AddressForm::Global;
   Src base;    // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
@@ -68,7 +77,7 @@ struct SimInstruction {
   int compare = -1;            // first VGPR of the cas compare value
   int atomic_kind = 0;         // codegen::AtomicOp
   bool bypass_l1 = false;      // glc (and the equivalents of later generations) on a load
-  bool flat = false;           // FLAT instruction: counted by both vmcnt and lgkmcnt
+  bool flat = false;           // FLAT instruction: counted by the LDS counter too
   bool invalidate_l2 = false;  // InvalidateL1 that also invalidates the L2 (GFX94x buffer_inv sc1)
   bool system_scope = false;   // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
   // The instruction lowered, for traces and messages (its text and table row): a view into
@@ -99,11 +108,32 @@ struct SimProgram {
   std::vector<std::int64_t> initial;   // per location
   std::vector<int> lds_slot;           // per location: byte offset / 8, or -1
   std::vector<SimThread> threads;
-  bool l2_maintenance = false;  // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
+  bool l2_maintenance = false;        // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
+  std::vector<std::string> counters;  // the target's wait counters, by index (codegen::CounterModel::names)
+  int lds_counter = -1;               // the index of the one LDS and FLAT operations share (lgkmcnt, dscnt)
 };
 
 // Throws std::runtime_error naming the instruction it cannot simulate. The program's
 // instructions point into `compiled` (SimInstruction::source), which must outlive it.
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled);
+
+// Whether a wait lets a thread go on with `outstanding[i]` operations outstanding on counter i.
+// A bound on the LDS counter above 0 does not hold where the thread has FLAT operations (they
+// complete in no common order with LDS ones): callers that need an operation complete use
+// wait_completes instead.
+bool wait_passes(const SimInstruction& wait, const std::array<int, kCounters>& outstanding);
+// Whether a wait guarantees that an operation counted by `counters`, with `after[i]` more
+// operations counted by counter i issued after it, has completed. Completion is reported in
+// issue order per counter (docs/simulator.md, rule 3), except on the LDS counter of a thread
+// with FLAT operations, where only a bound of 0 tells.
+bool wait_completes(const SimInstruction& wait, std::uint8_t counters, const std::array<int, kCounters>& after,
+                    int lds_counter, bool thread_has_flat);
+
+// The first place where a thread's code may read or overwrite a VGPR before the load (or
+// atomic) that writes it has completed, as the simulator counts (rule 2: the hardware does
+// not interlock, the code must wait): "P0: `global_store_dword v0, v1, s[2:3]` reads v1 before
+// `global_load_dword v1, v0, s[4:5]` has completed". nullopt when every path waits. Every
+// path of the thread is followed, nothing completing unless a wait makes it.
+std::optional<std::string> register_hazard(const SimProgram& program, std::size_t thread);
 
 }  // namespace hsalit::runner::detail

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include "hsalit/codegen/compiler.hpp"
@@ -23,15 +24,18 @@ struct ToolResult {
   std::string output;
 };
 
-// Runs llvm-mc-VERSION on `text` for the target; the output holds its diagnostics.
-ToolResult assemble(const Target& target, const std::string& text) {
+// Runs llvm-mc-VERSION (the target's, or `llvm`) on `text` for the target with `flags` (the
+// target's assembler flags at its default wave size unless given); the output holds its
+// diagnostics.
+ToolResult assemble(const Target& target, const std::string& text, int llvm = 0,
+                    std::optional<std::vector<std::string>> flags = std::nullopt) {
   fs::path dir = fs::temp_directory_path() / fmt::format("hsalit-asm-{}-{}", ::getpid(), target.name);
   fs::create_directories(dir);
   fs::path source = dir / "test.s";
   std::ofstream(source) << text;
-  std::string command =
-      fmt::format("llvm-mc-{} -triple=amdgcn-amd-amdhsa -mcpu={} {} -filetype=obj -o /dev/null {} 2>&1", target.llvm,
-                  target.name, fmt::join(target.assembler_flags, " "), source.string());
+  std::string command = fmt::format(
+      "llvm-mc-{} -triple=amdgcn-amd-amdhsa -mcpu={} {} -filetype=obj -o /dev/null {} 2>&1", llvm ? llvm : target.llvm,
+      target.name, fmt::join(flags ? *flags : assembler_flags(target, target.wave_size), " "), source.string());
   ToolResult r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -85,22 +89,23 @@ bool known_gap(const std::string& table, const std::string& error) {
 class EveryTarget : public ::testing::TestWithParam<std::string> {};
 
 // Each bundled test with the target's own table, in every flavour, and through generic
-// addresses: one assembler run per target, labels made unique per test.
-TEST_P(EveryTarget, BundledTestsAssemble) {
+// addresses, as one text with labels made unique per test; `programs` counts them.
+std::string bundled_programs(const Target& target, bool wave64, int& programs) {
   const TargetCatalog& catalog = TargetCatalog::builtin();
-  const Target& target = catalog.get(GetParam());
   MappingTable table = MappingTable::builtin(target.mapping);
   std::vector<litmus::Test> tests = library();
-  ASSERT_FALSE(tests.empty());
+  EXPECT_FALSE(tests.empty());
   std::string all;
-  int programs = 0;
+  programs = 0;
   for (const std::string& flavour : table.flavours())
     for (bool generic : {false, true}) {
       if (generic && !target.flat) continue;  // GFX6 has no flat instructions
       for (std::size_t k = 0; k < tests.size(); ++k) {
         CompiledTest c;
+        CompileOptions options{flavour, generic};
+        options.wave64 = wave64;
         try {
-          c = compile(tests[k], target, catalog, table, CompileOptions{flavour, generic});
+          c = compile(tests[k], target, catalog, table, options);
         } catch (const CompileError& e) {
           if (!known_gap(table.name(), e.what()))
             ADD_FAILURE() << tests[k].name << " (" << flavour << (generic ? ", generic" : "") << "): " << e.what();
@@ -112,6 +117,14 @@ TEST_P(EveryTarget, BundledTestsAssemble) {
         ++programs;
       }
     }
+  return all;
+}
+
+// One assembler run per target, at its default wave size (wave32 from GFX10).
+TEST_P(EveryTarget, BundledTestsAssemble) {
+  const Target& target = TargetCatalog::builtin().get(GetParam());
+  int programs = 0;
+  const std::string all = bundled_programs(target, false, programs);
   if (target.llvm == 0) {
     // No Debian LLVM knows this target yet; say so, and notice when one does.
     Target newest = target;
@@ -158,6 +171,25 @@ TEST_P(EveryTarget, EveryTableRowAssembles) {
   ToolResult r = assemble(target, all);
   EXPECT_EQ(r.status, 0) << "llvm-mc-" << target.llvm << " on " << rows << " expanded rows for " << target.name << ":\n"
                          << first_lines(r.output);
+}
+
+// GFX10 and later: stock `llvm-mc-19 -mcpu=TARGET`, with no -mattr, assembles the default
+// (wave32) code; the wave64 code assembles with -mattr=+wavefrontsize64.
+TEST_P(EveryTarget, BundledTestsAssembleWithStockLlvmMc19InBothWaveSizes) {
+  const Target& target = TargetCatalog::builtin().get(GetParam());
+  if (target.generation < 10) GTEST_SKIP() << target.name << " has one wave size, 64";
+  int programs = 0;
+  const std::string wave32 = bundled_programs(target, false, programs);
+  ToolResult r = assemble(target, wave32, 19, std::vector<std::string>{});
+  EXPECT_EQ(r.status, 0) << "llvm-mc-19 -mcpu=" << target.name << " on " << programs << " wave32 programs:\n"
+                         << first_lines(r.output);
+  const std::string wave64 = bundled_programs(target, true, programs);
+  ToolResult r64 = assemble(target, wave64, 19, assembler_flags(target, 64));
+  EXPECT_EQ(r64.status, 0) << "llvm-mc-19 -mcpu=" << target.name << " -mattr=+wavefrontsize64 on " << programs
+                           << " wave64 programs:\n"
+                           << first_lines(r64.output);
+  // The wave32 code is not wave64 code: the assembler tells them apart.
+  EXPECT_NE(assemble(target, wave32, 19, assembler_flags(target, 64)).status, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, EveryTarget, ::testing::ValuesIn(TargetCatalog::builtin().names()),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "hsalit/litmus/parser.hpp"
 #include "litmus_support.hpp"
@@ -163,6 +164,122 @@ TEST(Compile, OpenClFlavourDropsWhatTheTableSays) {
           (c == &hsa ? hsa_waits : opencl_waits) += i.wait.lgkmcnt.has_value();
         }
   EXPECT_LT(opencl_waits, hsa_waits);
+}
+
+// The register wait before the store of a loaded value, per generation: GFX6-GFX9 count the
+// store between them in vmcnt (vmcnt(1) waits for the load), GFX10-GFX11 count it in vscnt
+// (vmcnt(0): the load is the last vmcnt operation), GFX12 has loadcnt (AMDGPUUsage, Memory
+// Model GFX10-GFX11 and GFX12). The store of r0 comes right after the wait.
+const char* kLoadStoreStore = R"(LISA VS
+{ x=0; y=0; z=0; }
+ P0 ;
+ r[] r0 x ;
+ w[] y 1 ;
+ w[] z r0 ;
+exists (z=0)
+)";
+
+TEST(Compile, RegisterWaitIsOnTheCounterThatCountsTheLoad) {
+  const litmus::Test test = parse(kLoadStoreStore);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"gfx900", "s_waitcnt vmcnt(1)"},
+                                                                     {"gfx1010", "s_waitcnt vmcnt(0)"},
+                                                                     {"gfx1030", "s_waitcnt vmcnt(0)"},
+                                                                     {"gfx1100", "s_waitcnt vmcnt(0)"},
+                                                                     {"gfx1200", "s_wait_loadcnt 0"}};
+  for (const auto& [target, wait] : expected) {
+    SCOPED_TRACE(target);
+    CompiledTest c = compile_for(test, target);
+    std::vector<std::string> waits = texts(c.threads[0], "register");
+    EXPECT_EQ(waits, std::vector<std::string>{wait});
+    std::vector<std::string> code = texts(c.threads[0]);
+    auto at = std::find(code.begin(), code.end(), wait);
+    ASSERT_NE(at, code.end());
+    ASSERT_NE(at + 1, code.end());
+    // The store of r0 (in v1, the register the load writes) right after it.
+    EXPECT_NE((at + 1)->find("_store_"), std::string::npos) << *(at + 1);
+    EXPECT_NE((at + 1)->find(", v1, "), std::string::npos) << *(at + 1);
+  }
+}
+
+// The kernel arguments are waited for on the counter scalar loads count in.
+TEST(Compile, PrologueWaitsForScalarLoadsOnTheirCounter) {
+  const litmus::Test test = parse(kLoadStoreStore);
+  for (const auto& [target, wait] : std::vector<std::pair<std::string, std::string>>{
+           {"gfx900", "s_waitcnt lgkmcnt(0)"}, {"gfx1100", "s_waitcnt lgkmcnt(0)"}, {"gfx1200", "s_wait_kmcnt 0"}}) {
+    SCOPED_TRACE(target);
+    std::vector<std::string> prologue = texts(compile_for(test, target).threads[0], "prologue");
+    EXPECT_NE(std::find(prologue.begin(), prologue.end(), wait), prologue.end()) << ::testing::PrintToString(prologue);
+  }
+}
+
+// GFX10 and later compile for wave32 by default (what `llvm-mc -mcpu=gfx1030` assembles with
+// no -mattr): a compare writes vcc_lo. `wave64` keeps vcc.
+TEST(Compile, Gfx10AndLaterAreWave32UnlessWave64IsAsked) {
+  const litmus::Test test = parse(R"(LISA BR
+{ x=0; }
+ P0 ;
+ r[] r0 x ;
+ mov r1 (eq r0 1) ;
+ b[] r1 End ;
+ w[] x 2 ;
+ End: ;
+exists (x=2)
+)");
+  auto masks = [](const CompiledTest& c) {
+    std::set<std::string> out;
+    for (const Instruction& i : c.threads[0].code)
+      for (const Operand& o : i.operands)
+        if (o.kind == Operand::Kind::Special) out.insert(o.name);
+    return out;
+  };
+  EXPECT_EQ(masks(compile_for(test, "gfx900")), std::set<std::string>{"vcc"});
+  for (const char* target : {"gfx1010", "gfx1030", "gfx1100", "gfx1200"}) {
+    SCOPED_TRACE(target);
+    CompiledTest c = compile_for(test, target);
+    EXPECT_EQ(c.wave_size, 32);
+    EXPECT_EQ(masks(c), std::set<std::string>{"vcc_lo"});
+    CompileOptions wave64;
+    wave64.wave64 = true;
+    CompiledTest c64 = compile_for(test, target, "", wave64);
+    EXPECT_EQ(c64.wave_size, 64);
+    EXPECT_EQ(masks(c64), std::set<std::string>{"vcc"});
+  }
+}
+
+// The one counter model: per generation, what a load, a store and a returning atomic count
+// in, and the wait instructions that bound counters, in that generation's syntax.
+TEST(CounterModel, EachGenerationCountsAndWaitsInItsOwnCounters) {
+  const TargetCatalog& catalog = TargetCatalog::builtin();
+  auto ins = [](const std::string& text) {
+    std::string error;
+    return *parse_instruction(text, error);
+  };
+  auto printed = [](const std::vector<Instruction>& v) {
+    std::vector<std::string> out;
+    for (const Instruction& i : v) out.push_back(print(i));
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  const CounterModel g9 = counter_model(catalog.get("gfx900"));
+  EXPECT_EQ(g9.issued(ins("global_store_dword v0, v1, s[2:3]")), Names{"vmcnt"});
+  EXPECT_EQ(g9.issued(ins("flat_store_dword v[2:3], v1")), (Names{"vmcnt", "lgkmcnt"}));
+  EXPECT_EQ(printed(g9.wait_instructions({{"vmcnt", 1}, {"lgkmcnt", 0}})), Names{"s_waitcnt vmcnt(1) lgkmcnt(0)"});
+  const CounterModel g10 = counter_model(catalog.get("gfx1100"));
+  EXPECT_EQ(g10.names, (Names{"vmcnt", "vscnt", "lgkmcnt"}));
+  EXPECT_EQ(g10.issued(ins("global_load_b32 v1, v0, s[2:3]")), Names{"vmcnt"});
+  EXPECT_EQ(g10.issued(ins("global_store_b32 v0, v1, s[2:3]")), Names{"vscnt"});
+  EXPECT_EQ(g10.issued(ins("global_atomic_swap_b32 v0, v1, s[2:3]")), Names{"vscnt"});  // no return
+  EXPECT_EQ(g10.issued(ins("global_atomic_swap_b32 v1, v0, v2, s[2:3] glc")), Names{"vmcnt"});
+  EXPECT_EQ(printed(g10.wait_instructions({{"vmcnt", 0}, {"vscnt", 2}})),
+            (Names{"s_waitcnt vmcnt(0)", "s_waitcnt_vscnt null, 2"}));
+  EXPECT_EQ(g10.waits(ins("s_waitcnt 0")), (std::vector<std::pair<std::string, int>>{{"vmcnt", 0}, {"lgkmcnt", 0}}));
+  const CounterModel g12 = counter_model(catalog.get("gfx1200"));
+  EXPECT_EQ(g12.issued(ins("global_load_b32 v1, v0, s[2:3]")), Names{"loadcnt"});
+  EXPECT_EQ(g12.issued(ins("global_store_b32 v0, v1, s[2:3]")), Names{"storecnt"});
+  EXPECT_EQ(g12.issued(ins("s_load_b64 s[2:3], s[0:1], 0")), Names{"kmcnt"});
+  EXPECT_EQ(printed(g12.wait_instructions({{"loadcnt", 0}, {"dscnt", 1}})),
+            (Names{"s_wait_loadcnt 0", "s_wait_dscnt 1"}));
+  EXPECT_TRUE(g12.waits(ins("s_waitcnt vmcnt(1)")).size() == 1 && g12.slot("vmcnt") < 0);  // no vmcnt on GFX12
 }
 
 TEST(Compile, UnsupportedCombinationsArePreciseErrors) {

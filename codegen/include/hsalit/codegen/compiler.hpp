@@ -23,7 +23,13 @@ struct CompileOptions {
   // default, as compilers map HSA to LLVM), or both -> seq_cst (HSA SysArch 3.3.1 footnotes:
   // scacq and screl are "similar to seq_cst ordering ... not acquire/release ordering").
   bool sc_acquire_release = false;
+  // Wave64 code on a target whose default is wave32 (GFX10 and later): `vcc` instead of
+  // `vcc_lo`; assembled with `-mattr=+wavefrontsize64` (assembler_flags, target.hpp).
+  bool wave64 = false;
 };
+
+// The wave size code for the target is compiled for: the target's default, or 64 with `wave64`.
+int wave_size(const Target& target, const CompileOptions& options);
 
 // How a location is addressed in a thread's program: the operand that holds its base, and
 // for LDS its byte offset.
@@ -50,6 +56,7 @@ struct CompiledTest {
   std::string flavour;
   bool generic = false;
   std::vector<CompiledThread> threads;
+  int wave_size = 64;  // 32: lane masks are vcc_lo (GFX10+ by default)
 };
 
 // Raised for a test the target or table cannot express, with the thread, the instruction and

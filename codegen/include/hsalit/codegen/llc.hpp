@@ -128,16 +128,4 @@ Comparison describe_llc(const litmus::Test& test, const LlcResult& llc, bool gen
 std::string render_comparison(const Comparison& c);
 nlohmann::json to_json(const Comparison& c);
 
-// Which counters a target has, and what an instruction does to them (exposed for tests).
-struct CounterModel {
-  std::vector<std::string> names;  // vmcnt lgkmcnt (GFX6-9), + vscnt (GFX10-11), loadcnt storecnt dscnt kmcnt (GFX12)
-  // Counters an instruction increments.
-  std::vector<std::string> issued(const Instruction& ins) const;
-  // Counters a wait instruction bounds, with the bound (0 = wait until none outstanding).
-  std::vector<std::pair<std::string, int>> waits(const Instruction& ins) const;
-  int generation = 9;
-  CachePolicy atomic_return;
-};
-CounterModel counter_model(const Target& target);
-
 }  // namespace hsalit::codegen

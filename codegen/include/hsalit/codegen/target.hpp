@@ -39,6 +39,7 @@ struct Target {
   std::vector<std::string> barrier;               // the work-group barrier instruction(s)
   std::map<std::string, std::string> substitute;  // mnemonic -> mnemonic
   std::string note;
+  int wave_size = 64;  // the default wave size: 32 on GFX10 and later (CompileOptions::wave64 keeps 64)
 };
 
 class TargetCatalog {
@@ -65,5 +66,55 @@ class TargetCatalog {
   nlohmann::json naming_, alu_;
   std::vector<Target> targets_;
 };
+
+// ---- Wait counters: one model per generation ---------------------------------------------
+//
+// Which counters each instruction increments and what each wait instruction bounds, as LLVM's
+// SIInsertWaitcnts has one per generation. The compiler's register-dependency waits, the llc
+// comparison (llc_compare.cpp) and the simulator's lowering (runner/src/sim_program.cpp) all
+// ask this model; nothing else tells generations apart by their counters.
+//   GFX6-GFX9: vmcnt counts vector memory loads, stores and atomics (MUBUF, FLAT, GLOBAL);
+//     lgkmcnt counts LDS, scalar memory and FLAT ("Incremented every time a vector-memory read
+//     or write (MUBUF, MTBUF, or FLAT format) instruction is issued", VM_CNT; "Incremented by
+//     1 for every FLAT instruction issued", LGKM_CNT: CDNA4 ISA 4.4).
+//   GFX10-GFX11: vmcnt counts loads and atomics with return, vscnt stores and atomics without
+//     return, waited for with `s_waitcnt_vscnt null, N` ("s_waitcnt vmcnt(0) must happen after
+//     any preceding global/generic load/load atomic/atomicrmw-with-return-value", "s_waitcnt
+//     vscnt(0) must happen after any preceding global/generic store/store atomic/
+//     atomicrmw-no-return-value", "Use vmcnt(0) if atomic with return and vscnt(0) if atomic
+//     with no-return": AMDGPUUsage, Memory Model GFX10-GFX11).
+//   GFX12: loadcnt and storecnt split the same way, dscnt counts LDS (and FLAT), kmcnt scalar
+//     memory, each with its own `s_wait_*cnt N` (AMDGPUUsage, Memory Model GFX12).
+// Completion is reported in issue order per counter ("Instructions of a given type return in
+// order", CDNA4 ISA 4.4), except that FLAT and LDS operations, both in lgkmcnt (dscnt), complete
+// in no common order: there only a bound of 0 is meaningful.
+struct CounterModel {
+  int generation = 9;
+  CachePolicy atomic_return;  // the bits that make a vector atomic return (and count as a load)
+  // The counters the model tracks, in a fixed order (an index is a counter's slot):
+  // vmcnt lgkmcnt (GFX6-9); vmcnt vscnt lgkmcnt (GFX10-11); loadcnt storecnt dscnt kmcnt (GFX12).
+  std::vector<std::string> names;
+  // Per counter, the largest count its wait field holds (AMDGPU waitcnt operand tables:
+  // vmcnt 0..15 on GFX6-GFX8, 0..63 from GFX9; lgkmcnt 0..15 before GFX10, 0..63 after; vscnt,
+  // loadcnt, storecnt, dscnt 0..63; kmcnt 0..31).
+  std::vector<int> max_counts;
+  // The counter LDS operations count in (lgkmcnt or dscnt), which FLAT operations share.
+  std::string lds_counter;
+
+  // Slot of a counter name, or -1 when the model does not track it (expcnt, samplecnt, ...).
+  int slot(std::string_view name) const;
+  // Counters an instruction increments.
+  std::vector<std::string> issued(const Instruction& ins) const;
+  // Counters a wait instruction bounds, with the bound (0 = wait until none outstanding).
+  std::vector<std::pair<std::string, int>> waits(const Instruction& ins) const;
+  // The wait instructions that bound each named counter to its count, in this generation's
+  // syntax: one `s_waitcnt` for vmcnt and lgkmcnt, `s_waitcnt_vscnt null, N`, `s_wait_loadcnt N`.
+  std::vector<Instruction> wait_instructions(const std::vector<std::pair<std::string, int>>& bounds) const;
+};
+CounterModel counter_model(const Target& target);
+
+// The assembler (and llc) flags for a target at a wave size: its `assembler_flags`, and
+// `-mattr=+wavefrontsize64` where the target's default is wave32 and 64 is asked for.
+std::vector<std::string> assembler_flags(const Target& target, int wave_size);
 
 }  // namespace hsalit::codegen

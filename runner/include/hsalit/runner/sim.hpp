@@ -224,4 +224,11 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
 // Formats an outcome as `1:r0=1; x=2;`.
 std::string format_outcome(const litmus::Test& test, const SimResult& r, const SimOutcome& o);
 
+// Where the lowered code may read or overwrite a VGPR before the load (or returning atomic)
+// that writes it has completed, as the simulator counts with the target's wait counters
+// (docs/simulator.md, rules 2 and 3): one message per thread that does, e.g. "P0: `global_
+// store_dword v0, v1, s[6:7]` reads v1 before `global_load_dword v1, v0, s[2:3]` has
+// completed". Compiled code must have none: the hardware does not interlock.
+std::vector<std::string> register_hazards(const LoweredProgram& lowered);
+
 }  // namespace hsalit::runner
