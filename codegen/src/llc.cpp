@@ -82,8 +82,8 @@ LlcTool find_llc(std::string_view name) {
 std::vector<std::string> llc_command(const LlcTool& llc, const Target& target) {
   std::vector<std::string> cmd = {llc.path.string(), "-march=amdgcn", "-mcpu=" + target.name, "-O2"};
   cmd.insert(cmd.end(), llc.flags.begin(), llc.flags.end());
-  // Wave64: the simulator reads llc's lane masks as 64-bit (s_and_saveexec_b64 ...).
-  const std::vector<std::string> flags = assembler_flags(target, 64);
+  // The target's default wave size (wave32 on GFX10 and later), as the compiler's own code.
+  const std::vector<std::string> flags = assembler_flags(target, target.wave_size);
   cmd.insert(cmd.end(), flags.begin(), flags.end());
   return cmd;
 }

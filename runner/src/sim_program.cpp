@@ -256,17 +256,19 @@ SimInstruction lower_one(const Instruction& ins, const codegen::CounterModel& mo
 }
 
 // Lane masks in llc's code (docs/verification.md, "The real compiler (verify-llc)"). Each litmus thread is one lane,
-// so a lane mask (vcc, exec, an SGPR pair written by v_cmp_*_e64 or s_*_b64) is one bit: it
-// is kept as 0 or 1 in a scratch VGPR, and the wave's condition flag is set from it right
-// before a branch or select reads it. exec is 1 wherever code executes: the only exec changes
-// accepted are llc's if-then shape, `s_and_saveexec_b64 D, M` followed by `s_cbranch_execz L`
-// whose label L is followed by `s_or_b64 exec, exec, D` (the lane skips the block when M is
-// 0, and the restore makes exec 1 again). Anything else that writes exec is unsupported.
+// so a lane mask (vcc, exec, an SGPR pair written by v_cmp_*_e64 or s_*_b64; in wave32 code,
+// the GFX10+ default, vcc_lo, exec_lo and single SGPRs with s_*_b32) is one bit: it is kept
+// as 0 or 1 in a scratch VGPR, and the wave's condition flag is set from it right before a
+// branch or select reads it. exec is 1 wherever code executes: the only exec changes accepted
+// are llc's if-then shape, `s_and_saveexec_b64 D, M` (`_b32`) followed by `s_cbranch_execz L`
+// whose label L is followed by `s_or_b64 exec, exec, D` (`s_or_b32 exec_lo, exec_lo, D`): the
+// lane skips the block when M is 0, and the restore makes exec 1 again. Anything else that
+// writes exec is unsupported.
 struct Masks {
   bool enabled = false;
   int temp = 0;                   // two scratch VGPRs for selects
-  std::map<int, int> slot;        // first SGPR of a pair (-1: vcc) -> scratch VGPR
-  std::set<int> saved_exec;       // pairs holding exec saved by s_and_saveexec_b64
+  std::map<int, int> slot;        // first SGPR of a mask (-1: vcc) -> scratch VGPR
+  std::set<int> saved_exec;       // SGPRs holding exec saved by s_and_saveexec_b64 (_b32)
   std::optional<Src> execz_mask;  // the mask the next s_cbranch_execz tests
   int next = 0;
   int vgpr(int key) {
@@ -279,19 +281,24 @@ struct Masks {
 bool is_special(const Operand& o, std::string_view name) { return o.kind == Operand::Kind::Special && o.name == name; }
 // The lane mask of compares: vcc, or vcc_lo in wave32 code (GFX10 and later by default).
 bool is_vcc(const Operand& o) { return is_special(o, "vcc") || is_special(o, "vcc_lo"); }
+bool is_exec(const Operand& o) { return is_special(o, "exec") || is_special(o, "exec_lo"); }
+// An SGPR operand that can hold a lane mask: a pair (wave64) or one SGPR (wave32).
+bool is_mask_sgpr(const Operand& o) { return o.kind == Operand::Kind::Sgpr && (o.count == 1 || o.count == 2); }
+bool ends(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
 
 // Does the thread's code use lane masks beyond `v_cmp ... vcc` + `s_cbranch_vccnz`?
 bool uses_masks(const std::vector<Instruction>& code) {
   for (const Instruction& ins : code) {
     const std::string& m = ins.mnemonic;
-    if ((starts(m, "s_") && m.size() > 4 && m.substr(m.size() - 4) == "_b64") || m == "s_cbranch_vccz" ||
+    if ((starts(m, "s_") && ends(m, "_b64")) || starts(m, "s_and_saveexec") || m == "s_cbranch_vccz" ||
         m == "s_cbranch_execz" || m == "s_cbranch_execnz")
       return true;
     for (const Operand& o : ins.operands)
-      if (is_special(o, "exec")) return true;
+      if (is_exec(o)) return true;
     if ((starts(m, "v_cmp") || starts(m, "v_cndmask")) &&
-        std::any_of(ins.operands.begin(), ins.operands.end(),
-                    [](const Operand& o) { return o.kind == Operand::Kind::Sgpr && o.count == 2; }))
+        std::any_of(ins.operands.begin(), ins.operands.end(), [](const Operand& o) { return is_mask_sgpr(o); }))
       return true;
   }
   return false;
@@ -310,15 +317,15 @@ Src imm_src(std::int64_t v) { return {RegFile::Imm, 0, v}; }
 
 // A lane mask operand as a value 0 or 1.
 Src mask_src(const Instruction& ins, const Operand& o, Masks& masks) {
-  if (is_special(o, "exec")) return imm_src(1);
+  if (is_exec(o)) return imm_src(1);
   if (is_vcc(o)) return vgpr_src(masks.vgpr(-1));
-  if (o.kind == Operand::Kind::Sgpr && o.count == 2) return vgpr_src(masks.vgpr(o.reg));
+  if (is_mask_sgpr(o)) return vgpr_src(masks.vgpr(o.reg));
   if (o.kind == Operand::Kind::Immediate) return imm_src(o.imm != 0 ? 1 : 0);
   unsupported(ins, "a lane mask the simulator does not model");
 }
 int mask_dst(const Instruction& ins, const Operand& o, Masks& masks) {
   if (is_vcc(o)) return masks.vgpr(-1);
-  if (o.kind == Operand::Kind::Sgpr && o.count == 2) return masks.vgpr(o.reg);
+  if (is_mask_sgpr(o)) return masks.vgpr(o.reg);
   unsupported(ins, "writes a lane mask the simulator does not model");
 }
 
@@ -343,7 +350,9 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
   const std::string& m = ins.mnemonic;
   const std::vector<Operand>& ops = ins.operands;
   std::vector<SimInstruction> out;
-  if (starts(m, "s_nop")) {
+  // s_clause (GFX10+) and s_delay_alu (GFX11+) are scheduling hints: no effect on what the
+  // wave computes or when its memory operations complete.
+  if (starts(m, "s_nop") || m == "s_clause" || m == "s_delay_alu") {
     out.emplace_back();  // Nop
     return out;
   }
@@ -390,46 +399,56 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     return out;
   }
   masks.execz_mask.reset();
-  if (m == "s_and_saveexec_b64") {
-    if (ops.size() != 2) unsupported(ins, "expected s_and_saveexec_b64 D, M");
-    // The if-then shape: s_cbranch_execz L next, and L followed by s_or_b64 exec, exec, D.
+  if (m == "s_and_saveexec_b64" || m == "s_and_saveexec_b32") {
+    const bool wave32 = m == "s_and_saveexec_b32";
+    if (ops.size() != 2) unsupported(ins, "expected s_and_saveexec D, M");
+    // The if-then shape: s_cbranch_execz L next, and L followed by s_or_b64 exec, exec, D
+    // (s_or_b32 exec_lo, exec_lo, D).
     bool shaped = false;
     if (i + 1 < code.size() && code[i + 1].mnemonic == "s_cbranch_execz" && !code[i + 1].operands.empty()) {
       const std::string label = code[i + 1].operands.back().name + ":";
+      const char* exec = wave32 ? "exec_lo" : "exec";
       for (std::size_t j = 0; j + 1 < code.size(); ++j)
         if (code[j].mnemonic == label) {
           const Instruction& r = code[j + 1];
-          shaped = r.mnemonic == "s_or_b64" && r.operands.size() == 3 && is_special(r.operands[0], "exec") &&
-                   is_special(r.operands[1], "exec") && r.operands[2] == ops[0];
+          shaped = r.mnemonic == (wave32 ? "s_or_b32" : "s_or_b64") && r.operands.size() == 3 &&
+                   is_special(r.operands[0], exec) && is_special(r.operands[1], exec) && r.operands[2] == ops[0];
         }
     }
     if (!shaped || ops[0].kind != Operand::Kind::Sgpr)
-      unsupported(ins, "exec masking other than s_and_saveexec_b64 + s_cbranch_execz + s_or_b64 exec restore");
+      unsupported(ins, "exec masking other than s_and_saveexec + s_cbranch_execz + s_or exec restore");
     masks.saved_exec.insert(ops[0].reg);
     out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), imm_src(1), imm_src(0)));  // exec was 1
     masks.execz_mask = mask_src(ins, ops[1], masks);
     return out;
   }
-  if (!ops.empty() && is_special(ops[0], "exec")) {
-    if (m == "s_or_b64" && ops.size() == 3 && is_special(ops[1], "exec") && ops[2].kind == Operand::Kind::Sgpr &&
-        masks.saved_exec.count(ops[2].reg)) {
+  if (!ops.empty() && is_exec(ops[0])) {
+    if ((m == "s_or_b64" || m == "s_or_b32") && ops.size() == 3 && is_exec(ops[1]) &&
+        ops[2].kind == Operand::Kind::Sgpr && masks.saved_exec.count(ops[2].reg)) {
       out.emplace_back();  // the restore: exec is 1 again
       return out;
     }
-    unsupported(ins, "exec masking other than s_and_saveexec_b64 + s_cbranch_execz + s_or_b64 exec restore");
+    unsupported(ins, "exec masking other than s_and_saveexec + s_cbranch_execz + s_or exec restore");
   }
+  // Wave32: a 32-bit scalar operation is on lane masks where it names vcc_lo, exec_lo or an
+  // SGPR that holds a mask; other 32-bit scalar operations are not lane masks.
+  const bool wave32_mask =
+      ends(m, "_b32") && std::any_of(ops.begin(), ops.end(), [&](const Operand& o) {
+        return is_vcc(o) || is_exec(o) || (o.kind == Operand::Kind::Sgpr && o.count == 1 && masks.slot.count(o.reg));
+      });
   struct Logic {
     const char* mnemonic;
     SimOp op;
     bool invert_b;
   };
-  static const Logic kLogic[] = {{"s_and_b64", SimOp::And, false},
-                                 {"s_or_b64", SimOp::Or, false},
-                                 {"s_xor_b64", SimOp::Xor, false},
-                                 {"s_andn2_b64", SimOp::And, true},
-                                 {"s_orn2_b64", SimOp::Or, true}};
+  static const Logic kLogic[] = {
+      {"s_and_b64", SimOp::And, false},     {"s_or_b64", SimOp::Or, false},    {"s_xor_b64", SimOp::Xor, false},
+      {"s_andn2_b64", SimOp::And, true},    {"s_orn2_b64", SimOp::Or, true},   {"s_and_not1_b64", SimOp::And, true},
+      {"s_or_not1_b64", SimOp::Or, true},   {"s_and_b32", SimOp::And, false},  {"s_or_b32", SimOp::Or, false},
+      {"s_xor_b32", SimOp::Xor, false},     {"s_andn2_b32", SimOp::And, true}, {"s_orn2_b32", SimOp::Or, true},
+      {"s_and_not1_b32", SimOp::And, true}, {"s_or_not1_b32", SimOp::Or, true}};
   for (const Logic& l : kLogic) {
-    if (m != l.mnemonic) continue;
+    if (m != l.mnemonic || (ends(m, "_b32") && !wave32_mask)) continue;
     if (ops.size() != 3) unsupported(ins, "expected D, A, B");
     Src b = mask_src(ins, ops[2], masks);
     if (l.invert_b) {
@@ -439,9 +458,14 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     out.push_back(alu(l.op, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), b));
     return out;
   }
-  if (m == "s_not_b64") {
+  if (m == "s_not_b64" || (m == "s_not_b32" && wave32_mask)) {
     if (ops.size() != 2) unsupported(ins, "expected D, A");
     out.push_back(alu(SimOp::Xor, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(1)));
+    return out;
+  }
+  if (m == "s_mov_b32" && wave32_mask) {
+    if (ops.size() != 2) unsupported(ins, "expected D, A");
+    out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(0)));
     return out;
   }
   if (m == "s_mov_b64") {

@@ -61,6 +61,34 @@ TEST(VerifyLlc, LlcMessagePassingRunsLikeTheTables) {
   }
 }
 
+// GFX10 and later: llc's code in the target's default wave32 (vcc_lo, single-SGPR masks,
+// s_and_saveexec_b32 ... s_or_b32 exec_lo) reaches the final states of its wave64 code, for a
+// uniform branch, divergent exec masking and control dependencies.
+TEST(VerifyLlc, Wave32CodeRunsLikeWave64Code) {
+  auto llc = any_llc();
+  if (!llc || llc->version < 19) GTEST_SKIP() << "llc-19 not installed (Debian package llvm-19)";
+  const codegen::Target& gfx1030 = codegen::TargetCatalog::builtin().get("gfx1030");
+  codegen::Target wave64 = gfx1030;
+  wave64.assembler_flags.push_back("-mattr=+wavefrontsize64");
+  bool wave32_masks = false;
+  for (const char* name :
+       {"canonical/MP+agent+agent_diff-wg.litmus", "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus",
+        "canonical/LB+ctrls-ordinary_diff-wg.litmus"}) {
+    SCOPED_TRACE(name);
+    litmus::Test test = library_test(name);
+    codegen::LlcResult r32 = codegen::compile_via_llc(test, gfx1030, *llc);
+    codegen::LlcResult r64 = codegen::compile_via_llc(test, wave64, *llc);
+    for (const codegen::LlcThread& t : r32.threads)
+      for (const codegen::Instruction& i : t.code)
+        for (const codegen::Operand& o : i.operands)
+          wave32_masks |= o.kind == codegen::Operand::Kind::Special && (o.name == "vcc_lo" || o.name == "exec_lo");
+    const std::set<runner::SimOutcome> reached = outcomes(test, codegen::to_compiled_test(r32, test));
+    EXPECT_FALSE(reached.empty());
+    EXPECT_EQ(reached, outcomes(test, codegen::to_compiled_test(r64, test)));
+  }
+  EXPECT_TRUE(wave32_masks) << "llc's gfx1030 code names no wave32 lane mask";
+}
+
 TEST(VerifyLlc, FindsTheScOrdersFindingAndPassesMessagePassing) {
   auto llc = any_llc();
   if (!llc) GTEST_SKIP() << "no llc installed (Debian package llvm-19)";
