@@ -322,11 +322,25 @@ ParsedProgram parse_assembly(std::string_view text) {
     line = line.substr(0, line.find_last_not_of(" \t\r") + 1);
     // Assembler directives start with '.', but so do local labels (`.LBB0_2:`), which stay.
     if (line[0] == '.' && !(line.back() == ':' && line.find_first_of(" \t") == std::string_view::npos)) continue;
-    std::string error;
-    if (auto ins = parse_instruction(line, error))
+    // A dual-issue VOPD pair (GFX11+ wave32: `v_dual_mov_b32 v0, s0 :: v_dual_mov_b32 v1, s1`)
+    // is two VALU instructions the compiler pairs only when neither reads what the other
+    // writes: read as the two, one after the other, without the `dual_`.
+    std::vector<std::string_view> parts;
+    for (auto sep = line.find("::"); sep != std::string_view::npos; sep = line.find("::")) {
+      parts.push_back(line.substr(0, sep));
+      line = line.substr(sep + 2);
+    }
+    parts.push_back(line);
+    for (std::string_view part : parts) {
+      std::string error;
+      auto ins = parse_instruction(part, error);
+      if (!ins) {
+        out.errors.push_back(fmt::format("line {}: {}", line_no, error));
+        continue;
+      }
+      if (parts.size() > 1 && starts_with(ins->mnemonic, "v_dual_")) ins->mnemonic = "v_" + ins->mnemonic.substr(7);
       out.instructions.push_back(std::move(*ins));
-    else
-      out.errors.push_back(fmt::format("line {}: {}", line_no, error));
+    }
   }
   return out;
 }

@@ -183,6 +183,15 @@ TEST(Gcn, ParsesProgramsSkippingCommentsAndDirectivesAndReportsErrorsByLine) {
   EXPECT_EQ(p.errors[0], "line 7: cannot read operand '@bad'");
 }
 
+// llc's wave32 code for GFX11 and later pairs VALU instructions into dual-issue VOPD lines.
+TEST(Gcn, ReadsADualIssuePairAsItsTwoInstructions) {
+  ParsedProgram p = parse_assembly("  v_dual_mov_b32 v0, s0 :: v_dual_mov_b32 v1, s1\n  s_endpgm\n");
+  EXPECT_TRUE(p.errors.empty()) << p.errors.front();
+  ASSERT_EQ(p.instructions.size(), 3u);
+  EXPECT_EQ(print(p.instructions[0]), "v_mov_b32 v0, s0");
+  EXPECT_EQ(print(p.instructions[1]), "v_mov_b32 v1, s1");
+}
+
 TEST(Gcn, RejectsMalformedRegistersAndOffsets) {
   std::string error;
   EXPECT_FALSE(parse_instruction("global_load_dword v1, v0, s[3:2]", error));
