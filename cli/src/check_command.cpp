@@ -12,6 +12,7 @@
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/support/parallel.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -171,11 +172,12 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");
-  cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
+  CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
   cmd->add_option("--graph", opt->graph_dir, "write a DOT witness execution per test into DIR");
-  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)");
-  cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)");
-  cmd->add_flag("--summary", opt->summary, "one line per test and a closing count");
+  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
+      ->check(seconds_value());
+  cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());
+  cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");
   return {cmd, [opt] { return run_check(*opt); }};

@@ -2,7 +2,10 @@
 // `hsalit results merge DIR... --out DIR`: join the results of shards.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <system_error>
 
 #include "commands.hpp"
 #include "hsalit/results/campaign.hpp"
@@ -23,14 +26,30 @@ struct MergeCommandOptions {
   std::string out;
 };
 
+// Results that hold a violation, a counterexample or an unknown test do not pass: exit 1, as
+// the campaign or verification that wrote them did.
+bool holds_a_failure(const results::CampaignResults& r) {
+  const results::Summary s = r.summary();
+  if (s.violation || s.unknown) return true;
+  return r.verification && (r.verification->counterexamples || r.verification->unknown);
+}
+
 int run_report(const ReportCommandOptions& opt) {
   int status = kExitOk;
+  std::set<fs::path> seen;  // a folder given twice (under any spelling) is reported and counted once
   for (const std::string& dir : opt.dirs) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(dir, ec);
+    if (!seen.insert(ec ? fs::path(dir) : canonical).second) {
+      fmt::print(stderr, "hsalit report: note: {}: given more than once; reported once\n", dir);
+      continue;
+    }
     try {
       results::CampaignResults r = results::regenerate_reports(dir);
       results::Summary s = r.summary();
       fmt::print("{}: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n", dir, s.tests,
                  s.consistent, s.violation, s.undefined, s.unknown, (fs::path(dir) / results::kHtmlReport).string());
+      if (holds_a_failure(r)) status = std::max(status, kExitCheckFailed);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}\n", e.what());
       status = kExitBadInput;
@@ -56,6 +75,7 @@ int run_merge(const MergeCommandOptions& opt) {
                parts.size(), s.tests, s.consistent, s.violation, s.undefined, s.unknown,
                (fs::path(opt.out) / results::kHtmlReport).string());
     if (merged.verification) fmt::print("verification: {}\n", results::verification_text(*merged.verification));
+    if (holds_a_failure(merged)) return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hsalit results merge: {}\n", e.what());
     return kExitBadInput;

@@ -26,6 +26,7 @@
 #include "hsalit/verify/bound.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "option_checks.hpp"
 #include "test_files.hpp"
 #include "verify_results.hpp"
 
@@ -134,7 +135,6 @@ int run_verify(const VerifyCommandOptions& opt) {
     fmt::print(stderr, "hsalit verify-mapping: error: {}\n", message);
     return kExitBadInput;
   };
-  if (!opt.mapping_file.empty() && !opt.table.empty()) return bad("--mapping and --table exclude each other");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target* target = catalog.find(opt.target);
   if (!target) return bad(fmt::format("unknown target '{}' (known: {})", opt.target, fmt::join(catalog.names(), ", ")));
@@ -144,7 +144,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   options.compile.flavour = opt.flavour;
   options.compile.sc_acquire_release = opt.run.sc_orders;
   options.minimise = !opt.no_minimise;
-  options.jobs = opt.run.jobs;
+  options.jobs = jobs_or_cores(opt.run.jobs);
   if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
 
   std::optional<codegen::MappingTable> table;
@@ -196,6 +196,8 @@ int run_verify(const VerifyCommandOptions& opt) {
   std::string cost_summary;
   if (!opt.space_costs.empty() && !generated) return bad("--space-costs needs --generate");
   if (opt.search_every_space && !generated) return bad("--search-every-space needs --generate");
+  if (opt.every_variation && !generated) return bad("--every-variation needs --generate");
+  if (!opt.larger.empty() && !opt.mutate) return bad("--larger needs --mutate");
   try {
     if (generated) {
       // Every variation of the bound, one test per class of variations with the same code
@@ -287,8 +289,8 @@ Command add_verify_command(CLI::App& app) {
       "Check that a mapping table is sound up to a bound: on every race-free test, every final state the "
       "simulator reaches is one the model allows");
   add_run_options(*cmd, opt->run);
-  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
-  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--sc-orders", opt->run.sc_orders,

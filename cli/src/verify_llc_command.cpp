@@ -15,6 +15,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/verify/verify_llc.hpp"
+#include "option_checks.hpp"
 #include "test_files.hpp"
 #include "verify_results.hpp"
 
@@ -45,7 +46,7 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   options.target = opt.mcpu;
   options.ir.volatile_ordinary = opt.volatile_ordinary;
   options.ir.sc_orders = opt.run.sc_orders;
-  options.jobs = opt.run.jobs;
+  options.jobs = jobs_or_cores(opt.run.jobs);
   if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
 
   codegen::LlcTool llc;

@@ -9,6 +9,7 @@
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -156,17 +157,18 @@ results::Verification verification_record(const verify::VerifyReport& report, co
 }  // namespace
 
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
-  cmd.add_option("inputs", run.inputs, "litmus files or folders");
+  CLI::Option* inputs = cmd.add_option("inputs", run.inputs, "litmus files or folders");
   cmd.add_option("--generate", run.generate,
                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
-                 "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)");
+                 "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)")
+      ->excludes(inputs);
   cmd.add_option("--assume", run.assume,
                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)");
+  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)")->check(seconds_value());
   cmd.add_option("--engine", run.engine,
                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
-  cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (default 1)");
+  cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
                  "counterexamples here");
@@ -176,7 +178,6 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine) {
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
-  if (run.jobs < 1) return "--jobs must be at least 1";
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
   if (!engine) return fmt::format("unknown engine '{}' (z3, enum)", run.engine);
   model.engine = *engine;

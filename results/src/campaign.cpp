@@ -434,9 +434,17 @@ CampaignResults campaign_results_from_json(const json& j, std::string_view where
   if (r.has("verification"))
     results.verification = verification_from_json(r.at("verification"), r.where("verification"));
   std::size_t i = 0;
-  for (const json& t : r.array("tests"))
-    results.tests.push_back(
-        test_record_from_json(t, fmt::format("{}tests[{}]", where.empty() ? "" : std::string(where) + ".", i++)));
+  // A test listed twice would be counted twice by every summary and report: refused.
+  std::map<std::pair<std::string, std::string>, std::size_t> listed;  // file and content hash -> index
+  for (const json& t : r.array("tests")) {
+    const std::string at = fmt::format("{}tests[{}]", where.empty() ? "" : std::string(where) + ".", i);
+    TestRecord record = test_record_from_json(t, at);
+    auto [first, inserted] = listed.emplace(std::pair(record.file, record.content_hash), i);
+    if (!inserted)
+      throw ResultsError(fmt::format("{}: test '{}' is listed twice (also tests[{}])", at, record.file, first->second));
+    results.tests.push_back(std::move(record));
+    ++i;
+  }
   return results;
 }
 

@@ -190,7 +190,10 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   write_file(dir_ / "tests" / "Broken.litmus", "LISA Broken\n{ x = 0; }\n P0 ;\n w[] x ;\nexists (x=1)\n");
   fs::path out = dir_ / "out";
   CliRun r = hsalit(campaign_args(out));
-  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // Broken is unknown: not judged, so the campaign does not pass, and the summary says why.
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("unknown: 1 test: 1 parse\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown: Broken: parse: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("report: " + (out / "report.html").string()), std::string::npos) << r.out;
   for (const char* f : {"results.json", "report.md", "report.html", "junit.xml", "campaign.log", "journal.jsonl"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
@@ -218,6 +221,11 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   std::size_t cases = 0;
   for (std::size_t p = junit.find("<testcase "); p != std::string::npos; p = junit.find("<testcase ", p + 1)) ++cases;
   EXPECT_EQ(cases, kCanonical.size() + 1);
+  // JUnit: the unknown test is an error with its reason, the racy one skipped.
+  EXPECT_NE(junit.find("errors=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<error type=\"unknown\" message=\"parse: "), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<skipped message=\"undefined: "), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("<skipped message=\"unknown"), std::string::npos) << junit;
   std::string log = read_file(out / "campaign.log");
   EXPECT_NE(log.find("Test MP+agent+agent_diff-wg Allowed\nHistogram"), std::string::npos);
   EXPECT_NE(log.find("Verdict MP+wg+wg_diff-wg undefined"), std::string::npos);
@@ -227,7 +235,7 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   EXPECT_EQ(again.status, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
   CliRun resumed = hsalit(campaign_args(out, {"--resume"}));
-  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(resumed.status, 1) << resumed.err;
   EXPECT_EQ(without_timings(results(out)), without_timings(j));
   // The simulator's assumptions and the row selection are part of the configuration: a
   // journal of a run without them is not resumed with them.
@@ -288,7 +296,8 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
 TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {
   fs::path out = dir_ / "out";
   CliRun r = hsalit({"campaign", (dir_ / "tests").string(), "--out", out.string(), "--time-limit", "0.001", "-q"});
-  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(r.status, 1) << r.err;  // unknown tests: the campaign does not pass
+  EXPECT_NE(r.out.find("unknown: "), std::string::npos) << r.out;
   json j = results(out);
   EXPECT_EQ(j["summary"]["tests"], kCanonical.size());
   for (const json& t : j["tests"])
@@ -301,7 +310,8 @@ TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {
   fs::path hw = dir_ / "hw";
   CliRun h = hsalit(
       {"campaign", (dir_ / "tests").string(), "--out", hw.string(), "--backend", "hip", "--iterations", "1000", "-q"});
-  ASSERT_EQ(h.status, 0) << h.err;
+  ASSERT_EQ(h.status, 1) << h.err;
+  EXPECT_NE(h.out.find(" run\n"), std::string::npos) << h.out;  // unknown: N tests: N run
   json k = results(hw);
   EXPECT_EQ(k["campaign"]["backend"], "hip");
   EXPECT_EQ(k["campaign"]["mode"], "random");
