@@ -518,9 +518,10 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   EXPECT_EQ(names(joined), names(single));
   EXPECT_TRUE(joined["campaign"]["shard"].is_null());
 
-  // A shard verified under other assumptions does not join the others.
+  // A shard verified under other assumptions (replacing the shard's results: --force) does
+  // not join the others.
   ASSERT_LE(hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--generate", larger + ",shard=2/3", "--out",
-                    (dir_ / "shard2").string()})
+                    (dir_ / "shard2").string(), "--force"})
                 .status,
             1);
   Outcome refused = hsalit(merge);
@@ -658,3 +659,50 @@ TEST_F(Cli, GenEdgesRestrictTheCycles) {
 }
 
 }  // namespace
+
+// Hostile input and the files it names (docs/check-output.md, "Witness files"): a test's name
+// can be a path; the witness files stay in the --graph folder, one per test, named after the
+// test sanitised and made unique in input order, whatever order -j finishes the tests in.
+TEST_F(Cli, CheckGraphKeepsEveryWitnessInsideItsFolder) {
+  auto named = [](const std::string& name) {
+    std::string text = kRacyMp;
+    return text.replace(text.find("MPracy"), 6, name);
+  };
+  const fs::path absolute = dir_ / "absolute";
+  std::vector<std::string> args = {"check", "-j", "2", "--graph", (dir_ / "graphs" / "inner").string()};
+  args.push_back(write("a.litmus", named("../../escaped")));
+  args.push_back(write("b.litmus", named(absolute.string())));
+  args.push_back(write("c.litmus", named("Same")));
+  args.push_back(write("d.litmus", named("Same")));
+  args.push_back(write("e.litmus", named("same")));
+  args.push_back(write("f.litmus", named(std::string("Nul\0Byte", 8))));  // not cut at the NUL
+  Outcome r = hsalit(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "escaped.dot"));
+  EXPECT_FALSE(fs::exists(dir_ / "graphs" / "escaped.dot"));
+  EXPECT_FALSE(fs::exists(absolute.string() + ".dot"));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir_ / "graphs" / "inner")) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  const std::string absolute_stem = "_" + absolute.relative_path().string();
+  std::string expected_absolute = absolute_stem;
+  for (char& c : expected_absolute)
+    if (c == '/') c = '_';
+  std::vector<std::string> expected = {
+      "___.._escaped.dot", expected_absolute + ".dot", "Same.dot", "Same~2.dot", "same~3.dot", "Nul_Byte.dot"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(files, expected);
+  for (const std::string& f : files) EXPECT_EQ(read_file(dir_ / "graphs" / "inner" / f).rfind("digraph", 0), 0u) << f;
+}
+
+// gen --out: the files are named as results::OutputNames names them, and index.json says so.
+TEST_F(Cli, GenNamesItsFilesAfterTheTests) {
+  Outcome r = hsalit({"gen", "--family", "MP", "--scopes", "agent", "--out", (dir_ / "gen").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json index = nlohmann::json::parse(read_file(dir_ / "gen" / "index.json"));
+  ASSERT_FALSE(index["tests"].empty());
+  for (const auto& t : index["tests"]) {
+    EXPECT_EQ(t["file"], t["name"].get<std::string>() + ".litmus");  // generated names are kept
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "gen" / t["file"].get<std::string>())) << t["file"];
+  }
+}

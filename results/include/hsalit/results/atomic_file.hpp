@@ -8,7 +8,8 @@
 
 namespace hsalit::results {
 
-// Throws std::runtime_error naming the file when it cannot be written.
+// Throws std::runtime_error `cannot write FILE: REASON` (the reason as strerror words it:
+// `No space left on device`) when it cannot be written.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
 // The same for a file written piece by piece (one too large to hold): the pieces go to the
