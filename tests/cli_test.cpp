@@ -695,6 +695,52 @@ TEST_F(Cli, CheckGraphKeepsEveryWitnessInsideItsFolder) {
   for (const std::string& f : files) EXPECT_EQ(read_file(dir_ / "graphs" / "inner" / f).rfind("digraph", 0), 0u) << f;
 }
 
+// A UTF-8 byte-order mark before `LISA` is skipped (docs/litmus-format.md).
+TEST_F(Cli, AByteOrderMarkIsSkipped) {
+  Outcome r = hsalit({"check", write("bom.litmus", "\xEF\xBB\xBF" + good("Bom"))});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Test Bom "), std::string::npos) << r.out;
+  // A mark anywhere else is still not text the language has: its position is given.
+  Outcome later = hsalit({"parse", write("late.litmus", "LISA Late\n\xEF\xBB\xBF{ x = 0; }\n")});
+  EXPECT_EQ(later.status, 2);
+  EXPECT_NE(later.err.find("late.litmus:2:1: error:"), std::string::npos) << later.err;
+}
+
+// A folder given where a file is expected says so, with its name, and exits 2.
+TEST_F(Cli, AFolderGivenAsMappingIsNamed) {
+  const std::string test = write("mp.litmus", good("MP"));
+  const std::string folder = (dir_ / "tables").string();
+  fs::create_directories(folder);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify-mapping", "--mapping", folder, test},
+        std::vector<std::string>{"compile", "--mapping", folder, test},
+        std::vector<std::string>{"campaign", "--mapping", folder, "--out", (dir_ / "out").string(), test}}) {
+    Outcome r = hsalit(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(folder + ": error: is a directory"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.err.find("basic_filebuf"), std::string::npos) << r.err;
+  }
+}
+
+// A dangling link in an input folder is an error naming it, and the tests beside it are
+// still read (docs/litmus-format.md).
+TEST_F(Cli, ADanglingLinkInAFolderIsAnError) {
+  write("tests/b.litmus", good("Beside"));
+  fs::create_symlink(dir_ / "gone.litmus", dir_ / "tests" / "a.litmus");
+  Outcome r = hsalit({"check", (dir_ / "tests").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find((dir_ / "tests" / "a.litmus").string() + ": error: a dangling symbolic link"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("Test Beside "), std::string::npos) << r.out;
+  // A campaign records it as an unknown test with the same reason.
+  hsalit({"campaign", (dir_ / "tests").string(), "--out", (dir_ / "out").string(), "-q"});
+  const nlohmann::json results = nlohmann::json::parse(read_file(dir_ / "out" / "results.json"));
+  ASSERT_EQ(results["tests"].size(), 2u) << results.dump();
+  EXPECT_EQ(results["tests"][0]["verdict"], "unknown");
+  EXPECT_NE(results["tests"][0]["reason"].get<std::string>().find("a dangling symbolic link"), std::string::npos)
+      << results["tests"][0]["reason"];
+}
+
 // gen --out: the files are named as results::OutputNames names them, and index.json says so.
 TEST_F(Cli, GenNamesItsFilesAfterTheTests) {
   Outcome r = hsalit({"gen", "--family", "MP", "--scopes", "agent", "--out", (dir_ / "gen").string()});

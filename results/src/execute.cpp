@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -194,7 +196,14 @@ void judge(TestRecord& rec, bool filter_usable) {
 
 std::string read_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: error: cannot read the file", file.string()));
+  if (!in) {
+    const int error = errno;
+    std::error_code ec;
+    if (fs::is_symlink(file, ec) && !fs::exists(file, ec))
+      throw std::runtime_error(fmt::format("{}: error: a dangling symbolic link (to '{}', which does not exist)",
+                                           file.string(), fs::read_symlink(file, ec).string()));
+    throw std::runtime_error(fmt::format("{}: error: cannot read the file: {}", file.string(), std::strerror(error)));
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
