@@ -706,7 +706,7 @@ TEST_F(Cli, AByteOrderMarkIsSkipped) {
   EXPECT_NE(later.err.find("late.litmus:2:1: error:"), std::string::npos) << later.err;
 }
 
-// A folder given where a file is expected says so, with its name, and exits 2.
+// A folder given where a file is expected (read or written) says so, with its name, and exits 2.
 TEST_F(Cli, AFolderGivenAsMappingIsNamed) {
   const std::string test = write("mp.litmus", good("MP"));
   const std::string folder = (dir_ / "tables").string();
@@ -720,6 +720,12 @@ TEST_F(Cli, AFolderGivenAsMappingIsNamed) {
     EXPECT_NE(r.err.find(folder + ": error: is a directory"), std::string::npos) << args[0] << ": " << r.err;
     EXPECT_EQ(r.err.find("basic_filebuf"), std::string::npos) << r.err;
   }
+  // A folder as the file a long run writes: refused as the run starts, not at its end.
+  Outcome costs =
+      hsalit({"verify-mapping", "--generate", "family=MP,scopes=agent,placements=diff-wg", "--space-costs", folder});
+  EXPECT_EQ(costs.status, 2) << costs.err;
+  EXPECT_NE(costs.err.find("cannot write " + folder + ": Is a directory"), std::string::npos) << costs.err;
+  EXPECT_EQ(costs.out, "");
 }
 
 // A dangling link in an input folder is an error naming it, and the tests beside it are

@@ -21,6 +21,8 @@ namespace {
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::move(target)) {
+  // Said now, not when the rename over it fails at the end of a long run.
+  if (std::error_code ec; std::filesystem::is_directory(target_, ec)) fail(target_, EISDIR);
   temporary_ = target_;
   temporary_ += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
   // A temporary file left by a killed run of the same pid is replaced; a link planted there

@@ -144,12 +144,15 @@ TEST_F(OutputFolder, AWriteFailureSaysWhy) {
   }
   fs::create_directories(dir_ / "folder");
   try {
-    write_file_atomically(dir_ / "folder", "{}");  // the rename over a folder fails
+    write_file_atomically(dir_ / "folder", "{}");
     ADD_FAILURE() << "wrote over a folder";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("Is a directory"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_directory(dir_ / "folder"));
+  // A writer of a long run's file (--space-costs) says so when it opens, not at its commit.
+  EXPECT_THROW(AtomicFileWriter(dir_ / "folder"), std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir_ / ("folder.tmp." + std::to_string(::getpid()))));
 }
 
 TEST_F(OutputFolder, ALinkPlantedAtTheTemporaryNameIsNotFollowed) {

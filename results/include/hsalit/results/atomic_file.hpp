@@ -15,7 +15,8 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
 // The same for a file written piece by piece (one too large to hold): the pieces go to the
 // temporary file, and commit() renames it over the target. Destroyed without a commit, it
 // removes the temporary file and leaves the target as it was. Throws std::runtime_error
-// naming the target when it cannot be written.
+// naming the target and the reason when it cannot be written (a folder at the target's
+// path: as it is constructed).
 class AtomicFileWriter {
  public:
   explicit AtomicFileWriter(std::filesystem::path target);
