@@ -518,9 +518,10 @@ TEST_F(Cli, VerifyMappingShardsABound) {
   EXPECT_EQ(names(joined), names(single));
   EXPECT_TRUE(joined["campaign"]["shard"].is_null());
 
-  // A shard verified under other assumptions does not join the others.
+  // A shard verified under other assumptions (replacing the shard's results: --force) does
+  // not join the others.
   ASSERT_LE(hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--generate", larger + ",shard=2/3", "--out",
-                    (dir_ / "shard2").string()})
+                    (dir_ / "shard2").string(), "--force"})
                 .status,
             1);
   Outcome refused = hsalit(merge);
@@ -658,3 +659,102 @@ TEST_F(Cli, GenEdgesRestrictTheCycles) {
 }
 
 }  // namespace
+
+// Hostile input and the files it names (docs/check-output.md, "Witness files"): a test's name
+// can be a path; the witness files stay in the --graph folder, one per test, named after the
+// test sanitised and made unique in input order, whatever order -j finishes the tests in.
+TEST_F(Cli, CheckGraphKeepsEveryWitnessInsideItsFolder) {
+  auto named = [](const std::string& name) {
+    std::string text = kRacyMp;
+    return text.replace(text.find("MPracy"), 6, name);
+  };
+  const fs::path absolute = dir_ / "absolute";
+  std::vector<std::string> args = {"check", "-j", "2", "--graph", (dir_ / "graphs" / "inner").string()};
+  args.push_back(write("a.litmus", named("../../escaped")));
+  args.push_back(write("b.litmus", named(absolute.string())));
+  args.push_back(write("c.litmus", named("Same")));
+  args.push_back(write("d.litmus", named("Same")));
+  args.push_back(write("e.litmus", named("same")));
+  args.push_back(write("f.litmus", named(std::string("Nul\0Byte", 8))));  // not cut at the NUL
+  Outcome r = hsalit(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "escaped.dot"));
+  EXPECT_FALSE(fs::exists(dir_ / "graphs" / "escaped.dot"));
+  EXPECT_FALSE(fs::exists(absolute.string() + ".dot"));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir_ / "graphs" / "inner")) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  const std::string absolute_stem = "_" + absolute.relative_path().string();
+  std::string expected_absolute = absolute_stem;
+  for (char& c : expected_absolute)
+    if (c == '/') c = '_';
+  std::vector<std::string> expected = {
+      "___.._escaped.dot", expected_absolute + ".dot", "Same.dot", "Same~2.dot", "same~3.dot", "Nul_Byte.dot"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(files, expected);
+  for (const std::string& f : files) EXPECT_EQ(read_file(dir_ / "graphs" / "inner" / f).rfind("digraph", 0), 0u) << f;
+}
+
+// A UTF-8 byte-order mark before `LISA` is skipped (docs/litmus-format.md).
+TEST_F(Cli, AByteOrderMarkIsSkipped) {
+  Outcome r = hsalit({"check", write("bom.litmus", "\xEF\xBB\xBF" + good("Bom"))});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Test Bom "), std::string::npos) << r.out;
+  // A mark anywhere else is still not text the language has: its position is given.
+  Outcome later = hsalit({"parse", write("late.litmus", "LISA Late\n\xEF\xBB\xBF{ x = 0; }\n")});
+  EXPECT_EQ(later.status, 2);
+  EXPECT_NE(later.err.find("late.litmus:2:1: error:"), std::string::npos) << later.err;
+}
+
+// A folder given where a file is expected (read or written) says so, with its name, and exits 2.
+TEST_F(Cli, AFolderGivenAsMappingIsNamed) {
+  const std::string test = write("mp.litmus", good("MP"));
+  const std::string folder = (dir_ / "tables").string();
+  fs::create_directories(folder);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify-mapping", "--mapping", folder, test},
+        std::vector<std::string>{"compile", "--mapping", folder, test},
+        std::vector<std::string>{"campaign", "--mapping", folder, "--out", (dir_ / "out").string(), test}}) {
+    Outcome r = hsalit(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(folder + ": error: is a directory"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.err.find("basic_filebuf"), std::string::npos) << r.err;
+  }
+  // A folder as the file a long run writes: refused as the run starts, not at its end.
+  Outcome costs =
+      hsalit({"verify-mapping", "--generate", "family=MP,scopes=agent,placements=diff-wg", "--space-costs", folder});
+  EXPECT_EQ(costs.status, 2) << costs.err;
+  EXPECT_NE(costs.err.find("cannot write " + folder + ": Is a directory"), std::string::npos) << costs.err;
+  EXPECT_EQ(costs.out, "");
+}
+
+// A dangling link in an input folder is an error naming it, and the tests beside it are
+// still read (docs/litmus-format.md).
+TEST_F(Cli, ADanglingLinkInAFolderIsAnError) {
+  write("tests/b.litmus", good("Beside"));
+  fs::create_symlink(dir_ / "gone.litmus", dir_ / "tests" / "a.litmus");
+  Outcome r = hsalit({"check", (dir_ / "tests").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find((dir_ / "tests" / "a.litmus").string() + ": error: a dangling symbolic link"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("Test Beside "), std::string::npos) << r.out;
+  // A campaign records it as an unknown test with the same reason.
+  hsalit({"campaign", (dir_ / "tests").string(), "--out", (dir_ / "out").string(), "-q"});
+  const nlohmann::json results = nlohmann::json::parse(read_file(dir_ / "out" / "results.json"));
+  ASSERT_EQ(results["tests"].size(), 2u) << results.dump();
+  EXPECT_EQ(results["tests"][0]["verdict"], "unknown");
+  EXPECT_NE(results["tests"][0]["reason"].get<std::string>().find("a dangling symbolic link"), std::string::npos)
+      << results["tests"][0]["reason"];
+}
+
+// gen --out: the files are named as results::OutputNames names them, and index.json says so.
+TEST_F(Cli, GenNamesItsFilesAfterTheTests) {
+  Outcome r = hsalit({"gen", "--family", "MP", "--scopes", "agent", "--out", (dir_ / "gen").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json index = nlohmann::json::parse(read_file(dir_ / "gen" / "index.json"));
+  ASSERT_FALSE(index["tests"].empty());
+  for (const auto& t : index["tests"]) {
+    EXPECT_EQ(t["file"], t["name"].get<std::string>() + ".litmus");  // generated names are kept
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "gen" / t["file"].get<std::string>())) << t["file"];
+  }
+}

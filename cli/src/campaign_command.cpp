@@ -41,6 +41,7 @@ struct CampaignCommandOptions {
   double time_limit = 60;
   unsigned jobs = 1;
   bool resume = false;
+  bool force = false;
   std::string shard;
   std::vector<std::string> assume;
   bool quiet = false;
@@ -150,6 +151,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   auto engine = model::engine_from_string(opt.engine);
   if (!engine) return fail(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
+  if (opt.resume && opt.force) return fail("--resume and --force exclude each other");
   std::optional<results::Shard> shard;
   if (!opt.shard.empty()) {
     shard = results::parse_shard(opt.shard);
@@ -233,6 +235,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   run.out_dir = opt.out;
   run.jobs = opt.jobs;
   run.resume = opt.resume;
+  run.force = opt.force;
   run.on_progress = ProgressPrinter(opt.quiet);
   results::CampaignResults out;
   try {
@@ -288,6 +291,8 @@ Command add_campaign_command(CLI::App& app) {
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");
+  cmd->add_flag("--force", opt->force,
+                "replace the results of another run in --out (a campaign, a verification, merged results)");
   cmd->add_option("--shard", opt->shard, "run share I of N (0 <= I < N) of the sorted tests");
   cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);

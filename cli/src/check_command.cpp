@@ -11,6 +11,7 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/support/parallel.hpp"
 #include "option_checks.hpp"
 
@@ -40,6 +41,7 @@ struct FileReport {
   bool unknown = false;
   bool racy = false;
   bool expectation_met = false;
+  std::string graph_name, graph_dot;  // the witness to write, named after the test
 };
 
 // The verdict of the condition's proposition, as the library's expected.json states it.
@@ -80,8 +82,8 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   else
     rep.out = model::format_herd(test, r) + "\n";
   if (r.graph) {
-    std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
-    results::write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
+    rep.graph_name = test.name;
+    rep.graph_dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
   }
   if (opt.expect && !r.unknown()) {
     auto expected = litmus::read_expected_verdicts(file.parent_path());
@@ -113,12 +115,28 @@ int run_check(const CheckCommandOptions& opt) {
                variant ? opt.engine : opt.model);
     return kExitBadInput;
   }
-  if (!opt.graph_dir.empty()) fs::create_directories(opt.graph_dir);
+  if (std::error_code ec; !opt.graph_dir.empty() && !fs::create_directories(opt.graph_dir, ec) && ec) {
+    fmt::print(stderr, "hsalit check: error: {}: cannot create the folder: {}\n", opt.graph_dir, ec.message());
+    return kExitBadInput;
+  }
   std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
   std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
   std::vector<FileReport> reports(files.size());
   std::vector<char> done(files.size(), 0);
   std::size_t printed = 0;
+  // Witness files are named in input order, so that tests of one name get the same files
+  // whatever order -j finishes them in (docs/check-output.md).
+  results::OutputNames graph_names;
+  auto write_graph = [&](FileReport& rep) {
+    if (rep.graph_dot.empty()) return;
+    try {
+      const fs::path file = results::path_in_folder(opt.graph_dir, graph_names.claim(rep.graph_name, ".dot"));
+      results::write_file_atomically(file, rep.graph_dot);
+    } catch (const std::exception& e) {
+      rep.err += fmt::format("hsalit check: error: {}\n", e.what());
+      rep.bad_input = true;
+    }
+  };
   if (opt.summary && !opt.json)
     fmt::print("{:<48} {:<8} {:<5} {:>6} {:>10}\n", "test", "result", "racy", "states", "time (ms)");
   // Files are checked in any order; reports are printed in input order as they complete.
@@ -137,6 +155,7 @@ int run_check(const CheckCommandOptions& opt) {
       [&](std::size_t i) {
         done[i] = 1;
         while (printed < files.size() && done[printed]) {
+          write_graph(reports[printed]);
           fmt::print(stderr, "{}", reports[printed].err);
           fmt::print("{}", reports[printed].out);
           std::fflush(stdout);
@@ -173,7 +192,8 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");
   CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
-  cmd->add_option("--graph", opt->graph_dir, "write a DOT witness execution per test into DIR");
+  cmd->add_option("--graph", opt->graph_dir,
+                  "write a DOT witness execution per test into DIR, named after the test (docs/check-output.md)");
   cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());

@@ -11,6 +11,7 @@
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "option_checks.hpp"
 
 namespace hsalit::cli {
@@ -83,9 +84,10 @@ int run_gen(const GenCommandOptions& opt) {
       return kExitBadInput;
     }
     nlohmann::json index = nlohmann::json::array();
+    results::OutputNames names;  // generated names are plain; this keeps any name inside `dir`
     std::size_t n = litmus::generate(options, [&](litmus::GeneratedTest&& t) {
-      const std::string file = t.test.name + ".litmus";
-      results::write_file_atomically(dir / file, litmus::print_litmus(t.test));
+      const std::string file = names.claim(t.test.name, ".litmus");
+      results::write_file_atomically(results::path_in_folder(dir, file), litmus::print_litmus(t.test));
       index.push_back({{"name", t.test.name}, {"file", file}, {"cycle", t.cycle}});
     });
     nlohmann::json doc = {{"schema", "hsalit-gen-index/1"}, {"count", n}, {"tests", index}};

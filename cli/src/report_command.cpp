@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
 
 namespace hsalit::cli {
@@ -24,6 +25,7 @@ struct ReportCommandOptions {
 struct MergeCommandOptions {
   std::vector<std::string> dirs;
   std::string out;
+  bool force = false;
 };
 
 // Results that hold a violation, a counterexample or an unknown test do not pass: exit 1, as
@@ -32,6 +34,16 @@ bool holds_a_failure(const results::CampaignResults& r) {
   const results::Summary s = r.summary();
   if (s.violation || s.unknown) return true;
   return r.verification && (r.verification->counterexamples || r.verification->unknown);
+}
+
+// Whether two paths name one folder (the same inode, or the same path once resolved).
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
 }
 
 int run_report(const ReportCommandOptions& opt) {
@@ -68,7 +80,16 @@ int run_merge(const MergeCommandOptions& opt) {
       sources.push_back(file.string());
     }
     results::CampaignResults merged = results::merge_results(parts, sources);
-    fs::create_directories(opt.out);
+    // The merge never replaces one of its parts, --force or not.
+    for (const std::string& dir : opt.dirs)
+      if (same_folder(opt.out, dir))
+        throw results::ResultsError(
+            fmt::format("error: --out {} is one of the folders merged ({}); choose another folder", opt.out, dir));
+    const results::FolderLock lock(opt.out);
+    results::refuse_results_of_another_run(
+        opt.out, merged.verification ? results::ResultsKind::Verification : results::ResultsKind::Campaign, merged.info,
+        opt.force);
+    results::remove_stale_results(opt.out);
     results::write_all(opt.out, merged);
     results::Summary s = merged.summary();
     fmt::print("merged {} result sets: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n",
@@ -99,7 +120,12 @@ Command add_results_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* merge = cmd->add_subcommand("merge", "Join the results of shards of one campaign configuration");
   merge->add_option("dirs", opt->dirs, "campaign output folders (one per shard)")->required();
-  merge->add_option("--out", opt->out, "the folder for the merged results and reports")->required();
+  merge
+      ->add_option("--out", opt->out,
+                   "the folder for the merged results and reports (not one of the merged folders; refused where "
+                   "another run's results are, unless --force)")
+      ->required();
+  merge->add_flag("--force", opt->force, "replace the results of another run in --out");
   return {cmd, [opt] { return run_merge(*opt); }};
 }
 

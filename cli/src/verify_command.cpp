@@ -188,6 +188,20 @@ int run_verify(const VerifyCommandOptions& opt) {
     return bad(e.what());
   }
 
+  results::CampaignInfo code_origin;
+  code_origin.target = opt.target;
+  code_origin.mapping = table->name();
+  code_origin.mapping_file = opt.mapping_file;
+  code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
+  code_origin.flavour = opt.flavour;
+  std::optional<results::FolderLock> out_lock;  // held until the results are written
+  try {
+    out_lock = claim_results_folder(code_origin, opt.run, generated);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+
   verify::VerificationCache cache;
   verify::VerifyReport report;
   std::string statistics;
@@ -260,14 +274,8 @@ int run_verify(const VerifyCommandOptions& opt) {
 
   if (!opt.run.out.empty()) {
     try {
-      results::CampaignInfo code_origin;
-      code_origin.target = opt.target;
-      code_origin.mapping = table->name();
-      code_origin.mapping_file = opt.mapping_file;
-      code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
-      code_origin.flavour = opt.flavour;
-      write_verify_results(std::move(code_origin), opt.run, generated, started, started_at, report, rows_used,
-                           bound_statistics, text);
+      write_verify_results(code_origin, opt.run, generated, started, started_at, report, rows_used, bound_statistics,
+                           text);
       const std::filesystem::path dir(opt.run.out);
       if (mutation) {
         results::write_file_atomically(dir / "mutation.txt", verify::render_text(*mutation));

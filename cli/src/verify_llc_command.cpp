@@ -71,6 +71,22 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
     return bad(e.what());
   }
 
+  // The compiler stands where a campaign names its table: llc's name, its path and a hash of
+  // its version and flags (the code depends on them), and the IR's flavour.
+  results::CampaignInfo code_origin;
+  code_origin.target = opt.mcpu;
+  code_origin.mapping = llc.name;
+  code_origin.mapping_file = llc.path.string();
+  code_origin.mapping_hash = results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
+  code_origin.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
+  std::optional<results::FolderLock> out_lock;  // held until the results are written
+  try {
+    out_lock = claim_results_folder(code_origin, opt.run, generated);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+
   verify::VerificationCache cache;
   verify::VerifyReport report;
   try {
@@ -87,17 +103,8 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   }
   if (!opt.run.out.empty()) {
     try {
-      // The compiler stands where a campaign names its table: llc's name, its path and a hash
-      // of its version and flags (the code depends on them), and the IR's flavour.
-      results::CampaignInfo code_origin;
-      code_origin.target = opt.mcpu;
-      code_origin.mapping = llc.name;
-      code_origin.mapping_file = llc.path.string();
-      code_origin.mapping_hash =
-          results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
-      code_origin.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
-      write_verify_results(std::move(code_origin), opt.run, generated, started, started_at, report,
-                           verify::rows_used(report), std::nullopt, text);
+      write_verify_results(code_origin, opt.run, generated, started, started_at, report, verify::rows_used(report),
+                           std::nullopt, text);
     } catch (const std::exception& e) {
       return bad(e.what());
     }

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "embedded.hpp"
 
@@ -388,11 +391,21 @@ MappingTable MappingTable::from_json(const json& doc, std::string_view origin) {
 }
 
 MappingTable MappingTable::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw MappingError(fmt::format("{}: error: cannot read the mapping table", path.string()));
+  // A folder opens as a stream and fails only when read, with the C++ library's words and
+  // without the file's name: said here instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw MappingError(fmt::format("{}: error: is a directory, not a mapping table file", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw MappingError(
+        fmt::format("{}: error: cannot read the mapping table: {}", path.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw MappingError(fmt::format("{}: error: cannot read the mapping table", path.string()));
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text.str());
   } catch (const json::parse_error& e) {
     throw MappingError(fmt::format("{}: error: not valid JSON (byte {}): {}", path.string(), e.byte, e.what()));
   }

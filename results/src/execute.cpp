@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/journal.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
 #include "hsalit/support/parallel.hpp"
 
@@ -193,7 +196,14 @@ void judge(TestRecord& rec, bool filter_usable) {
 
 std::string read_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: error: cannot read the file", file.string()));
+  if (!in) {
+    const int error = errno;
+    std::error_code ec;
+    if (fs::is_symlink(file, ec) && !fs::exists(file, ec))
+      throw std::runtime_error(fmt::format("{}: error: a dangling symbolic link (to '{}', which does not exist)",
+                                           file.string(), fs::read_symlink(file, ec).string()));
+    throw std::runtime_error(fmt::format("{}: error: cannot read the file: {}", file.string(), std::strerror(error)));
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -321,6 +331,9 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
   if (ec)
     throw ResultsError(fmt::format("{}: error: cannot create the folder: {}", run.out_dir.string(), ec.message()));
   const fs::path journal_file = run.out_dir / kJournalFile;
+  // One writer at a time: a second campaign on this folder fails here, not with a journal
+  // written twice.
+  const FolderLock lock(run.out_dir);
 
   CampaignInfo info = run.info;
   // Finished tests by file; a later line for the same file (the file changed) wins.
@@ -338,11 +351,18 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
     for (TestRecord& r : previous.records) finished[r.file] = std::move(r);
     journal.emplace(Journal::reopen(journal_file, previous.valid_bytes));
   } else {
-    if (!run.resume && fs::exists(journal_file))
+    if (!run.resume && !run.force && fs::exists(journal_file))
       throw ResultsError(
           fmt::format("{}: error: the folder holds a campaign already: pass --resume to continue it, "
-                      "or choose another --out",
+                      "or choose another --out, or pass --force to replace it",
                       run.out_dir.string()));
+    // results.json without a journal: a verification's, or merged results.
+    if (!run.force && fs::exists(run.out_dir / kResultsFile))
+      throw ResultsError(
+          fmt::format("{}: error: the folder holds the results of another run ({}, without a campaign journal): "
+                      "choose another --out, or pass --force to replace them",
+                      run.out_dir.string(), (run.out_dir / kResultsFile).string()));
+    remove_stale_results(run.out_dir);
     info.started = utc_now();
     journal.emplace(Journal::create(journal_file, info));
   }

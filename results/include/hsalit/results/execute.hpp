@@ -56,11 +56,14 @@ struct CampaignRun {
   std::filesystem::path out_dir;
   unsigned jobs = 1;
   bool resume = false;  // continue the journal in out_dir; otherwise it must not exist
+  bool force = false;   // replace the results of another run in out_dir (not with resume: it wins)
   std::function<void(const Progress&)> on_progress;
 };
 
-// Runs what the journal does not hold yet, then writes results.json and every report.
-// Throws ResultsError for an unusable output folder or a journal of another configuration.
+// Runs what the journal does not hold yet, then writes results.json and every report. Holds
+// the folder's lock (FolderLock) throughout. Throws ResultsError for an unusable output
+// folder, one another process writes, a journal of another configuration, or (unless force)
+// the results of another run.
 CampaignResults run_campaign(const CampaignRun& run, const TestContext& context);
 
 // The current time, ISO 8601 UTC to the second.
