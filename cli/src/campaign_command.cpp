@@ -13,6 +13,8 @@
 #include "hsalit/results/backends.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/interrupt.hpp"
+#include "memory_limit.hpp"
 
 namespace hsalit::cli {
 
@@ -42,6 +44,7 @@ struct CampaignCommandOptions {
   std::string shard;
   std::vector<std::string> assume;
   bool quiet = false;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
 };
 
 std::string clock_text(double seconds) {
@@ -136,6 +139,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   runner::SimOptions sim_options;
   sim_options.keep_traces = false;
+  sim_options.memory_limit = opt.memory_limit;
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, sim_options.hw))
       return fail(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
@@ -197,6 +201,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   model_options.variant = *variant;
   model_options.engine = *engine;
   model_options.timeout_seconds = opt.time_limit;
+  model_options.memory_limit = opt.memory_limit;
   runner::BackendRequest request;
   request.exhaustive = info.exhaustive;
   request.iterations = info.iterations;
@@ -213,8 +218,16 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   run.resume = opt.resume;
   run.on_progress = ProgressPrinter(opt.quiet);
   results::CampaignResults out;
+  // The first SIGINT or SIGTERM stops the campaign between tests, leaving the journal
+  // resumable; a second one ends it at once (the journal stays readable).
+  support::install_interrupt_handlers(
+      "\nhsalit campaign: stopping: the tests in progress are left for --resume (interrupt again to stop at once)\n");
   try {
     out = results::run_campaign(run, context);
+  } catch (const results::CampaignInterrupted& e) {
+    fmt::print(stderr, "hsalit campaign: interrupted: {} of {} tests done; rerun with --resume to continue\n", e.done,
+               e.total);
+    return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;
@@ -261,6 +274,7 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
+  add_memory_limit_option(cmd, opt->memory_limit);
   return {cmd, [opt] { return run_campaign_command(*opt); }};
 }
 

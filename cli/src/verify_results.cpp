@@ -9,6 +9,7 @@
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
+#include "memory_limit.hpp"
 
 namespace hsalit::cli {
 
@@ -170,6 +171,7 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
                  "counterexamples here");
+  add_memory_limit_option(&cmd, run.memory_limit);
 }
 
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
@@ -182,6 +184,7 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner
   model.engine = *engine;
   confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
   sim.timeout_seconds = run.timeout;
+  sim.memory_limit = model.memory_limit = run.memory_limit;
   for (const std::string& a : run.assume)
     if (!runner::apply_assumption(a, sim.hw))
       return fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames);

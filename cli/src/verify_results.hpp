@@ -29,10 +29,11 @@ struct VerifyRunOptions {
   double timeout = 60;  // simulator seconds per test
   std::string engine = "z3";
   int jobs = 1;
-  std::string out;  // the results folder, or none
+  std::string out;                 // the results folder, or none
+  std::uint64_t memory_limit = 0;  // bytes, for the simulator and the model (--memory-limit)
 };
 
-// Registers the inputs, --generate, --assume, --timeout, --engine, -j and --out.
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out and --memory-limit.
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
