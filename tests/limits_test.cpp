@@ -205,6 +205,16 @@ TEST_F(Limits, CheckStopsAtItsTimeLimitWithEitherEngine) {
   }
 }
 
+// The model honours --memory-limit too: a process already past it gets no verdict.
+TEST_F(Limits, CheckStopsAtItsMemoryLimit) {
+  const std::string test = write("mp.litmus", kMessagePassing);
+  Outcome r = hsalit({"check", "--engine", "z3", "--memory-limit", "1M", "--json", test});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("z3 engine: memory limit of 1 MiB reached"), std::string::npos) << r.out;
+  Outcome ok = hsalit({"check", "--engine", "z3", "--memory-limit", "4G", test});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+}
+
 // `campaign --time-limit 5` on two threads of 100 stores took 27 s.
 TEST_F(Limits, CampaignTestStopsAtTheTimeLimit) {
   write("tests/two-by-100.litmus", two_threads_of_stores(100));
