@@ -14,6 +14,8 @@
 #include "hsalit/results/backends.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/interrupt.hpp"
+#include "memory_limit.hpp"
 #include "option_checks.hpp"
 
 namespace hsalit::cli {
@@ -45,6 +47,7 @@ struct CampaignCommandOptions {
   std::string shard;
   std::vector<std::string> assume;
   bool quiet = false;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
 };
 
 std::string clock_text(double seconds) {
@@ -160,6 +163,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   runner::SimOptions sim_options;
   sim_options.keep_traces = false;
+  sim_options.memory_limit = opt.memory_limit;
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, sim_options.hw))
       return fail(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
@@ -221,6 +225,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   model_options.variant = *variant;
   model_options.engine = *engine;
   model_options.timeout_seconds = opt.time_limit;
+  model_options.memory_limit = opt.memory_limit;
   runner::BackendRequest request;
   request.exhaustive = info.exhaustive;
   request.iterations = info.iterations;
@@ -238,8 +243,16 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   run.force = opt.force;
   run.on_progress = ProgressPrinter(opt.quiet);
   results::CampaignResults out;
+  // The first SIGINT or SIGTERM stops the campaign between tests, leaving the journal
+  // resumable; a second one ends it at once (the journal stays readable).
+  support::install_interrupt_handlers(
+      "\nhsalit campaign: stopping: the tests in progress are left for --resume (interrupt again to stop at once)\n");
   try {
     out = results::run_campaign(run, context);
+  } catch (const results::CampaignInterrupted& e) {
+    fmt::print(stderr, "hsalit campaign: interrupted: {} of {} tests done; rerun with --resume to continue\n", e.done,
+               e.total);
+    return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;
@@ -297,6 +310,7 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
+  add_memory_limit_option(cmd, opt->memory_limit);
   return {cmd, [opt, cmd] {
             // The harness's options would be ignored by the simulator: refused, not ignored.
             if (opt->backend == "sim")

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 
 #include "commands.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -13,6 +14,7 @@
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/output_folder.hpp"
 #include "hsalit/support/parallel.hpp"
+#include "memory_limit.hpp"
 #include "option_checks.hpp"
 
 namespace hsalit::cli {
@@ -29,6 +31,7 @@ struct CheckCommandOptions {
   std::string graph_dir;
   double timeout = 60;
   unsigned jobs = 1;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
   bool expect = false;
   bool summary = false;
 };
@@ -66,6 +69,7 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   co.variant = variant;
   co.engine = engine;
   co.timeout_seconds = opt.timeout;
+  co.memory_limit = opt.memory_limit;
   co.want_graph = !opt.graph_dir.empty();
   model::CheckResult r = model::check(test, co);
   rep.unknown = r.unknown();
@@ -146,6 +150,9 @@ int run_check(const CheckCommandOptions& opt) {
         FileReport rep;
         try {
           rep = check_file(files[i], opt, *variant, *engine);
+        } catch (const std::bad_alloc&) {
+          rep.err = fmt::format("{}: unknown: memory limit: the system refused more memory\n", files[i].string());
+          rep.failed = rep.unknown = true;
         } catch (const std::exception& e) {
           rep.err = fmt::format("{}: error: {}\n", files[i].string(), e.what());
           rep.bad_input = true;
@@ -197,6 +204,7 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());
+  add_memory_limit_option(cmd, opt->memory_limit);
   cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");

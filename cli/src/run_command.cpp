@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/support/parallel.hpp"
+#include "memory_limit.hpp"
 #include "option_checks.hpp"
 #include "run_output.hpp"
 
@@ -41,6 +43,7 @@ struct RunCommandOptions {
   std::vector<std::string> assume;
   double timeout = 60;
   int jobs = 1;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
 };
 
 // `--trace '1:r0=1; 1:r1=0'`: a value for each observed register or location of the test, in
@@ -125,6 +128,10 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
         codegen::compile(test, target, codegen::TargetCatalog::builtin(), table, {opt.flavour, false, opt.sc_orders});
     r = opt.exhaustive ? runner::run_exhaustive(test, compiled, so)
                        : runner::run_random(test, compiled, opt.iterations, opt.seed, so);
+  } catch (const std::bad_alloc&) {
+    // Memory the system refused outside the search's own accounting: no verdict, not bad input.
+    fmt::print(stderr, "{}: unknown: memory limit: the system refused more memory\n", file.string());
+    return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
     return kExitBadInput;
@@ -185,6 +192,7 @@ int run_run(const RunCommandOptions& opt) {
   }
   runner::SimOptions so;
   so.timeout_seconds = opt.timeout;
+  so.memory_limit = opt.memory_limit;
   so.keep_traces = opt.exhaustive;
   so.jobs = opt.jobs > 0 ? opt.jobs : support::default_jobs();
   for (const std::string& a : opt.assume)
@@ -234,11 +242,14 @@ Command add_run_command(CLI::App& app) {
           ->needs(exhaustive);
   cmd->add_option("--assume", opt->assume, fmt::format("hardware assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd->add_option("--timeout", opt->timeout, "seconds per test (default 60)")->check(seconds_value());
+  cmd->add_option("--timeout", opt->timeout,
+                  "seconds per test (default 60); random mode stops there and reports the runs made")
+      ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs,
-                  "random mode: threads sharing the iterations, 0 = one per core (default 1); the histogram is the "
-                  "same for every N")
+                  "random mode: threads sharing the iterations, 0 = one per core (default 1), at most the iterations "
+                  "and four per core; the histogram is the same for every N")
       ->check(jobs_count());
+  add_memory_limit_option(cmd, opt->memory_limit);
   json->excludes(trace);  // a trace is text: it would break the JSON lines
   auto hw = add_hardware_run_options(cmd);
   return {cmd, [opt, hw, cmd] {

@@ -10,6 +10,7 @@
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
+#include "memory_limit.hpp"
 #include "option_checks.hpp"
 
 namespace hsalit::cli {
@@ -175,6 +176,7 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
                  "counterexamples here (refused where another run's results are, unless --force)");
   cmd.add_flag("--force", run.force,
                "--out: replace the results of another run there (a campaign, another configuration or bound)");
+  add_memory_limit_option(&cmd, run.memory_limit);
 }
 
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
@@ -186,6 +188,7 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner
   model.engine = *engine;
   confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
   sim.timeout_seconds = run.timeout;
+  sim.memory_limit = model.memory_limit = run.memory_limit;
   for (const std::string& a : run.assume)
     if (!runner::apply_assumption(a, sim.hw))
       return fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames);

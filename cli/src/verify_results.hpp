@@ -30,11 +30,12 @@ struct VerifyRunOptions {
   double timeout = 60;  // simulator seconds per test
   std::string engine = "z3";
   int jobs = 1;
-  std::string out;  // the results folder, or none
-  bool force = false;  // replace another run's results in `out`
+  std::string out;                 // the results folder, or none
+  bool force = false;              // replace another run's results in `out`
+  std::uint64_t memory_limit = 0;  // bytes, for the simulator and the model (--memory-limit)
 };
 
-// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out and --force.
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit.
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and

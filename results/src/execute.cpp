@@ -22,6 +22,7 @@
 #include "hsalit/results/journal.hpp"
 #include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/interrupt.hpp"
 #include "hsalit/support/parallel.hpp"
 
 namespace hsalit::results {
@@ -324,6 +325,9 @@ std::string utc_now() {
   return buffer;
 }
 
+CampaignInterrupted::CampaignInterrupted(std::size_t done, std::size_t total)
+    : std::runtime_error(fmt::format("interrupted: {} of {} tests done", done, total)), done(done), total(total) {}
+
 CampaignResults run_campaign(const CampaignRun& run, const TestContext& context) {
   auto start = Clock::now();
   std::error_code ec;
@@ -391,15 +395,22 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
   if (run.on_progress) run.on_progress(progress);
   // Each test's record, from its run until the progress step moves it into `done`.
   std::vector<TestRecord> records(pending.size());
+  // Per test, whether its record is in the journal: after SIGINT or SIGTERM no test starts,
+  // and one running then is not journalled (its stages may have stopped short).
+  std::vector<char> journalled(pending.size(), 0);
   // A failure to journal (disk full, folder removed) stops the campaign: what is journalled
   // so far stays resumable.
   support::parallel_for_each(
       pending.size(), run.jobs == 0 ? support::default_jobs() : static_cast<int>(run.jobs),
       [&](std::size_t i) {
+        if (support::interrupted()) return;
         records[i] = run_test(pending[i], context);
+        if (support::interrupted()) return;
         journal->append(records[i]);
+        journalled[i] = 1;
       },
       [&](std::size_t i) {
+        if (!journalled[i]) return;
         done.push_back(std::move(records[i]));
         ++progress.done;
         progress.elapsed_seconds = seconds_since(start);
@@ -407,6 +418,8 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
         if (run.on_progress) run.on_progress(progress);
         progress.last = nullptr;
       });
+
+  if (support::interrupted()) throw CampaignInterrupted(done.size(), run.files.size());
 
   CampaignResults results;
   info.finished = utc_now();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,10 +61,18 @@ struct CampaignRun {
   std::function<void(const Progress&)> on_progress;
 };
 
+// Thrown by run_campaign when SIGINT or SIGTERM arrived (support::interrupted): the tests
+// finished before are in the journal, those cut short are not, and no results.json or report
+// is written, so `--resume` continues where it stopped.
+struct CampaignInterrupted : std::runtime_error {
+  CampaignInterrupted(std::size_t done, std::size_t total);
+  std::size_t done = 0, total = 0;  // tests in the journal, and of the campaign
+};
+
 // Runs what the journal does not hold yet, then writes results.json and every report. Holds
 // the folder's lock (FolderLock) throughout. Throws ResultsError for an unusable output
 // folder, one another process writes, a journal of another configuration, or (unless force)
-// the results of another run.
+// the results of another run; CampaignInterrupted when a signal stops it.
 CampaignResults run_campaign(const CampaignRun& run, const TestContext& context);
 
 // The current time, ISO 8601 UTC to the second.
