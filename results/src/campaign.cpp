@@ -369,7 +369,6 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
 
 std::string Verification::verdict() const {
   if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
-  if (tests == 0) return "unknown: the bound holds no test, so nothing was verified";
   if (unsupported + unknown > 0)
     return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown, tests,
                        unsupported, unknown);

@@ -487,7 +487,6 @@ std::string verdict_text(const VerifyReport& report) {
   const std::size_t counterexamples = report.count(TestStatus::Counterexample);
   if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
   if (report.judged_all()) return "sound up to the bound";
-  if (report.total() == 0) return "unknown: the bound holds no test, so nothing was verified";
   const std::size_t unsupported = report.count(TestStatus::Unsupported), unknown = report.count(TestStatus::Unknown);
   return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown,
                      report.total(), unsupported, unknown);

@@ -181,12 +181,10 @@ struct Verification {
   std::map<std::string, std::uint64_t> statistics;
   double cpu_seconds = 0;
 
-  // `N counterexamples`; else `sound up to the bound` when every test was judged (at least
-  // one test, none unsupported or unknown), else `unknown: N of M tests not judged (U
-  // unsupported, K unknown)` (as verify.txt says).
+  // `N counterexamples`; else `sound up to the bound` when every test was judged (none
+  // unsupported or unknown), else `unknown: N of M tests not judged (U unsupported, K
+  // unknown)` (as verify.txt says).
   std::string verdict() const;
-  // At least one test, and no counterexample, unsupported or unknown one.
-  bool verified_sound() const { return tests > 0 && counterexamples == 0 && unsupported == 0 && unknown == 0; }
 };
 
 struct CampaignResults {

@@ -178,12 +178,11 @@ struct VerifyReport {
   // No counterexample was found. Whether every test was judged is judged_all(): only both
   // together make the verdict "sound".
   bool sound() const { return count(TestStatus::Counterexample) == 0; }
-  // At least one test, and every test sound, racy or a counterexample: none unsupported (a
-  // table without a row the test needs, a filter) nor unknown (the model or the simulator
-  // gave up).
-  bool judged_all() const {
-    return total() > 0 && count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0;
-  }
+  // Every test sound, racy or a counterexample: none unsupported (a table without a row the
+  // test needs, a filter) nor unknown (the model or the simulator gave up). A generated bound
+  // decides most of its tests without keeping them (facts 9 and 10 whole spaces): those count
+  // as judged.
+  bool judged_all() const { return count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0; }
   bool verified_sound() const { return sound() && judged_all(); }
 };
 
