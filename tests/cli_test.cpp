@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -308,12 +309,117 @@ TEST_F(Cli, MappingsCheckNamesTheFileAndRow) {
   Outcome r = hsalit({"mappings", "check", table});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(
-      r.err.find(table + ": error: row 0 (x), element 1: 's_frobnicate' is not a wait, cache or barrier instruction"),
+      r.err.find(table +
+                 ":2:15: error: row 0 (x), element 1: 's_frobnicate' is not a wait, cache or barrier instruction"),
       std::string::npos)
       << r.err;
   Outcome list = hsalit({"mappings", "list"});
   EXPECT_EQ(list.status, 0);
   EXPECT_NE(list.out.find("gfx6-9"), std::string::npos);
+}
+
+// A wait count is read without wrapping and checked against the target's field, on every
+// load of a table: `mappings check` and the commands that compile with it refuse it, at the
+// row's line.
+TEST_F(Cli, MappingsCheckRefusesCountsTheTargetCannotHold) {
+  auto table = [&](const std::string& name, const std::string& wait) {
+    return write(name, R"({"schema": "hsalit-mapping/1", "name": "t", "targets": ["gfx900"],
+  "rows": [
+    {"id": "x", "operation": "load", "spaces": ["global"], "sequence": ["access", )" +
+                           wait + R"(],
+     "source": {"document": "d", "table": "t", "row": "r"}}]})");
+  };
+  const std::string test = write("t.litmus", good("T"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"op": "s_waitcnt", "vmcnt": 4294967296})", "'vmcnt' 4294967296 is beyond any wait counter's field"},
+      {R"({"op": "s_waitcnt", "vmcnt": 99999999999})", "'vmcnt' 99999999999 is beyond any wait counter's field"},
+      {R"({"op": "s_waitcnt", "vmcnt": 64})", "vmcnt(64) is out of range on gfx900: its field holds 0 to 63"},
+      {R"({"op": "buffer_wbinvl1_vol", "vmcnt": 0})", "buffer_wbinvl1_vol takes no count"},
+      {R"({"op": "global_inv", "scope": "SCOPE_DEV"})", "'global_inv' does not exist on gfx900"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string file = table("t" + std::to_string(i) + ".json", cases[i].first);
+    Outcome r = hsalit({"mappings", "check", file});
+    EXPECT_EQ(r.status, 2) << cases[i].first;
+    EXPECT_NE(r.err.find(file + ":3:6: error: row 0 (x), element 1: " + cases[i].second), std::string::npos) << r.err;
+    Outcome compiled = hsalit({"compile", "--target", "gfx900", "--mapping", file, test});
+    EXPECT_EQ(compiled.status, 2) << compiled.out;
+    EXPECT_NE(compiled.err.find(cases[i].second), std::string::npos) << compiled.err;
+    Outcome verified = hsalit({"verify-mapping", "--mapping", file, test});
+    EXPECT_EQ(verified.status, 2) << verified.out;
+    EXPECT_NE(verified.err.find(cases[i].second), std::string::npos) << verified.err;
+  }
+  for (const char* name : {"gfx6-9", "gfx90a", "gfx940", "gfx950", "gfx10-11", "gfx12", "hsail-finalizer"}) {
+    Outcome shipped =
+        hsalit({"mappings", "check",
+                (fs::path(HSALIT_SOURCE_DIR) / "codegen/mappings" / (name + std::string(".json"))).string()});
+    EXPECT_EQ(shipped.status, 0) << name << ": " << shipped.out << shipped.err;
+  }
+}
+
+// verify-mapping says sound only when every test was judged: a table without the rows the
+// tests need (or without any row) leaves them unsupported, and the verdict is unknown, exit
+// 1, with the missing rows; results.json says the same.
+TEST_F(Cli, VerifyMappingWithoutTheRowsATestNeedsIsUnknown) {
+  const std::string empty = write("empty.json", R"({"schema": "hsalit-mapping/1", "name": "empty",
+    "targets": ["gfx900"], "rows": []})");
+  const std::string test = write("t.litmus", good("T"));
+  Outcome r = hsalit({"verify-mapping", "--mapping", empty, "--out", (dir_ / "out").string(), test});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("sound up to the bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown: 1 of 1 tests not judged (1 unsupported, 0 unknown)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("missing row: store atomic release agent global"), std::string::npos) << r.out;
+  const nlohmann::json results = nlohmann::json::parse(std::ifstream(dir_ / "out" / "results.json"));
+  EXPECT_EQ(results["verification"]["verdict"], "unknown: 1 of 1 tests not judged (1 unsupported, 0 unknown)");
+  // The shipped table has the rows: sound.
+  Outcome shipped = hsalit({"verify-mapping", test});
+  EXPECT_EQ(shipped.status, 0) << shipped.out << shipped.err;
+  EXPECT_NE(shipped.out.find("sound up to the bound"), std::string::npos) << shipped.out;
+}
+
+// The backends hold 32-bit values, the model 64-bit ones. A constant beyond 32 bits is refused
+// where the test is compiled or run for a backend (file:line:col, exit 2), and kept from a
+// campaign's verdicts; a value the arithmetic may carry beyond 32 bits makes the comparison
+// unknown instead of a violation the wrap would fake. Negative values print alike in both.
+TEST_F(Cli, ValuesBeyondThirtyTwoBitsAreNeverFalseViolations) {
+  const std::string wide = write("tests/W.litmus",
+                                 "LISA W\n{ x = 0; }\n P0 ;\n w[] x 4294967297 ;\n r[] r0 x ;\n"
+                                 "exists (0:r0=1)\n");
+  const std::string sum = write("tests/ADD.litmus",
+                                "LISA ADD\n{ x = 2147483647; }\n P0 ;\n r[] r0 x ;\n"
+                                " mov r1 (add r0 1) ;\nexists (0:r1=0)\n");
+  write("tests/NEG.litmus",
+        "LISA NEG\n{ x = -1; }\n P0 ;\n r[] r0 x ;\n mov r1 (sub r0 1) ;\n w[] y r1 ;\n"
+        " r[] r2 y ;\nexists (0:r2=-2)\n");
+  const std::string refused = wide + ":4:8: error: the constant 4294967297 does not fit in the signed 32-bit values";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"compile", "--target", "gfx900", wide}, {"run", "--exhaustive", wide}, {"verify-mapping", wide}}) {
+    Outcome r = hsalit(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(refused), std::string::npos) << args[0] << ": " << r.err;
+  }
+  EXPECT_EQ(hsalit({"check", wide}).status, 0);  // the model alone holds 64-bit values
+
+  Outcome run = hsalit({"run", "--exhaustive", sum});
+  EXPECT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("Unknown " + sum + ":5:9: `(add r0 1)` may compute 2147483648"), std::string::npos) << run.out;
+  Outcome verified = hsalit({"verify-mapping", sum});
+  EXPECT_EQ(verified.status, 1) << verified.out << verified.err;
+  EXPECT_EQ(verified.out.find("COUNTEREXAMPLE"), std::string::npos) << verified.out;
+  EXPECT_NE(verified.out.find("may compute 2147483648"), std::string::npos) << verified.out;
+
+  Outcome campaign = hsalit({"campaign", (dir_ / "tests").string(), "--out", (dir_ / "out").string(), "-q"});
+  EXPECT_EQ(campaign.out.find("violation:"), std::string::npos) << campaign.out;
+  const nlohmann::json results = nlohmann::json::parse(std::ifstream(dir_ / "out" / "results.json"));
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& t : results["tests"]) by_name[t["name"]] = t;
+  ASSERT_EQ(by_name.size(), 3u) << results.dump(2);
+  EXPECT_EQ(by_name["W"]["verdict"], "unknown");
+  EXPECT_NE(by_name["W"]["reason"].get<std::string>().find(refused), std::string::npos) << by_name["W"]["reason"];
+  EXPECT_EQ(by_name["ADD"]["verdict"], "unknown");
+  EXPECT_NE(by_name["ADD"]["reason"].get<std::string>().find("may compute 2147483648"), std::string::npos)
+      << by_name["ADD"]["reason"];
+  EXPECT_EQ(by_name["NEG"]["verdict"], "consistent") << by_name["NEG"]["reason"];
 }
 
 TEST_F(Cli, RunOnTheSimulatorPrintsAHistogramAndATrace) {

@@ -12,6 +12,7 @@
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -88,7 +89,7 @@ int run_compile(const CompileCommandOptions& opt) {
   for (const auto& file : litmus::collect_litmus_files(inputs)) {
     litmus::ParseResult parsed = litmus::parse_litmus_file(file);
     fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-    if (!parsed.ok()) {
+    if (!parsed.ok() || !fits_backend_constants(file, *parsed.test)) {
       bad = true;
       continue;
     }
@@ -151,7 +152,10 @@ Command add_compile_command(CLI::App& app) {
 Command add_mappings_command(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("mappings", "List the shipped mapping tables, or check table files");
-  CLI::App* check = cmd->add_subcommand("check", "Check mapping table files: schema, targets, no overlapping rows");
+  CLI::App* check = cmd->add_subcommand(
+      "check",
+      "Check mapping table files: schema, targets, no overlapping rows, and each row's instructions, "
+      "counts and cache bits against its targets (docs/mapping-tables.md)");
   check->add_option("files", *files, "mapping table files")->required();
   cmd->add_subcommand("list", "List the shipped tables with their targets and row counts");
   cmd->require_subcommand(1);

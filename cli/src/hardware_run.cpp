@@ -15,6 +15,7 @@
 #include "hsalit/runner/hardware.hpp"
 #include "option_checks.hpp"
 #include "run_output.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -24,7 +25,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
             const codegen::MappingTable* table) {
   litmus::ParseResult parsed = litmus::parse_litmus_file(file);
   fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-  if (!parsed.ok()) return kExitBadInput;
+  if (!parsed.ok() || !fits_backend_constants(file, *parsed.test)) return kExitBadInput;
   const litmus::Test& test = *parsed.test;
   runner::HarnessOptions options = base;
   std::optional<codegen::CompiledTest> compiled;
@@ -40,6 +41,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     }
   }
   if (!r.unknown) r = runner::run_hardware(test, compiled ? &*compiled : nullptr, options);
+  mark_values_beyond_width(file, test, r);
 
   const ConditionCount c = count_condition(test, r);
   std::string mode = options.backend == runner::HardwareBackend::Cuda ? "ptx"

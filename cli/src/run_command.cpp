@@ -22,6 +22,7 @@
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
 #include "run_output.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -110,7 +111,7 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
              const codegen::MappingTable& table, const runner::SimOptions& so) {
   litmus::ParseResult parsed = litmus::parse_litmus_file(file);
   fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-  if (!parsed.ok()) return kExitBadInput;
+  if (!parsed.ok() || !fits_backend_constants(file, *parsed.test)) return kExitBadInput;
   const litmus::Test& test = *parsed.test;
   std::optional<std::vector<std::int64_t>> trace;
   if (!opt.trace.empty()) {
@@ -136,6 +137,7 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
     fmt::print(stderr, "{}: error: {}\n", file.string(), e.what());
     return kExitBadInput;
   }
+  mark_values_beyond_width(file, test, r);
   const ConditionCount c = count_condition(test, r);
   if (opt.json) {
     nlohmann::json hist = histogram_json(test, r);

@@ -285,7 +285,7 @@ int run_verify(const VerifyCommandOptions& opt) {
       return bad(e.what());
     }
   }
-  return report.sound() ? kExitOk : kExitCheckFailed;
+  return report.verified_sound() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
       return bad(e.what());
     }
   }
-  return report.sound() ? kExitOk : kExitCheckFailed;
+  return report.verified_sound() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace

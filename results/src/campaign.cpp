@@ -369,7 +369,9 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
 
 std::string Verification::verdict() const {
   if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
-  if (unknown > 0) return fmt::format("sound up to the bound on the decided tests ({} undecided)", unknown);
+  if (unsupported + unknown > 0)
+    return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown, tests,
+                       unsupported, unknown);
   return "sound up to the bound";
 }
 

@@ -17,6 +17,7 @@
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/litmus/value_width.hpp"
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/journal.hpp"
@@ -46,9 +47,11 @@ std::vector<std::string> split_lines(std::string_view text) {
   return lines;
 }
 
-std::string first_line(std::string_view text) {
-  std::size_t end = text.find('\n');
-  return std::string(text.substr(0, end));
+// The first error of a file's diagnostics, as `file:line:col: error: ...`.
+std::string first_error(const litmus::DiagnosticList& diags, const std::string& file) {
+  for (const litmus::Diagnostic& d : diags.all())
+    if (d.severity == litmus::Severity::Error) return litmus::format_diagnostic(file, d);
+  return {};
 }
 
 void collect_refs(const litmus::Prop& prop, std::set<std::string>& out) {
@@ -178,9 +181,10 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
   rec.run.seconds = seconds_since(start);
 }
 
-// Judges each observed outcome against the allowed set and counts coverage.
-void judge(TestRecord& rec, bool filter_usable) {
-  bool judged = rec.model.status == StageStatus::Ok && !rec.model.racy;
+// Judges each observed outcome against the allowed set and counts coverage; none when the
+// test's values may leave the backends' width (`values_fit` false).
+void judge(TestRecord& rec, bool filter_usable, bool values_fit) {
+  bool judged = rec.model.status == StageStatus::Ok && !rec.model.racy && values_fit;
   std::map<Outcome, AllowedOutcome*> allowed;
   for (AllowedOutcome& a : rec.model.allowed) allowed[a.outcome] = &a;
   for (ObservedOutcome& o : rec.run.histogram) {
@@ -221,8 +225,10 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
     std::string bytes = read_bytes(file);
     rec.content_hash = content_hash(bytes);
     litmus::ParseResult parsed = litmus::parse_litmus(bytes);
-    if (!parsed.ok()) {
-      rec.parse_error = first_line(parsed.diagnostics.render(file.string()));
+    // Constants the backends cannot hold refuse the test as a parse error does.
+    if (parsed.ok()) litmus::check_backend_constants(*parsed.test, parsed.diagnostics);
+    if (!parsed.ok() || parsed.diagnostics.has_errors()) {
+      rec.parse_error = first_error(parsed.diagnostics, file.string());
       if (rec.parse_error.empty()) rec.parse_error = fmt::format("{}: error: cannot parse", file.string());
     } else {
       const litmus::Test& test = *parsed.test;
@@ -240,7 +246,13 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
       bool filter_usable = std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) {
         return std::find(rec.observed_refs.begin(), rec.observed_refs.end(), ref) != rec.observed_refs.end();
       });
-      judge(rec, filter_usable);
+      // A value the backend wraps and the model does not: its final states are not judged.
+      const std::optional<std::string> beyond_width = litmus::value_width_reason(test, file.string());
+      if (beyond_width && compiled) {
+        rec.run.status = StageStatus::Unknown;
+        rec.run.reason = *beyond_width;
+      }
+      judge(rec, filter_usable, !beyond_width);
     }
   } catch (const std::exception& e) {
     if (rec.parse_error.empty() && rec.model.status != StageStatus::Ok) {

@@ -41,6 +41,25 @@ struct Target {
   std::string note;
 };
 
+// What a mapping table's literal instructions and cache bits may be on a target
+// (docs/mapping-tables.md, "Checked against the target"). Sources: the counter widths of
+// LLVM's AMDGPUBaseInfo (getVmcntBitWidthLo/Hi, getExpcntBitWidth, getLgkmcntBitWidth, and
+// the GFX12 getLoadcnt/Storecnt/Samplecnt/Bvhcnt/Dscnt/KmcntBitWidth), which agree with the
+// CDNA4 ISA (section 3.1: VMCNT 6 bits, EXPCNT 3, LGKMCNT 4) and with what llvm-mc-19
+// accepts for each processor; which instructions exist, as llvm-mc-19 assembles them per
+// processor (gfx950, which it does not know, as gfx940: LLVM's AMDGPUUsage gives both one
+// memory model).
+struct TargetInstructions {
+  // The largest count of each s_waitcnt counter, and of each instruction that takes one
+  // count (s_waitcnt_vscnt, gfx12's s_wait_*); absent: the target has no such counter.
+  std::map<std::string, int> waitcnt_max;  // vmcnt, expcnt, lgkmcnt
+  std::map<std::string, int> count_max;    // mnemonic -> largest count
+  // Cache, write-back and barrier instructions that exist, with the cache bits each takes.
+  std::map<std::string, std::vector<std::string>> literal_bits;
+  std::vector<std::string> access_bits;  // the cache bits of memory accesses
+};
+const TargetInstructions& target_instructions(const Target& target);
+
 class TargetCatalog {
  public:
   static const TargetCatalog& builtin();
