@@ -159,11 +159,12 @@ class TableReader {
       else
         out.mnemonic = op;
       for (const auto& [key, value] : e.items()) {
-        auto flag = [&](bool& slot) {
+        // Structured bindings captured by name, which clang before 16 (the fuzz build's) refuses.
+        auto flag = [&, &key = key, &value = value](bool& slot) {
           if (!value.is_boolean()) fail(where, fmt::format("'{}' is true or false", key));
           slot = value.get<bool>();
         };
-        auto counter = [&](std::optional<int>& slot) {
+        auto counter = [&, &key = key, &value = value](std::optional<int>& slot) {
           if (!value.is_number_integer() || value.get<int>() < 0) fail(where, fmt::format("'{}' is a count", key));
           slot = value.get<int>();
         };
