@@ -1,23 +1,25 @@
-// libFuzzer entry point for the mapping-table reader. The bytes are read as
-// `MappingTable::from_file` reads a file (JSON, then `from_json`): any input must be accepted
-// or rejected with a MappingError that says why, without a crash, a hang or a leak, and with
-// no other exception escaping (the API promises MappingError naming the row at fault). An
+// libFuzzer entry point for the mapping-table reader. The bytes are written to a scratch file
+// and read with `MappingTable::from_file`, as the commands read `--mapping FILE`: any input
+// must be accepted or rejected with a MappingError that says why, without a crash, a hang or
+// a leak, and with no other exception escaping (the API promises MappingError naming the row at fault). An
 // accepted table is then used as the compiler uses it: a few small litmus tests are compiled
 // with it for each of its targets that the catalog knows, in each of its flavours, with and
 // without generic addressing, and printed as assembly and JSON. The compiler may refuse an
 // operation the table has no row for (CompileError); anything else aborts, so the fuzzer
 // reports a table that loads but crashes the compiler.
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/mapping.hpp"
@@ -96,6 +98,19 @@ const Fixture& fixture() {
   return f;
 }
 
+// The file the reader reads: one per process, in the temporary folder.
+const std::filesystem::path& scratch_file() {
+  static const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("hsalit-mapping-fuzzer-" + std::to_string(::getpid()) + ".json");
+  return file;
+}
+
+void write_scratch(std::string_view bytes) {
+  std::ofstream out(scratch_file(), std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) finding("cannot write the scratch file", scratch_file().string());
+}
+
 void compile_with(const hsalit::codegen::MappingTable& table) {
   using namespace hsalit::codegen;
   const Fixture& f = fixture();
@@ -129,21 +144,15 @@ void compile_with(const hsalit::codegen::MappingTable& table) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace hsalit::codegen;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    return 0;  // from_file's message: not valid JSON (byte N)
-  }
+  write_scratch(std::string_view(reinterpret_cast<const char*>(data), size));
   std::optional<MappingTable> table;
   try {
-    table = MappingTable::from_json(doc, "fuzz.json");
+    table = MappingTable::from_file(scratch_file());
   } catch (const MappingError& e) {
     if (std::string_view(e.what()).empty()) finding("rejected without a message", "");
     return 0;
   } catch (const std::exception& e) {
-    finding("from_json threw something other than MappingError", e.what());
+    finding("from_file threw something other than MappingError", e.what());
   }
   try {
     compile_with(*table);

@@ -396,6 +396,8 @@ MappingTable MappingTable::from_file(const std::filesystem::path& path) {
     doc = json::parse(in);
   } catch (const json::parse_error& e) {
     throw MappingError(fmt::format("{}: error: not valid JSON (byte {}): {}", path.string(), e.byte, e.what()));
+  } catch (const json::exception& e) {  // a number past a double's range (out_of_range.406)
+    throw MappingError(fmt::format("{}: error: not valid JSON: {}", path.string(), e.what()));
   }
   return from_json(doc, path.string());
 }

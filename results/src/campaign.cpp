@@ -448,7 +448,7 @@ CampaignResults read_results(const std::filesystem::path& file) {
   json j;
   try {
     j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double's range
     throw ResultsError(fmt::format("{}: error: not JSON: {}", file.string(), e.what()));
   }
   try {

@@ -1,6 +1,11 @@
 #include "hsalit/codegen/mapping.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "hsalit/codegen/target.hpp"
 
@@ -104,6 +109,23 @@ TEST(MappingTable, MalformedTablesNameTheFileAndTheRow) {
     c.spoil(doc);
     EXPECT_EQ(error_of(doc), c.message);
   }
+}
+
+// A number past a double's range is a JSON error of the file like any other, not an escaping
+// json::out_of_range (found by fuzz/mapping_fuzzer.cpp).
+TEST(MappingTable, AnOverflowingNumberIsAnErrorOfTheFile) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("hsalit-mapping-overflow-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema": "hsalit-mapping/1", "name": "t", "targets": ["gfx900"], "rows": [1e400]})";
+  try {
+    MappingTable::from_file(file);
+    ADD_FAILURE() << "accepted 1e400";
+  } catch (const MappingError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": error: not valid JSON", 0), 0u) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a MappingError: " << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(MappingTable, ShippedTablesLoadAndNameExistingTargets) {

@@ -84,6 +84,22 @@ TEST(ResultsFormat, MalformedResultsNameTheEntry) {
   EXPECT_THROW(campaign_results_from_json(j, ""), ResultsError);
 }
 
+// A number past a double's range is a JSON error of the file like any other, not an escaping
+// json::out_of_range (found by fuzz/results_fuzzer.cpp).
+TEST(ResultsFormat, AnOverflowingNumberIsAnErrorOfTheFile) {
+  const fs::path file = fs::temp_directory_path() / ("hsalit-results-overflow-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema": "hsalit-campaign/1", "tests": [], "n": 1e400})";
+  try {
+    read_results(file);
+    ADD_FAILURE() << "accepted 1e400";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": error: not JSON", 0), 0u) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a ResultsError: " << e.what();
+  }
+  fs::remove(file);
+}
+
 TEST(ResultsFormat, JournalDropsATornLastLine) {
   fs::path dir = fs::temp_directory_path() / ("hsalit-journal-" + std::to_string(::getpid()));
   fs::create_directories(dir);
