@@ -259,6 +259,10 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.parse_error = r.str_or("parse_error", "");
   t.condition = r.str_or("condition", "");
   t.observed_refs = r.strings("observed_refs");
+  // An outcome is an object keyed by these: a reference listed twice cannot be written back.
+  for (auto ref = t.observed_refs.begin(); ref != t.observed_refs.end(); ++ref)
+    if (std::find(t.observed_refs.begin(), ref, *ref) != ref)
+      r.fail(fmt::format("observed_refs lists '{}' twice", *ref));
   t.verdict = r.enumerated("verdict", kVerdictNames);
   t.reason = r.str_or("reason", "");
   t.seconds = r.number("seconds");

@@ -100,6 +100,19 @@ TEST(ResultsFormat, AnOverflowingNumberIsAnErrorOfTheFile) {
   fs::remove(file);
 }
 
+// A reference listed twice in observed_refs was accepted, but its outcomes (objects keyed by
+// reference) could not be written back and read again (found by fuzz/results_fuzzer.cpp).
+TEST(ResultsFormat, ARepeatedObservedReferenceIsRefused) {
+  nlohmann::json j = to_json(sample_results());
+  j["tests"][0]["observed_refs"] = {"1:r0", "1:r0"};
+  try {
+    campaign_results_from_json(j, "");
+    FAIL() << "accepted a repeated reference";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("tests[0]: observed_refs lists '1:r0' twice"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ResultsFormat, JournalDropsATornLastLine) {
   fs::path dir = fs::temp_directory_path() / ("hsalit-journal-" + std::to_string(::getpid()));
   fs::create_directories(dir);
