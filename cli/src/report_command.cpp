@@ -33,7 +33,7 @@ struct MergeCommandOptions {
 bool holds_a_failure(const results::CampaignResults& r) {
   const results::Summary s = r.summary();
   if (s.violation || s.unknown) return true;
-  return r.verification && (r.verification->counterexamples || r.verification->unknown);
+  return r.verification && (r.verification->counterexamples || r.verification->unknown || r.verification->unsupported);
 }
 
 // Whether two paths name one folder (the same inode, or the same path once resolved).

@@ -194,13 +194,14 @@ class TableReader {
       else
         out.mnemonic = op;
       for (const auto& [key, value] : e.items()) {
-        auto flag = [&](bool& slot) {
+        // Structured bindings captured by name, which clang before 16 (the fuzz build's) refuses.
+        auto flag = [&, &key = key, &value = value](bool& slot) {
           if (!value.is_boolean()) fail(where, fmt::format("'{}' is true or false", key));
           slot = value.get<bool>();
         };
         // Read without conversion: 4294967296 must not become 0. Each target's field bounds
         // it further (check_on_target).
-        auto counter = [&](std::optional<int>& slot) {
+        auto counter = [&, &key = key, &value = value](std::optional<int>& slot) {
           const bool count =
               value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
           if (!count) fail(where, fmt::format("'{}' is a count (a whole number, 0 or more)", key));
@@ -533,6 +534,8 @@ MappingTable MappingTable::from_file(const std::filesystem::path& path) {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throw MappingError(fmt::format("{}: error: not valid JSON (byte {}): {}", path.string(), e.byte, e.what()));
+  } catch (const json::exception& e) {  // a number past a double's range (out_of_range.406)
+    throw MappingError(fmt::format("{}: error: not valid JSON: {}", path.string(), e.what()));
   }
   return from_json(doc, path.string(), text);
 }

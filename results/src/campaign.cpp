@@ -259,6 +259,10 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.parse_error = r.str_or("parse_error", "");
   t.condition = r.str_or("condition", "");
   t.observed_refs = r.strings("observed_refs");
+  // An outcome is an object keyed by these: a reference listed twice cannot be written back.
+  for (auto ref = t.observed_refs.begin(); ref != t.observed_refs.end(); ++ref)
+    if (std::find(t.observed_refs.begin(), ref, *ref) != ref)
+      r.fail(fmt::format("observed_refs lists '{}' twice", *ref));
   t.verdict = r.enumerated("verdict", kVerdictNames);
   t.reason = r.str_or("reason", "");
   t.seconds = r.number("seconds");
@@ -458,7 +462,7 @@ CampaignResults read_results(const std::filesystem::path& file) {
   json j;
   try {
     j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double's range
     throw ResultsError(fmt::format("{}: error: not JSON: {}", file.string(), e.what()));
   }
   try {

@@ -154,7 +154,8 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
       std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) { return column.contains(ref); });
   std::map<Outcome, ObservedOutcome> merged;
   for (const auto& [sim_outcome, count] : r.histogram) {
-    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+    // `sim_outcome` captured by name: clang before 16 (the fuzz build's) cannot capture a binding.
+    auto value = [&, &sim_outcome = sim_outcome](const litmus::ObservedRef& ref) -> std::int64_t {
       auto it = column.find(ref.to_string());
       return it == column.end() ? 0 : sim_outcome.values[it->second];
     };

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "hsalit/codegen/target.hpp"
 
@@ -192,6 +196,23 @@ TEST(MappingTable, ErrorsOfARowGiveItsLineWhenTheTextIsKnown) {
                                                  "out of range on gfx900: its field holds 0 to 63",
                                                  line, column));
   }
+}
+
+// A number past a double's range is a JSON error of the file like any other, not an escaping
+// json::out_of_range (found by fuzz/mapping_fuzzer.cpp).
+TEST(MappingTable, AnOverflowingNumberIsAnErrorOfTheFile) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("hsalit-mapping-overflow-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema": "hsalit-mapping/1", "name": "t", "targets": ["gfx900"], "rows": [1e400]})";
+  try {
+    MappingTable::from_file(file);
+    ADD_FAILURE() << "accepted 1e400";
+  } catch (const MappingError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": error: not valid JSON", 0), 0u) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a MappingError: " << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(MappingTable, ShippedTablesLoadAndNameExistingTargets) {
