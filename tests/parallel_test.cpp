@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "hsalit/support/memory.hpp"
 #include "hsalit/support/parallel.hpp"
 
 namespace hsalit::support {
@@ -63,6 +64,31 @@ TEST(ParallelForEach, AnExceptionOfDoneReachesTheCaller) {
 }
 
 TEST(ParallelForEach, DefaultJobsIsAtLeastOne) { EXPECT_GE(default_jobs(), 1); }
+
+// A loop never starts more threads than it has items or than max_jobs(), whatever -j says
+// (`-j 100000` exhausted the system's threads and aborted).
+TEST(ParallelForEach, CapsItsThreadsAtTheWorkAndASaneMaximum) {
+  EXPECT_EQ(worker_count(100000, 3), 3u);
+  EXPECT_EQ(worker_count(100000, 1'000'000), max_jobs());
+  EXPECT_EQ(worker_count(0, 10), 1u);
+  EXPECT_EQ(worker_count(4, 0), 1u);
+  std::atomic<int> runs{0};
+  parallel_for_each(5000, 100000, [&](std::size_t) { ++runs; });
+  EXPECT_EQ(runs, 5000);
+}
+
+TEST(MemoryLimit, SizesParseWithUnitsAndBadOnesDoNot) {
+  EXPECT_EQ(parse_byte_size("64M"), std::uint64_t{64} << 20);
+  EXPECT_EQ(parse_byte_size("64MiB"), std::uint64_t{64} << 20);
+  EXPECT_EQ(parse_byte_size("2G"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("1048576"), std::uint64_t{1} << 20);
+  EXPECT_EQ(parse_byte_size("512k"), std::uint64_t{512} << 10);
+  for (const char* bad : {"", "M", "0", "-1M", "12Q", "1.5G", "99999999999999999999", "20000000000T", "1 G"})
+    EXPECT_FALSE(parse_byte_size(bad)) << bad;
+  EXPECT_EQ(format_byte_size(std::uint64_t{64} << 20), "64 MiB");
+  EXPECT_GT(resident_bytes(), 0u);
+  EXPECT_GT(default_memory_limit(), 0u);
+}
 
 }  // namespace
 }  // namespace hsalit::support

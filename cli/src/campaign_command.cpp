@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -13,6 +14,9 @@
 #include "hsalit/results/backends.hpp"
 #include "hsalit/results/execute.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/interrupt.hpp"
+#include "memory_limit.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -39,9 +43,11 @@ struct CampaignCommandOptions {
   double time_limit = 60;
   unsigned jobs = 1;
   bool resume = false;
+  bool force = false;
   std::string shard;
   std::vector<std::string> assume;
   bool quiet = false;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
 };
 
 std::string clock_text(double seconds) {
@@ -95,6 +101,29 @@ std::optional<std::string> read_text(const fs::path& file) {
   return s.str();
 }
 
+// Why tests are unknown: a count per stage (`unknown: 3 tests: 1 parse, 2 run`), then the
+// first few tests with their reasons.
+void print_unknown_tests(const std::vector<results::TestRecord>& tests, std::size_t unknown) {
+  if (unknown == 0) return;
+  std::map<std::string, std::size_t> by_stage;
+  for (const results::TestRecord& t : tests) {
+    if (t.verdict != results::VerdictClass::Unknown) continue;
+    std::string stage = "not judged";
+    for (const char* s : {"parse", "model", "compile", "run"})
+      if (t.reason.starts_with(std::string(s) + ":")) stage = s;
+    ++by_stage[stage];
+  }
+  std::vector<std::string> counts;
+  for (const auto& [stage, n] : by_stage) counts.push_back(fmt::format("{} {}", n, stage));
+  fmt::print("unknown: {} test{}: {}\n", unknown, unknown == 1 ? "" : "s", fmt::join(counts, ", "));
+  const std::size_t shown = 10;
+  std::size_t printed = 0;
+  for (const results::TestRecord& t : tests)
+    if (t.verdict == results::VerdictClass::Unknown && printed++ < shown)
+      fmt::print("unknown: {}: {}\n", t.name, t.reason);
+  if (unknown > shown) fmt::print("unknown: {} more in results.json\n", unknown - shown);
+}
+
 int run_campaign_command(const CampaignCommandOptions& opt) {
   auto fail = [](const std::string& message) {
     fmt::print(stderr, "hsalit campaign: error: {}\n", message);
@@ -124,10 +153,8 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
   auto engine = model::engine_from_string(opt.engine);
   if (!engine) return fail(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
-  if (opt.exhaustive && opt.iterations) return fail("--exhaustive and --iterations exclude each other");
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
-  if (!(opt.time_limit > 0)) return fail("--time-limit must be a positive number of seconds");
-  if (!opt.mapping_file.empty() && !opt.table.empty()) return fail("--mapping and --table exclude each other");
+  if (opt.resume && opt.force) return fail("--resume and --force exclude each other");
   std::optional<results::Shard> shard;
   if (!opt.shard.empty()) {
     shard = results::parse_shard(opt.shard);
@@ -136,6 +163,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   runner::SimOptions sim_options;
   sim_options.keep_traces = false;
+  sim_options.memory_limit = opt.memory_limit;
   for (const std::string& a : opt.assume)
     if (!runner::apply_assumption(a, sim_options.hw))
       return fail(fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames));
@@ -197,6 +225,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   model_options.variant = *variant;
   model_options.engine = *engine;
   model_options.timeout_seconds = opt.time_limit;
+  model_options.memory_limit = opt.memory_limit;
   runner::BackendRequest request;
   request.exhaustive = info.exhaustive;
   request.iterations = info.iterations;
@@ -211,10 +240,19 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   run.out_dir = opt.out;
   run.jobs = opt.jobs;
   run.resume = opt.resume;
+  run.force = opt.force;
   run.on_progress = ProgressPrinter(opt.quiet);
   results::CampaignResults out;
+  // The first SIGINT or SIGTERM stops the campaign between tests, leaving the journal
+  // resumable; a second one ends it at once (the journal stays readable).
+  support::install_interrupt_handlers(
+      "\nhsalit campaign: stopping: the tests in progress are left for --resume (interrupt again to stop at once)\n");
   try {
     out = results::run_campaign(run, context);
+  } catch (const results::CampaignInterrupted& e) {
+    fmt::print(stderr, "hsalit campaign: interrupted: {} of {} tests done; rerun with --resume to continue\n", e.done,
+               e.total);
+    return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;
@@ -227,8 +265,10 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
       s.unknown, s.covered_outcomes, s.allowed_outcomes);
   for (const results::TestRecord& t : out.tests)
     if (t.verdict == results::VerdictClass::Violation) fmt::print("violation: {}: {}\n", t.name, t.reason);
+  print_unknown_tests(out.tests, s.unknown);
   fmt::print("report: {}\n", (fs::path(opt.out) / results::kHtmlReport).string());
-  return s.violation ? kExitCheckFailed : kExitOk;
+  // An unknown test was not judged: the campaign cannot pass with it (docs/campaigns.md).
+  return s.violation || s.unknown ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace
@@ -243,25 +283,44 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--target", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
   cmd->add_option("--incantations", opt->incantations,
                   "hardware backends: comma-separated stress, shuffle, prestress, spacing (docs/hardware.md)");
-  cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)");
+  cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)")
+      ->check(positive_count());
   cmd->add_option("--backend", opt->backend, "sim (default), hip or cuda");
-  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
-  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1)");
-  cmd->add_flag("--exhaustive", opt->exhaustive, "every reachable outcome (the default on sim)");
-  cmd->add_option("--iterations", opt->iterations, "sample N runs per test (default on hardware: 100000)");
-  cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name");
+  CLI::Option* exhaustive =
+      cmd->add_flag("--exhaustive", opt->exhaustive, "every reachable outcome (the default on sim)");
+  cmd->add_option("--iterations", opt->iterations, "sample N runs per test (default on hardware: 100000)")
+      ->check(positive_count())
+      ->excludes(exhaustive);
+  cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name")
+      ->check(seed_value())
+      ->excludes(exhaustive);
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "z3 (default) or enum");
-  cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)");
-  cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)");
+  cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
+      ->check(seconds_value());
+  cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");
+  cmd->add_flag("--force", opt->force,
+                "replace the results of another run in --out (a campaign, a verification, merged results)");
   cmd->add_option("--shard", opt->shard, "run share I of N (0 <= I < N) of the sorted tests");
   cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
-  return {cmd, [opt] { return run_campaign_command(*opt); }};
+  add_memory_limit_option(cmd, opt->memory_limit);
+  return {cmd, [opt, cmd] {
+            // The harness's options would be ignored by the simulator: refused, not ignored.
+            if (opt->backend == "sim")
+              for (const char* hardware_only : {"--incantations", "--instances"})
+                if (cmd->get_option(hardware_only)->count() > 0) {
+                  fmt::print(stderr, "hsalit campaign: error: {} needs --backend hip or cuda\n", hardware_only);
+                  return kExitBadInput;
+                }
+            return run_campaign_command(*opt);
+          }};
 }
 
 }  // namespace hsalit::cli

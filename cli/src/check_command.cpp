@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 
 #include "commands.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -11,7 +12,10 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/support/parallel.hpp"
+#include "memory_limit.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -27,6 +31,7 @@ struct CheckCommandOptions {
   std::string graph_dir;
   double timeout = 60;
   unsigned jobs = 1;
+  std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
   bool expect = false;
   bool summary = false;
 };
@@ -39,6 +44,7 @@ struct FileReport {
   bool unknown = false;
   bool racy = false;
   bool expectation_met = false;
+  std::string graph_name, graph_dot;  // the witness to write, named after the test
 };
 
 // The verdict of the condition's proposition, as the library's expected.json states it.
@@ -63,6 +69,7 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   co.variant = variant;
   co.engine = engine;
   co.timeout_seconds = opt.timeout;
+  co.memory_limit = opt.memory_limit;
   co.want_graph = !opt.graph_dir.empty();
   model::CheckResult r = model::check(test, co);
   rep.unknown = r.unknown();
@@ -79,8 +86,8 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   else
     rep.out = model::format_herd(test, r) + "\n";
   if (r.graph) {
-    std::string dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
-    results::write_file_atomically(fs::path(opt.graph_dir) / (test.name + ".dot"), dot);
+    rep.graph_name = test.name;
+    rep.graph_dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
   }
   if (opt.expect && !r.unknown()) {
     auto expected = litmus::read_expected_verdicts(file.parent_path());
@@ -112,12 +119,28 @@ int run_check(const CheckCommandOptions& opt) {
                variant ? opt.engine : opt.model);
     return kExitBadInput;
   }
-  if (!opt.graph_dir.empty()) fs::create_directories(opt.graph_dir);
+  if (std::error_code ec; !opt.graph_dir.empty() && !fs::create_directories(opt.graph_dir, ec) && ec) {
+    fmt::print(stderr, "hsalit check: error: {}: cannot create the folder: {}\n", opt.graph_dir, ec.message());
+    return kExitBadInput;
+  }
   std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
   std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
   std::vector<FileReport> reports(files.size());
   std::vector<char> done(files.size(), 0);
   std::size_t printed = 0;
+  // Witness files are named in input order, so that tests of one name get the same files
+  // whatever order -j finishes them in (docs/check-output.md).
+  results::OutputNames graph_names;
+  auto write_graph = [&](FileReport& rep) {
+    if (rep.graph_dot.empty()) return;
+    try {
+      const fs::path file = results::path_in_folder(opt.graph_dir, graph_names.claim(rep.graph_name, ".dot"));
+      results::write_file_atomically(file, rep.graph_dot);
+    } catch (const std::exception& e) {
+      rep.err += fmt::format("hsalit check: error: {}\n", e.what());
+      rep.bad_input = true;
+    }
+  };
   if (opt.summary && !opt.json)
     fmt::print("{:<48} {:<8} {:<5} {:>6} {:>10}\n", "test", "result", "racy", "states", "time (ms)");
   // Files are checked in any order; reports are printed in input order as they complete.
@@ -127,6 +150,9 @@ int run_check(const CheckCommandOptions& opt) {
         FileReport rep;
         try {
           rep = check_file(files[i], opt, *variant, *engine);
+        } catch (const std::bad_alloc&) {
+          rep.err = fmt::format("{}: unknown: memory limit: the system refused more memory\n", files[i].string());
+          rep.failed = rep.unknown = true;
         } catch (const std::exception& e) {
           rep.err = fmt::format("{}: error: {}\n", files[i].string(), e.what());
           rep.bad_input = true;
@@ -136,6 +162,7 @@ int run_check(const CheckCommandOptions& opt) {
       [&](std::size_t i) {
         done[i] = 1;
         while (printed < files.size() && done[printed]) {
+          write_graph(reports[printed]);
           fmt::print(stderr, "{}", reports[printed].err);
           fmt::print("{}", reports[printed].out);
           std::fflush(stdout);
@@ -171,11 +198,14 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");
-  cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
-  cmd->add_option("--graph", opt->graph_dir, "write a DOT witness execution per test into DIR");
-  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)");
-  cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)");
-  cmd->add_flag("--summary", opt->summary, "one line per test and a closing count");
+  CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
+  cmd->add_option("--graph", opt->graph_dir,
+                  "write a DOT witness execution per test into DIR, named after the test (docs/check-output.md)");
+  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
+      ->check(seconds_value());
+  cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());
+  add_memory_limit_option(cmd, opt->memory_limit);
+  cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");
   return {cmd, [opt] { return run_check(*opt); }};

@@ -7,10 +7,10 @@
 
 namespace hsalit::cli {
 
-// Exit statuses shared by every subcommand.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitCheckFailed = 1;
-inline constexpr int kExitBadInput = 2;
+// Exit statuses shared by every subcommand (README, "Using it"; tests/cli_exit_codes_test.cpp).
+inline constexpr int kExitOk = 0;           // everything was judged and passed
+inline constexpr int kExitCheckFailed = 1;  // a check failed, or anything is unknown (never a pass)
+inline constexpr int kExitBadInput = 2;     // bad input or usage: a bad option value, options that exclude each other
 
 struct Command {
   CLI::App* app = nullptr;   // the subcommand, to know whether it was chosen

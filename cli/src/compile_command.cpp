@@ -12,6 +12,7 @@
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -50,6 +51,10 @@ int run_compile(const CompileCommandOptions& opt) {
     fmt::print(stderr, "hsalit compile: error: --emit takes asm, json or llvm-ir\n");
     return kExitBadInput;
   }
+  if (opt.emit == "llvm-ir" && !opt.via_llc.empty()) {  // the IR alone is printed: llc's code would not be
+    fmt::print(stderr, "hsalit compile: error: --via-llc and --emit llvm-ir exclude each other\n");
+    return kExitBadInput;
+  }
   std::optional<codegen::MappingTable> table;
   try {
     table = load_table(opt.mapping_file, opt.table, *target);
@@ -85,7 +90,7 @@ int run_compile(const CompileCommandOptions& opt) {
   for (const auto& file : litmus::collect_litmus_files(inputs)) {
     litmus::ParseResult parsed = litmus::parse_litmus_file(file);
     fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-    if (!parsed.ok()) {
+    if (!parsed.ok() || !fits_backend_constants(file, *parsed.test)) {
       bad = true;
       continue;
     }
@@ -130,8 +135,9 @@ Command add_compile_command(CLI::App& app) {
       app.add_subcommand("compile", "Compile litmus tests to GCN assembly for a target, from a mapping table");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--target", opt->target, "processor, e.g. gfx900, gfx90a, gfx942, gfx1030 (default gfx900)");
-  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file (docs/mapping-tables.md)");
-  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  CLI::Option* mapping =
+      cmd->add_option("--mapping", opt->mapping_file, "a mapping table file (docs/mapping-tables.md)");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
   cmd->add_flag("--sc-orders", opt->sc_orders,
                 "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour, e.g. hsa (default) or opencl");
@@ -151,7 +157,10 @@ Command add_compile_command(CLI::App& app) {
 Command add_mappings_command(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("mappings", "List the shipped mapping tables, or check table files");
-  CLI::App* check = cmd->add_subcommand("check", "Check mapping table files: schema, targets, no overlapping rows");
+  CLI::App* check = cmd->add_subcommand(
+      "check",
+      "Check mapping table files: schema, targets, no overlapping rows, and each row's instructions, "
+      "counts and cache bits against its targets (docs/mapping-tables.md)");
   check->add_option("files", *files, "mapping table files")->required();
   cmd->add_subcommand("list", "List the shipped tables with their targets and row counts");
   cmd->require_subcommand(1);

@@ -11,6 +11,8 @@
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/output_folder.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -82,9 +84,10 @@ int run_gen(const GenCommandOptions& opt) {
       return kExitBadInput;
     }
     nlohmann::json index = nlohmann::json::array();
+    results::OutputNames names;  // generated names are plain; this keeps any name inside `dir`
     std::size_t n = litmus::generate(options, [&](litmus::GeneratedTest&& t) {
-      const std::string file = t.test.name + ".litmus";
-      results::write_file_atomically(dir / file, litmus::print_litmus(t.test));
+      const std::string file = names.claim(t.test.name, ".litmus");
+      results::write_file_atomically(results::path_in_folder(dir, file), litmus::print_litmus(t.test));
       index.push_back({{"name", t.test.name}, {"file", file}, {"cycle", t.cycle}});
     });
     nlohmann::json doc = {{"schema", "hsalit-gen-index/1"}, {"count", n}, {"tests", index}};
@@ -103,8 +106,9 @@ Command add_gen_command(CLI::App& app) {
   auto opt = std::make_shared<GenCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "gen", "Generate litmus tests from relaxation cycles (diy7-style), deduplicated up to symmetry");
-  cmd->add_option("--threads", opt->threads, "at most this many threads (1-6, default 2)");
-  cmd->add_option("--accesses", opt->accesses, "at most this many memory accesses per thread (1-6, default 2)");
+  CLI::Option* threads = cmd->add_option("--threads", opt->threads, "at most this many threads (1-6, default 2)");
+  CLI::Option* accesses =
+      cmd->add_option("--accesses", opt->accesses, "at most this many memory accesses per thread (1-6, default 2)");
   cmd->add_option("--family", opt->families, "only these classic shapes (MP, SB, LB, IRIW, ..., CoWW); bounds ignored")
       ->delimiter(',');
   cmd->add_option("--cycle", opt->cycles, "only this cycle, e.g. 'PodWR Fre PodWR Fre' (repeatable)");
@@ -124,10 +128,20 @@ Command add_gen_command(CLI::App& app) {
          "--edges", opt->edges,
          "the edges cycles may use, like diy7's relaxations: names, Pod, Pos, com; -NAME removes (default all)")
       ->delimiter(',');
-  cmd->add_option("--spec", opt->spec, "the same bounds inline: threads=2,accesses=2,orders=rlx+scacq,...");
-  cmd->add_option("--max", opt->max_tests, "refuse to generate more tests than this (default 1000000)");
-  cmd->add_option("--out", opt->out, "write one .litmus per test and index.json into this folder");
-  cmd->add_flag("--count", opt->count, "only print how many tests there are");
+  CLI::Option* max =
+      cmd->add_option("--max", opt->max_tests, "refuse to generate more tests than this (default 1000000)")
+          ->check(positive_count());
+  // The spec states the whole bound: with a bound option beside it, one of the two would be
+  // silently ignored.
+  CLI::Option* spec = cmd->add_option(
+      "--spec", opt->spec,
+      "the same bounds inline, instead of the options above: threads=2,accesses=2,orders=rlx+scacq,...");
+  for (CLI::Option* bound : {threads, accesses, max}) spec->excludes(bound);
+  for (const char* name :
+       {"--family", "--cycle", "--orders", "--scopes", "--segments", "--placements", "--fences", "--deps", "--edges"})
+    spec->excludes(name);
+  CLI::Option* out = cmd->add_option("--out", opt->out, "write one .litmus per test and index.json into this folder");
+  cmd->add_flag("--count", opt->count, "only print how many tests there are")->excludes(out);
   return {cmd, [opt] { return run_gen(*opt); }};
 }
 

@@ -13,7 +13,9 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/runner/hardware.hpp"
+#include "option_checks.hpp"
 #include "run_output.hpp"
+#include "test_files.hpp"
 
 namespace hsalit::cli {
 
@@ -23,7 +25,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
             const codegen::MappingTable* table) {
   litmus::ParseResult parsed = litmus::parse_litmus_file(file);
   fmt::print(stderr, "{}", parsed.diagnostics.render(file.string()));
-  if (!parsed.ok()) return kExitBadInput;
+  if (!parsed.ok() || !fits_backend_constants(file, *parsed.test)) return kExitBadInput;
   const litmus::Test& test = *parsed.test;
   runner::HarnessOptions options = base;
   std::optional<codegen::CompiledTest> compiled;
@@ -39,6 +41,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     }
   }
   if (!r.unknown) r = runner::run_hardware(test, compiled ? &*compiled : nullptr, options);
+  mark_values_beyond_width(file, test, r);
 
   const ConditionCount c = count_condition(test, r);
   std::string mode = options.backend == runner::HardwareBackend::Cuda ? "ptx"
@@ -58,6 +61,12 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     }
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
+  } else if (r.unknown && r.histogram.empty()) {
+    // Nothing ran: no histogram of zeros that could read as "never observed".
+    const bool unsupported = r.unknown->starts_with("unsupported:"), no_gpu = r.unknown->starts_with("no GPU");
+    fmt::print("Test {} unknown: {}\n", test.name,
+               unsupported || no_gpu ? *r.unknown : fmt::format("no GPU ({})", *r.unknown));
+    fmt::print("Backend {} {} ({}): nothing ran\n\n", req.backend, options.target, mode);
   } else {
     print_histogram(test, r, c);
     fmt::print("Backend {} {} ({}), {} instances per launch\n", req.backend, options.target, mode, options.instances);
@@ -77,9 +86,11 @@ std::shared_ptr<HardwareRunOptions> add_hardware_run_options(CLI::App* run) {
                 "hip: memory operations as __hip_atomic_* builtins (the compiler's mapping) instead of the "
                 "table's GCN code as inline assembly");
   run->add_option("--incantations", hw->incantations, "hip/cuda: stress,shuffle,prestress,spacing (or all)");
-  run->add_option("--instances", hw->instances, "hip/cuda: test instances per launch (default 1024)");
+  run->add_option("--instances", hw->instances, "hip/cuda: test instances per launch (default 1024)")
+      ->check(positive_count());
   run->add_option("--keep-source", hw->keep_source, "hip/cuda: keep the generated program and binary in DIR");
-  run->add_option("--workgroup-size", hw->workgroup_size, "hip/cuda: threads per work-group (default 256)");
+  run->add_option("--workgroup-size", hw->workgroup_size, "hip/cuda: threads per work-group (default 256)")
+      ->check(positive_count());
   run->add_flag("--host-emulation", hw->host_emulation,
                 "hip/cuda: build the harness as plain C++ and run it on CPU threads (no GPU needed)");
   return hw;

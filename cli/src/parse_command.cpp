@@ -74,8 +74,8 @@ Command add_parse_command(CLI::App& app) {
                                      "Read litmus tests (files or folders of *.litmus), report errors as "
                                      "file:line:col, optionally print them canonically or as JSON");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
-  cmd->add_flag("--print", opt->print, "print each test as canonical LISA");
-  cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line");
+  CLI::Option* print = cmd->add_flag("--print", opt->print, "print each test as canonical LISA");
+  cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line")->excludes(print);
   cmd->add_flag("--summary", opt->summary, "print counts per folder");
   cmd->add_flag("-q,--quiet", opt->quiet, "print errors only");
   return {cmd, [opt] { return run_parse(*opt); }};

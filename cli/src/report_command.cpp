@@ -2,10 +2,14 @@
 // `hsalit results merge DIR... --out DIR`: join the results of shards.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <system_error>
 
 #include "commands.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
 
 namespace hsalit::cli {
@@ -21,16 +25,43 @@ struct ReportCommandOptions {
 struct MergeCommandOptions {
   std::vector<std::string> dirs;
   std::string out;
+  bool force = false;
 };
+
+// Results that hold a violation, a counterexample or an unknown test do not pass: exit 1, as
+// the campaign or verification that wrote them did.
+bool holds_a_failure(const results::CampaignResults& r) {
+  const results::Summary s = r.summary();
+  if (s.violation || s.unknown) return true;
+  return r.verification && (r.verification->counterexamples || r.verification->unknown || r.verification->unsupported);
+}
+
+// Whether two paths name one folder (the same inode, or the same path once resolved).
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
 
 int run_report(const ReportCommandOptions& opt) {
   int status = kExitOk;
+  std::set<fs::path> seen;  // a folder given twice (under any spelling) is reported and counted once
   for (const std::string& dir : opt.dirs) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(dir, ec);
+    if (!seen.insert(ec ? fs::path(dir) : canonical).second) {
+      fmt::print(stderr, "hsalit report: note: {}: given more than once; reported once\n", dir);
+      continue;
+    }
     try {
       results::CampaignResults r = results::regenerate_reports(dir);
       results::Summary s = r.summary();
       fmt::print("{}: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n", dir, s.tests,
                  s.consistent, s.violation, s.undefined, s.unknown, (fs::path(dir) / results::kHtmlReport).string());
+      if (holds_a_failure(r)) status = std::max(status, kExitCheckFailed);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}\n", e.what());
       status = kExitBadInput;
@@ -49,13 +80,23 @@ int run_merge(const MergeCommandOptions& opt) {
       sources.push_back(file.string());
     }
     results::CampaignResults merged = results::merge_results(parts, sources);
-    fs::create_directories(opt.out);
+    // The merge never replaces one of its parts, --force or not.
+    for (const std::string& dir : opt.dirs)
+      if (same_folder(opt.out, dir))
+        throw results::ResultsError(
+            fmt::format("error: --out {} is one of the folders merged ({}); choose another folder", opt.out, dir));
+    const results::FolderLock lock(opt.out);
+    results::refuse_results_of_another_run(
+        opt.out, merged.verification ? results::ResultsKind::Verification : results::ResultsKind::Campaign, merged.info,
+        opt.force);
+    results::remove_stale_results(opt.out);
     results::write_all(opt.out, merged);
     results::Summary s = merged.summary();
     fmt::print("merged {} result sets: {} tests: {} consistent, {} violation, {} undefined, {} unknown; report: {}\n",
                parts.size(), s.tests, s.consistent, s.violation, s.undefined, s.unknown,
                (fs::path(opt.out) / results::kHtmlReport).string());
     if (merged.verification) fmt::print("verification: {}\n", results::verification_text(*merged.verification));
+    if (holds_a_failure(merged)) return kExitCheckFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hsalit results merge: {}\n", e.what());
     return kExitBadInput;
@@ -79,7 +120,12 @@ Command add_results_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* merge = cmd->add_subcommand("merge", "Join the results of shards of one campaign configuration");
   merge->add_option("dirs", opt->dirs, "campaign output folders (one per shard)")->required();
-  merge->add_option("--out", opt->out, "the folder for the merged results and reports")->required();
+  merge
+      ->add_option("--out", opt->out,
+                   "the folder for the merged results and reports (not one of the merged folders; refused where "
+                   "another run's results are, unless --force)")
+      ->required();
+  merge->add_flag("--force", opt->force, "replace the results of another run in --out");
   return {cmd, [opt] { return run_merge(*opt); }};
 }
 

@@ -4,6 +4,7 @@
 
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/litmus/value_width.hpp"
 
 namespace hsalit::cli {
 
@@ -19,6 +20,11 @@ bool satisfies(const litmus::Test& test, const runner::SimResult& r, const runne
 }
 
 }  // namespace
+
+void mark_values_beyond_width(const std::filesystem::path& file, const litmus::Test& test, runner::SimResult& r) {
+  if (r.unknown) return;
+  if (auto reason = litmus::value_width_reason(test, file.string())) r.unknown = *reason;
+}
 
 ConditionCount count_condition(const litmus::Test& test, const runner::SimResult& r) {
   ConditionCount c;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,11 @@ struct ConditionCount {
   bool validated = false;                    // the condition holds over the histogram
 };
 ConditionCount count_condition(const litmus::Test& test, const runner::SimResult& r);
+
+// Makes `r` unknown, with the reason, when some value the model can compute for the test may
+// leave the backends' 32-bit values (litmus/value_width.hpp): the histogram then holds values
+// the backend wrapped, and the condition's verdict on it says nothing of the test.
+void mark_values_beyond_width(const std::filesystem::path& file, const litmus::Test& test, runner::SimResult& r);
 
 // [{"outcome": {ref: value}, "count": n, "satisfies": bool}, ...]
 nlohmann::json histogram_json(const litmus::Test& test, const runner::SimResult& r);

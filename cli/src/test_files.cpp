@@ -6,6 +6,7 @@
 
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
+#include "hsalit/litmus/value_width.hpp"
 
 namespace hsalit::cli {
 
@@ -20,10 +21,21 @@ std::optional<std::vector<litmus::Test>> read_all_tests(const std::vector<std::s
       failed = true;
       continue;
     }
+    if (!fits_backend_constants(file, *parsed.test)) {
+      failed = true;
+      continue;
+    }
     tests.push_back(std::move(*parsed.test));
   }
   if (failed) return std::nullopt;
   return tests;
+}
+
+bool fits_backend_constants(const std::filesystem::path& file, const litmus::Test& test) {
+  litmus::DiagnosticList diags;
+  if (litmus::check_backend_constants(test, diags)) return true;
+  fmt::print(stderr, "{}", diags.render(file.string()));
+  return false;
 }
 
 }  // namespace hsalit::cli

@@ -26,6 +26,7 @@
 #include "hsalit/verify/bound.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "option_checks.hpp"
 #include "test_files.hpp"
 #include "verify_results.hpp"
 
@@ -134,7 +135,6 @@ int run_verify(const VerifyCommandOptions& opt) {
     fmt::print(stderr, "hsalit verify-mapping: error: {}\n", message);
     return kExitBadInput;
   };
-  if (!opt.mapping_file.empty() && !opt.table.empty()) return bad("--mapping and --table exclude each other");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target* target = catalog.find(opt.target);
   if (!target) return bad(fmt::format("unknown target '{}' (known: {})", opt.target, fmt::join(catalog.names(), ", ")));
@@ -144,7 +144,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   options.compile.flavour = opt.flavour;
   options.compile.sc_acquire_release = opt.run.sc_orders;
   options.minimise = !opt.no_minimise;
-  options.jobs = opt.run.jobs;
+  options.jobs = jobs_or_cores(opt.run.jobs);
   if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
 
   std::optional<codegen::MappingTable> table;
@@ -188,6 +188,20 @@ int run_verify(const VerifyCommandOptions& opt) {
     return bad(e.what());
   }
 
+  results::CampaignInfo code_origin;
+  code_origin.target = opt.target;
+  code_origin.mapping = table->name();
+  code_origin.mapping_file = opt.mapping_file;
+  code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
+  code_origin.flavour = opt.flavour;
+  std::optional<results::FolderLock> out_lock;  // held until the results are written
+  try {
+    out_lock = claim_results_folder(code_origin, opt.run, generated);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
+
   verify::VerificationCache cache;
   verify::VerifyReport report;
   std::string statistics;
@@ -196,6 +210,8 @@ int run_verify(const VerifyCommandOptions& opt) {
   std::string cost_summary;
   if (!opt.space_costs.empty() && !generated) return bad("--space-costs needs --generate");
   if (opt.search_every_space && !generated) return bad("--search-every-space needs --generate");
+  if (opt.every_variation && !generated) return bad("--every-variation needs --generate");
+  if (!opt.larger.empty() && !opt.mutate) return bad("--larger needs --mutate");
   try {
     if (generated) {
       // Every variation of the bound, one test per class of variations with the same code
@@ -258,14 +274,8 @@ int run_verify(const VerifyCommandOptions& opt) {
 
   if (!opt.run.out.empty()) {
     try {
-      results::CampaignInfo code_origin;
-      code_origin.target = opt.target;
-      code_origin.mapping = table->name();
-      code_origin.mapping_file = opt.mapping_file;
-      code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
-      code_origin.flavour = opt.flavour;
-      write_verify_results(std::move(code_origin), opt.run, generated, started, started_at, report, rows_used,
-                           bound_statistics, text);
+      write_verify_results(code_origin, opt.run, generated, started, started_at, report, rows_used, bound_statistics,
+                           text);
       const std::filesystem::path dir(opt.run.out);
       if (mutation) {
         results::write_file_atomically(dir / "mutation.txt", verify::render_text(*mutation));
@@ -275,7 +285,7 @@ int run_verify(const VerifyCommandOptions& opt) {
       return bad(e.what());
     }
   }
-  return report.sound() ? kExitOk : kExitCheckFailed;
+  return report.verified_sound() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -287,8 +297,8 @@ Command add_verify_command(CLI::App& app) {
       "Check that a mapping table is sound up to a bound: on every race-free test, every final state the "
       "simulator reaches is one the model allows");
   add_run_options(*cmd, opt->run);
-  cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
-  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)");
+  CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
+  cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
   cmd->add_option("--target", opt->target, "processor (default gfx900)");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--sc-orders", opt->run.sc_orders,

@@ -8,7 +8,10 @@
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/execute.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
+#include "memory_limit.hpp"
+#include "option_checks.hpp"
 
 namespace hsalit::cli {
 
@@ -156,43 +159,47 @@ results::Verification verification_record(const verify::VerifyReport& report, co
 }  // namespace
 
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
-  cmd.add_option("inputs", run.inputs, "litmus files or folders");
+  CLI::Option* inputs = cmd.add_option("inputs", run.inputs, "litmus files or folders");
   cmd.add_option("--generate", run.generate,
                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
-                 "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)");
+                 "fences=..,deps=..,family=..,cycle=..,edges=..,max=..,shard=I/N] (docs/generation.md)")
+      ->excludes(inputs);
   cmd.add_option("--assume", run.assume,
                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)");
+  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)")->check(seconds_value());
   cmd.add_option("--engine", run.engine,
                  "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
-  cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (default 1)");
+  cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
-                 "counterexamples here");
+                 "counterexamples here (refused where another run's results are, unless --force)");
+  cmd.add_flag("--force", run.force,
+               "--out: replace the results of another run there (a campaign, another configuration or bound)");
+  add_memory_limit_option(&cmd, run.memory_limit);
 }
 
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine) {
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
-  if (run.jobs < 1) return "--jobs must be at least 1";
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
   if (!engine) return fmt::format("unknown engine '{}' (z3, enum)", run.engine);
   model.engine = *engine;
   confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
   sim.timeout_seconds = run.timeout;
+  sim.memory_limit = model.memory_limit = run.memory_limit;
   for (const std::string& a : run.assume)
     if (!runner::apply_assumption(a, sim.hw))
       return fmt::format("unknown assumption '{}' ({})", a, runner::kAssumptionNames);
   return std::nullopt;
 }
 
-void write_verify_results(results::CampaignInfo info, const VerifyRunOptions& run,
-                          const std::optional<litmus::GenerateOptions>& generated,
-                          std::chrono::steady_clock::time_point started, const std::string& started_at,
-                          const verify::VerifyReport& report, const std::vector<std::string>& rows_used,
-                          const std::optional<verify::BoundStatistics>& statistics, const std::string& text) {
+namespace {
+
+// The run's configuration, inputs and shard as results.json records them (no times).
+results::CampaignInfo run_info(results::CampaignInfo info, const VerifyRunOptions& run,
+                               const std::optional<litmus::GenerateOptions>& generated) {
   info.hsalit_version = HSALIT_VERSION;
   info.backend = "sim";
   info.exhaustive = true;
@@ -205,6 +212,27 @@ void write_verify_results(results::CampaignInfo info, const VerifyRunOptions& ru
   if (generated && generated->shard.count > 1)
     info.shard =
         results::Shard{static_cast<unsigned>(generated->shard.index), static_cast<unsigned>(generated->shard.count)};
+  return info;
+}
+
+}  // namespace
+
+std::optional<results::FolderLock> claim_results_folder(const results::CampaignInfo& code_origin,
+                                                        const VerifyRunOptions& run,
+                                                        const std::optional<litmus::GenerateOptions>& generated) {
+  if (run.out.empty()) return std::nullopt;
+  results::FolderLock lock(run.out);
+  results::refuse_results_of_another_run(run.out, results::ResultsKind::Verification,
+                                         run_info(code_origin, run, generated), run.force);
+  return lock;
+}
+
+void write_verify_results(results::CampaignInfo code_origin, const VerifyRunOptions& run,
+                          const std::optional<litmus::GenerateOptions>& generated,
+                          std::chrono::steady_clock::time_point started, const std::string& started_at,
+                          const verify::VerifyReport& report, const std::vector<std::string>& rows_used,
+                          const std::optional<verify::BoundStatistics>& statistics, const std::string& text) {
+  results::CampaignInfo info = run_info(std::move(code_origin), run, generated);
   info.started = started_at;
   info.finished = results::utc_now();
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -219,13 +247,18 @@ void write_verify_results(results::CampaignInfo info, const VerifyRunOptions& ru
   const std::string bound =
       run.generate.empty() ? fmt::format("{} given tests", report.total()) : spec_without_shard(run.generate);
   res.verification = verification_record(report, bound, rows_used, statistics);
+  results::remove_stale_results(dir);  // an earlier run's counterexamples, journal, mutation score
   results::write_all(dir, res);
   results::write_file_atomically(dir / "verify.txt", text);
+  // Named after the tests, which the input names: sanitised and unique (docs/verification.md).
+  const std::filesystem::path counterexamples = dir / "counterexamples";
+  results::OutputNames names;
   for (const verify::TestVerification& v : report.tests)
     if (v.counterexample) {
-      std::filesystem::create_directories(dir / "counterexamples");
-      results::write_file_atomically(dir / "counterexamples" / (v.counterexample->test.name + ".litmus"),
-                                     litmus::print_litmus(v.counterexample->test));
+      std::filesystem::create_directories(counterexamples);
+      results::write_file_atomically(
+          results::path_in_folder(counterexamples, names.claim(v.counterexample->test.name, ".litmus")),
+          litmus::print_litmus(v.counterexample->test));
     }
 }
 

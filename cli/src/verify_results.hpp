@@ -15,6 +15,7 @@
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/verify/bound.hpp"
 #include "hsalit/verify/verify.hpp"
@@ -29,10 +30,12 @@ struct VerifyRunOptions {
   double timeout = 60;  // simulator seconds per test
   std::string engine = "z3";
   int jobs = 1;
-  std::string out;  // the results folder, or none
+  std::string out;                 // the results folder, or none
+  bool force = false;              // replace another run's results in `out`
+  std::uint64_t memory_limit = 0;  // bytes, for the simulator and the model (--memory-limit)
 };
 
-// Registers the inputs, --generate, --assume, --timeout, --engine, -j and --out.
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit.
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
@@ -41,14 +44,23 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
 
+// Takes `run.out` for this run before it starts (nullopt without --out): locks it (a second
+// writer fails fast) and refuses, unless --force, a folder holding another run's results (a
+// campaign, a verification of another configuration, bound or shard). Keep the lock until the
+// results are written. Throws results::ResultsError.
+std::optional<results::FolderLock> claim_results_folder(const results::CampaignInfo& code_origin,
+                                                        const VerifyRunOptions& run,
+                                                        const std::optional<litmus::GenerateOptions>& generated);
+
 // Writes `run.out`: results.json (the report's kept tests as campaign records, and the
 // verification: counts, rows used, the bound's statistics when the tests were a generated
 // bound verified by classes), the campaign reports, `text` as verify.txt, and
-// counterexamples/NAME.litmus. `code_origin` says where the code came from (target, mapping
-// and its file, hash and flavour: a table or an llc); the run's settings and times are added
-// here. A shard of a bound is recorded as the bound and its shard, so that `hsalit results
-// merge` joins the shards into the bound's verification. Every file is written atomically;
-// throws what the writes throw.
+// counterexamples/NAME.litmus (NAME sanitised and unique: results::OutputNames), after
+// removing what an earlier run left that this one would not replace. `code_origin` says
+// where the code came from (target, mapping and its file, hash and flavour: a table or an
+// llc); the run's settings and times are added here. A shard of a bound is recorded as the
+// bound and its shard, so that `hsalit results merge` joins the shards into the bound's
+// verification. Every file is written atomically; throws what the writes throw.
 void write_verify_results(results::CampaignInfo code_origin, const VerifyRunOptions& run,
                           const std::optional<litmus::GenerateOptions>& generated,
                           std::chrono::steady_clock::time_point started, const std::string& started_at,

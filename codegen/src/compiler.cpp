@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/litmus/value_width.hpp"
 
 namespace hsalit::codegen {
 
@@ -257,12 +258,13 @@ class ThreadCompiler {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
+  [[noreturn]] void fail(const std::string& why, std::string missing_row = {}) const {
     std::string where = index_ >= 0
                             ? fmt::format("P{}:{} '{}'", thread_.id, index_,
                                           litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
                             : fmt::format("P{}", thread_.id);
-    throw CompileError(fmt::format("{}: {} (target {}, table {})", where, why, t_.name, table_.name()));
+    throw CompileError(fmt::format("{}: {} (target {}, table {})", where, why, t_.name, table_.name()),
+                       std::move(missing_row));
   }
 
   int alloc_v(int count = 1) {
@@ -488,7 +490,7 @@ class ThreadCompiler {
 
   const MappingRow& row_for(const MemoryOperation& op) const {
     const MappingRow* row = table_.find(op, t_.name);
-    if (!row) fail(fmt::format("table {} has no row for {}", table_.name(), op.describe()));
+    if (!row) fail(fmt::format("table {} has no row for {}", table_.name(), op.describe()), op.describe());
     return *row;
   }
 
@@ -756,6 +758,15 @@ Instruction sample_access(const MemoryOperation& op, const Target& target, const
 
 namespace {
 
+// The GCN code holds values in 32-bit registers and dwords: a constant beyond them would be
+// emitted truncated (litmus/value_width.hpp).
+void check_constants(const litmus::Test& test) {
+  litmus::DiagnosticList diags;
+  if (litmus::check_backend_constants(test, diags)) return;
+  const litmus::Diagnostic& d = diags.all().front();
+  throw CompileError(d.pos.valid() ? fmt::format("{}:{}: {}", d.pos.line, d.pos.column, d.message) : d.message);
+}
+
 void check_table_applies(const Target& target, const MappingTable& table, const CompileOptions& options) {
   if (!table.supports_target(target.name))
     throw CompileError(fmt::format("table {} does not apply to {} (its targets: {})", table.name(), target.name,
@@ -770,6 +781,7 @@ void check_table_applies(const Target& target, const MappingTable& table, const 
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options) {
   check_table_applies(target, table, options);
+  check_constants(test);
   CompiledTest out{
       test.name, target.name, table.name(), options.flavour, options.generic, {}, wave_size(target, options)};
   for (std::size_t t = 0; t < test.threads.size(); ++t)
@@ -780,6 +792,7 @@ CompiledTest compile(const litmus::Test& test, const Target& target, const Targe
 CompiledThread compile_thread(const litmus::Test& test, int thread, const Target& target, const TargetCatalog& catalog,
                               const MappingTable& table, const CompileOptions& options) {
   check_table_applies(target, table, options);
+  check_constants(test);
   if (thread < 0 || static_cast<std::size_t>(thread) >= test.threads.size())
     throw CompileError(fmt::format("test {} has no thread P{}", test.name, thread));
   return ThreadCompiler(test, thread, target, catalog, table, options).run();

@@ -330,7 +330,8 @@ class KernelEmitter {
     start_block(block, reachable);
     if (in.empty()) return;
     for (auto& [reg, value] : regs_) {
-      bool same = std::all_of(in.begin(), in.end(), [&](const Incoming& i) {
+      // `reg` captured by name: clang before 16 (the fuzz build's) cannot capture a binding.
+      bool same = std::all_of(in.begin(), in.end(), [&, &reg = reg](const Incoming& i) {
         return i.registers.at(reg).text == in[0].registers.at(reg).text;
       });
       if (same) {

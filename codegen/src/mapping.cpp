@@ -3,9 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 #include "embedded.hpp"
+#include "hsalit/codegen/target.hpp"
 
 namespace hsalit::codegen {
 
@@ -121,10 +127,39 @@ namespace {
 // Reads one table, every error naming the file and the row.
 class TableReader {
  public:
-  explicit TableReader(std::string_view origin) : origin_(origin) {}
+  TableReader(std::string_view origin, std::string_view text) : origin_(origin), text_(text) {}
 
+  // An error in the row at_row() names is given at the line and column of its id in the
+  // table's text, when the text is known (nlohmann::json keeps no positions).
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    if (row_id_)
+      if (auto at = locate(*row_id_))
+        throw MappingError(fmt::format("{}:{}:{}: error: {}: {}", origin_, at->first, at->second, where, what));
     throw MappingError(fmt::format("{}: error: {}: {}", origin_, where, what));
+  }
+
+  // The row the errors that follow are in (nullopt: none).
+  void at_row(std::optional<std::string> id) const { row_id_ = std::move(id); }
+
+  // The line and column (1-based) of `"id": "ID"` in the text.
+  std::optional<std::pair<int, int>> locate(const std::string& id) const {
+    const std::string quoted = json(id).dump();
+    for (std::size_t at = text_.find(quoted); at != std::string_view::npos; at = text_.find(quoted, at + 1)) {
+      std::size_t before = at;
+      while (before > 0 && (text_[before - 1] == ' ' || text_[before - 1] == '\t' || text_[before - 1] == '\n' ||
+                            text_[before - 1] == '\r'))
+        --before;
+      if (before == 0 || text_[before - 1] != ':') continue;
+      const std::size_t key_end = text_.find_last_not_of(" \t\r\n", before - 2);
+      if (key_end == std::string_view::npos || key_end < 3 || text_.substr(key_end - 3, 4) != "\"id\"") continue;
+      const std::size_t key = key_end - 3;
+      const std::size_t line_start = text_.rfind('\n', key);
+      const int line =
+          1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(key), '\n'));
+      const int column = static_cast<int>(key - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+      return std::make_pair(line, column);
+    }
+    return std::nullopt;
   }
 
   template <typename T, typename F>
@@ -159,13 +194,21 @@ class TableReader {
       else
         out.mnemonic = op;
       for (const auto& [key, value] : e.items()) {
-        auto flag = [&](bool& slot) {
+        // Structured bindings captured by name, which clang before 16 (the fuzz build's) refuses.
+        auto flag = [&, &key = key, &value = value](bool& slot) {
           if (!value.is_boolean()) fail(where, fmt::format("'{}' is true or false", key));
           slot = value.get<bool>();
         };
-        auto counter = [&](std::optional<int>& slot) {
-          if (!value.is_number_integer() || value.get<int>() < 0) fail(where, fmt::format("'{}' is a count", key));
-          slot = value.get<int>();
+        // Read without conversion: 4294967296 must not become 0. Each target's field bounds
+        // it further (check_on_target).
+        auto counter = [&, &key = key, &value = value](std::optional<int>& slot) {
+          const bool count =
+              value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
+          if (!count) fail(where, fmt::format("'{}' is a count (a whole number, 0 or more)", key));
+          const auto n = value.get<std::uint64_t>();
+          if (n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+            fail(where, fmt::format("'{}' {} is beyond any wait counter's field", key, n));
+          slot = static_cast<int>(n);
         };
         if (key == "op")
           continue;
@@ -233,6 +276,7 @@ class TableReader {
     MappingRow out;
     if (!r.contains("id") || !r["id"].is_string()) fail(where, "a row needs a string \"id\"");
     out.id = r["id"];
+    at_row(out.id);
     where = fmt::format("row {} ({})", index, out.id);
     static const std::set<std::string> kKeys = {"id",     "operation", "atomic",   "access",  "orderings", "scopes",
                                                 "spaces", "targets",   "sequence", "same_as", "source",    "note"};
@@ -299,7 +343,71 @@ class TableReader {
 
  private:
   std::string origin_;
+  std::string_view text_;
+  mutable std::optional<std::string> row_id_;
 };
+
+// The cache bits an element sets, by name.
+std::vector<std::string> bits_of(const CachePolicy& p) {
+  std::vector<std::string> out;
+  if (p.glc) out.push_back("glc");
+  if (p.slc) out.push_back("slc");
+  if (p.dlc) out.push_back("dlc");
+  if (p.sc0) out.push_back("sc0");
+  if (p.sc1) out.push_back("sc1");
+  if (p.nt) out.push_back("nt");
+  if (!p.th.empty()) out.push_back("th");
+  if (!p.scope.empty()) out.push_back("scope");
+  return out;
+}
+
+// Why a sequence element cannot be emitted for `target`: an instruction the target lacks, a
+// count out of its counter's field or on an instruction that takes none, a cache bit the
+// instruction does not take there; empty when it can.
+std::string problem_on_target(const SequenceElement& e, const Target& target) {
+  const TargetInstructions& isa = target_instructions(target);
+  const std::vector<std::string> bits = bits_of(e.policy);
+  const bool waits = e.wait.vmcnt || e.wait.expcnt || e.wait.lgkmcnt;
+  auto bits_outside = [&](const std::vector<std::string>& allowed, std::string_view what) -> std::string {
+    for (const std::string& b : bits)
+      if (std::find(allowed.begin(), allowed.end(), b) == allowed.end())
+        return allowed.empty()
+                   ? fmt::format("{} takes no cache bits on {} (it has '{}')", what, target.name, b)
+                   : fmt::format("{} takes {} on {}, not '{}'", what, fmt::join(allowed, ", "), target.name, b);
+    return {};
+  };
+  if (e.is_access) {
+    if (waits || e.count) return "the access takes no count";
+    return bits_outside(isa.access_bits, "a memory access");
+  }
+  auto sub = target.substitute.find(e.mnemonic);
+  const std::string mnemonic = sub == target.substitute.end() ? e.mnemonic : sub->second;
+  if (mnemonic == "s_waitcnt") {
+    if (e.count) return "s_waitcnt takes vmcnt, expcnt and lgkmcnt, not 'count'";
+    for (const auto& [name, value] :
+         {std::pair{"vmcnt", e.wait.vmcnt}, std::pair{"expcnt", e.wait.expcnt}, std::pair{"lgkmcnt", e.wait.lgkmcnt}}) {
+      if (!value) continue;
+      auto max = isa.waitcnt_max.find(name);
+      if (max == isa.waitcnt_max.end()) return fmt::format("{} has no {} counter", target.name, name);
+      if (*value > max->second)
+        return fmt::format("{}({}) is out of range on {}: its field holds 0 to {}", name, *value, target.name,
+                           max->second);
+    }
+    return bits_outside({}, "s_waitcnt");
+  }
+  if (auto max = isa.count_max.find(mnemonic); max != isa.count_max.end()) {
+    if (waits) return fmt::format("{} takes one 'count', not vmcnt, expcnt or lgkmcnt", mnemonic);
+    if (!e.count) return fmt::format("{} needs a 'count'", mnemonic);
+    if (*e.count > max->second)
+      return fmt::format("{} {} is out of range on {}: its field holds 0 to {}", mnemonic, *e.count, target.name,
+                         max->second);
+    return bits_outside({}, mnemonic);
+  }
+  auto literal = isa.literal_bits.find(mnemonic);
+  if (literal == isa.literal_bits.end()) return fmt::format("'{}' does not exist on {}", mnemonic, target.name);
+  if (waits || e.count) return fmt::format("{} takes no count", mnemonic);
+  return bits_outside(literal->second, mnemonic);
+}
 
 // Every operation a table could be asked about, for the overlap check.
 std::vector<MemoryOperation> all_operations() {
@@ -326,8 +434,8 @@ std::vector<MemoryOperation> all_operations() {
 
 }  // namespace
 
-MappingTable MappingTable::from_json(const json& doc, std::string_view origin) {
-  TableReader reader(origin);
+MappingTable MappingTable::from_json(const json& doc, std::string_view origin, std::string_view text) {
+  TableReader reader(origin, text);
   MappingTable t;
   t.origin_ = origin;
   if (!doc.is_object()) reader.fail("/", "a mapping table is an object");
@@ -361,16 +469,36 @@ MappingTable MappingTable::from_json(const json& doc, std::string_view origin) {
         if (std::find(t.flavours_.begin(), t.flavours_.end(), f) == t.flavours_.end())
           reader.fail(fmt::format("row {} ({})", i, row.id), fmt::format("unknown flavour '{}'", f));
     t.rows_.push_back(std::move(row));
+    reader.at_row(std::nullopt);
   }
   // Resolve `same_as`.
   for (std::size_t i = 0; i < doc["rows"].size(); ++i) {
     if (!doc["rows"][i].contains("same_as")) continue;
     std::string other = doc["rows"][i]["same_as"].is_string() ? doc["rows"][i]["same_as"].get<std::string>() : "";
     auto it = std::find_if(t.rows_.begin(), t.rows_.end(), [&](const MappingRow& r) { return r.id == other; });
+    reader.at_row(t.rows_[i].id);
     if (it == t.rows_.end() || doc["rows"][static_cast<std::size_t>(it - t.rows_.begin())].contains("same_as"))
       reader.fail(fmt::format("row {} ({})", i, t.rows_[i].id),
                   fmt::format("'same_as' names '{}', which is not a row with a sequence", other));
     t.rows_[i].sequence = it->sequence;
+    reader.at_row(std::nullopt);
+  }
+  // Each row's sequence as each of its targets would emit it (docs/mapping-tables.md).
+  const TargetCatalog& catalog = TargetCatalog::builtin();
+  for (const std::string& name : t.targets_)
+    if (!catalog.find(name))
+      reader.fail("/targets", fmt::format("unknown target '{}' (known: {})", name, fmt::join(catalog.names(), ", ")));
+  for (std::size_t i = 0; i < t.rows_.size(); ++i) {
+    const MappingRow& row = t.rows_[i];
+    const std::vector<std::string> targets =
+        row.targets.empty() ? t.targets_ : std::vector<std::string>(row.targets.begin(), row.targets.end());
+    reader.at_row(row.id);
+    for (std::size_t k = 0; k < row.sequence.size(); ++k)
+      for (const std::string& name : targets) {
+        const std::string problem = problem_on_target(row.sequence[k], catalog.get(name));
+        if (!problem.empty()) reader.fail(fmt::format("row {} ({}), element {}", i, row.id, k), problem);
+      }
+    reader.at_row(std::nullopt);
   }
   // No operation may match two rows on one target.
   for (const std::string& target : t.targets_)
@@ -388,21 +516,34 @@ MappingTable MappingTable::from_json(const json& doc, std::string_view origin) {
 }
 
 MappingTable MappingTable::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw MappingError(fmt::format("{}: error: cannot read the mapping table", path.string()));
+  // A folder opens as a stream and fails only when read, with the C++ library's words and
+  // without the file's name: said here instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw MappingError(fmt::format("{}: error: is a directory, not a mapping table file", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw MappingError(
+        fmt::format("{}: error: cannot read the mapping table: {}", path.string(), std::strerror(errno)));
+  std::ostringstream read;
+  read << in.rdbuf();
+  if (in.bad()) throw MappingError(fmt::format("{}: error: cannot read the mapping table", path.string()));
+  const std::string text = read.str();
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throw MappingError(fmt::format("{}: error: not valid JSON (byte {}): {}", path.string(), e.byte, e.what()));
+  } catch (const json::exception& e) {  // a number past a double's range (out_of_range.406)
+    throw MappingError(fmt::format("{}: error: not valid JSON: {}", path.string(), e.what()));
   }
-  return from_json(doc, path.string());
+  return from_json(doc, path.string(), text);
 }
 
 MappingTable MappingTable::builtin(std::string_view name) {
   for (const EmbeddedFile& f : embedded_files())
     if (f.name == fmt::format("mappings/{}.json", name))
-      return from_json(json::parse(f.content), fmt::format("codegen/mappings/{}.json", name));
+      return from_json(json::parse(f.content), fmt::format("codegen/mappings/{}.json", name), f.content);
   throw MappingError(
       fmt::format("no built-in mapping table '{}' (built-in: {})", name, fmt::join(builtin_names(), ", ")));
 }

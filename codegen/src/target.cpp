@@ -100,6 +100,60 @@ std::string with_segment(std::string pattern, std::string_view seg) {
 
 }  // namespace
 
+const TargetInstructions& target_instructions(const Target& t) {
+  using Bits = std::vector<std::string>;
+  static const TargetInstructions gfx6 = {
+      {{"vmcnt", 15}, {"expcnt", 7}, {"lgkmcnt", 15}}, {}, {{"buffer_wbinvl1", {}}, {"s_barrier", {}}}, {"glc", "slc"}};
+  static const TargetInstructions gfx7_8 = {{{"vmcnt", 15}, {"expcnt", 7}, {"lgkmcnt", 15}},
+                                            {},
+                                            {{"buffer_wbinvl1", {}}, {"buffer_wbinvl1_vol", {}}, {"s_barrier", {}}},
+                                            {"glc", "slc"}};
+  static const TargetInstructions gfx9 = {{{"vmcnt", 63}, {"expcnt", 7}, {"lgkmcnt", 15}},
+                                          {},
+                                          {{"buffer_wbinvl1", {}}, {"buffer_wbinvl1_vol", {}}, {"s_barrier", {}}},
+                                          {"glc", "slc"}};
+  static const TargetInstructions gfx90a = {{{"vmcnt", 63}, {"expcnt", 7}, {"lgkmcnt", 15}},
+                                            {},
+                                            {{"buffer_wbinvl1", {}},
+                                             {"buffer_wbinvl1_vol", {}},
+                                             {"buffer_invl2", {}},
+                                             {"buffer_wbl2", {}},
+                                             {"s_barrier", {}}},
+                                            {"glc", "slc"}};
+  static const TargetInstructions gfx940 = {{{"vmcnt", 63}, {"expcnt", 7}, {"lgkmcnt", 15}},
+                                            {},
+                                            {{"buffer_wbinvl1", {}},
+                                             {"buffer_wbinvl1_vol", {}},
+                                             {"buffer_inv", Bits{"sc0", "sc1"}},
+                                             {"buffer_wbl2", Bits{"sc0", "sc1"}},
+                                             {"s_barrier", {}}},
+                                            {"sc0", "sc1", "nt"}};
+  static const TargetInstructions gfx10_11 = {{{"vmcnt", 63}, {"expcnt", 7}, {"lgkmcnt", 63}},
+                                              {{"s_waitcnt_vscnt", 63}},
+                                              {{"buffer_gl0_inv", {}}, {"buffer_gl1_inv", {}}, {"s_barrier", {}}},
+                                              {"glc", "slc", "dlc"}};
+  static const TargetInstructions gfx12 = {
+      {{"vmcnt", 63}, {"expcnt", 7}, {"lgkmcnt", 63}},
+      {{"s_wait_loadcnt", 63},
+       {"s_wait_storecnt", 63},
+       {"s_wait_samplecnt", 63},
+       {"s_wait_dscnt", 63},
+       {"s_wait_bvhcnt", 7},
+       {"s_wait_kmcnt", 31},
+       {"s_wait_expcnt", 7}},
+      {{"global_inv", Bits{"scope"}}, {"global_wb", Bits{"scope"}}, {"s_barrier_signal", {}}, {"s_barrier_wait", {}}},
+      {"th", "scope"}};
+  if (t.generation <= 6) return gfx6;
+  if (t.generation <= 8) return gfx7_8;
+  if (t.generation == 9) {
+    if (t.name == "gfx90a") return gfx90a;
+    if (t.name.starts_with("gfx94") || t.name.starts_with("gfx95")) return gfx940;
+    return gfx9;
+  }
+  if (t.generation <= 11) return gfx10_11;
+  return gfx12;
+}
+
 std::string TargetCatalog::load(const Target& t, std::optional<GlobalForm> form, bool wide) const {
   const json& n = naming_.at(t.naming);
   std::size_t i = wide ? 1 : 0;
@@ -144,16 +198,22 @@ CounterModel counter_model(const Target& target) {
   m.atomic_return = target.atomic_return;
   if (target.generation >= 12) {
     m.names = {"loadcnt", "storecnt", "dscnt", "kmcnt"};
-    m.max_counts = {63, 63, 63, 31};
     m.lds_counter = "dscnt";
   } else if (target.generation >= 10) {
     m.names = {"vmcnt", "vscnt", "lgkmcnt"};
-    m.max_counts = {63, 63, 63};
     m.lds_counter = "lgkmcnt";
   } else {
     m.names = {"vmcnt", "lgkmcnt"};
-    m.max_counts = {target.generation >= 9 ? 63 : 15, 15};
     m.lds_counter = "lgkmcnt";
+  }
+  // The field widths, from what the target's wait instructions hold (target_instructions).
+  const TargetInstructions& limits = target_instructions(target);
+  for (const std::string& counter : m.names) {
+    const Instruction wait = m.wait_instructions({{counter, 0}}).front();
+    const bool waitcnt = wait.mnemonic == "s_waitcnt";
+    const std::map<std::string, int>& fields = waitcnt ? limits.waitcnt_max : limits.count_max;
+    auto it = fields.find(waitcnt ? counter : wait.mnemonic);
+    m.max_counts.push_back(it == fields.end() ? 0 : it->second);
   }
   return m;
 }

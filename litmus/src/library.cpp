@@ -22,7 +22,13 @@ std::vector<fs::path> collect_litmus_files(const std::vector<fs::path>& inputs) 
     std::vector<fs::path> found;
     for (auto it = fs::recursive_directory_iterator(input, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec) && it->path().extension() == ".litmus") found.push_back(it->path());
+      // A dangling link named *.litmus is kept, so that reading it reports it (a test left
+      // out silently would pass unnoticed).
+      // (Its own error code: a query about one entry must not end the walk.)
+      std::error_code entry_ec;
+      const bool dangling = it->is_symlink(entry_ec) && !fs::exists(it->path(), entry_ec);
+      if ((it->is_regular_file(entry_ec) || dangling) && it->path().extension() == ".litmus")
+        found.push_back(it->path());
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());

@@ -729,6 +729,9 @@ class Parser {
 
 ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
   ParseResult result;
+  // A UTF-8 byte-order mark, which some editors write, is skipped (docs/litmus-format.md);
+  // columns on line 1 count from after it, as editors show them.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   if (text.size() > limits.max_file_bytes) {
     result.diagnostics.error(
         {}, fmt::format("file is {} bytes, larger than the limit of {} bytes", text.size(), limits.max_file_bytes));
@@ -760,6 +763,11 @@ ParseResult parse_litmus_file(const std::filesystem::path& path, const ParseLimi
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     result.diagnostics.error({}, "is a directory");
+    return result;
+  }
+  if (std::filesystem::is_symlink(path, ec) && !std::filesystem::exists(path, ec)) {
+    result.diagnostics.error({}, fmt::format("a dangling symbolic link (to '{}', which does not exist)",
+                                             std::filesystem::read_symlink(path, ec).string()));
     return result;
   }
   auto size = std::filesystem::file_size(path, ec);

@@ -133,7 +133,7 @@ detail::EngineResult run_engine(const Program& program, const litmus::Test& test
 
 CheckResult check_with(const litmus::Test& test, const CheckOptions& options, CandidateMemo* memo) {
   auto start = std::chrono::steady_clock::now();
-  Deadline deadline(options.timeout_seconds);
+  Deadline deadline(options.timeout_seconds, options.memory_limit);
   Program program(test);
 
   CheckResult result;

@@ -134,7 +134,7 @@ class EnumEngine {
         if (d.size() > kMaxDomain) return give_up("the value domain of a location exceeds 256 values");
       if (next == domains_) return true;
       domains_ = std::move(next);
-      if (q_.deadline.passed()) return give_up("time limit");
+      if (auto why = q_.deadline.stop_reason()) return give_up(*why);
     }
     return true;
   }
@@ -236,10 +236,11 @@ class EnumEngine {
   bool choose_runs(std::vector<std::size_t>& choice, std::size_t t, const ChosenMasks& chosen) {
     // combine() rejects many choices before they become candidates, so the deadline is also
     // checked here: evaluate() alone may never see it.
-    if ((++choices_tried_ & 255) == 0 && q_.deadline.passed()) {
-      if (!stopped_) give_up("time limit");
-      return false;
-    }
+    if ((++choices_tried_ & 255) == 0)
+      if (auto why = q_.deadline.stop_reason()) {
+        if (!stopped_) give_up(*why);
+        return false;
+      }
     if (t == 0) return (chosen.reads & ~chosen.writes) != 0 || combine(choice);
     --t;
     for (std::size_t r = 0; r < runs_[t].size(); ++r) {
@@ -388,7 +389,15 @@ class EnumEngine {
   bool extend_co(ConcreteExecution& x, std::size_t k, const std::vector<std::uint64_t>& before, std::uint64_t placed) {
     const std::vector<int>& writes = writes_[k];
     std::vector<int>& order = x.co[k];
-    if (order.size() == writes.size() + 1) return !coherent(x, k) || choose_co(x, k + 1);
+    if (order.size() == writes.size() + 1) {
+      // Orders that `coherent` rejects never reach evaluate(): the limits are checked here too.
+      if ((++orders_tried_ & limits_mask_) == 0)
+        if (auto why = q_.deadline.stop_reason()) {
+          if (!stopped_) give_up(*why);
+          return false;
+        }
+      return !coherent(x, k) || choose_co(x, k + 1);
+    }
     for (std::size_t i = 0; i < writes.size(); ++i) {
       const std::uint64_t bit = std::uint64_t{1} << i;
       if ((placed & bit) || (before[i] & ~placed) != 0) continue;
@@ -482,7 +491,8 @@ class EnumEngine {
     // the result is the one of an enumeration stopped there.
     if (stopped_) return true;
     if (++candidates_ > q_.options.max_candidates) return give_up("more candidate executions than the bound");
-    if ((candidates_ & 1023) == 0 && q_.deadline.passed()) return give_up("time limit");
+    if ((candidates_ & limits_mask_) == 0)
+      if (auto why = q_.deadline.stop_reason()) return give_up(*why);
     // The candidate's outcome, as listed if it was (it depends on the execution only).
     std::optional<Outcome> computed;
     auto outcome = [&]() -> const Outcome& {
@@ -541,8 +551,11 @@ class EnumEngine {
   std::vector<std::vector<ValueMasks>> masks_;  // per thread and run; empty: no pre-test
   std::uint64_t initial_mask_ = 0;              // the (cell, initial value) pairs
   std::vector<std::uint64_t> may_write_below_;  // per thread t, the pairs some run of a thread below t writes
-  std::uint64_t choices_tried_ = 0;
+  std::uint64_t choices_tried_ = 0, orders_tried_ = 0;
   std::size_t candidates_ = 0;
+  // The limits are checked every 1024 candidates (and co orders), or at each where the
+  // program is large and every candidate costs long: a clock read is nothing beside it.
+  const std::size_t limits_mask_ = p_.events().size() >= 64 ? 0 : 1023;
   const std::vector<std::size_t>* current_runs_ = nullptr;  // the choice combine() is building
   bool stopped_ = false;                                    // at a race, with stop_at_race
   bool record_abandoned_ = false;

@@ -76,6 +76,8 @@ class Z3Engine {
     try {
       encode();
       enumerate();
+    } catch (const LimitReached& e) {
+      result_.unknown = "z3 engine: " + e.why;
     } catch (const z3::exception& e) {
       result_.unknown = fmt::format("z3 error: {}", e.msg());
     }
@@ -93,6 +95,15 @@ class Z3Engine {
     z3::expr_vector v(c);
     for (const auto& x : xs) v.push_back(x);
     return xs.empty() ? c.bool_val(false) : z3::mk_or(v);
+  }
+
+  // Encoding a large program takes long before the solver first runs (some relations take
+  // cubic time in the events), so its loops check the limits as they go.
+  struct LimitReached {
+    std::string why;
+  };
+  void check_limits() const {
+    if (auto why = q_.deadline.stop_reason()) throw LimitReached{*why};
   }
 
   // Setting solver parameters is expensive in Z3; the timeout is refreshed only when the time
@@ -389,6 +400,7 @@ class Z3Engine {
     for (int a : accesses_) solver_.add(clock_.at(a) > 0);
     for (std::size_t i = 0; i < accesses_.size(); ++i)
       for (std::size_t j = i + 1; j < accesses_.size(); ++j) {
+        check_limits();
         int a = accesses_[i], b = accesses_[j];
         auto same = same_cell(a, b);
         if (!same) continue;
@@ -405,6 +417,7 @@ class Z3Engine {
       std::vector<z3::expr> choices;
       // From another event.
       for (int w : accesses_) {
+        check_limits();
         if (w == r || !event(w).writes()) continue;
         auto same = same_cell(w, r);
         if (!same) continue;
@@ -426,6 +439,7 @@ class Z3Engine {
       }
       solver_.add(z3::implies(terms(r).guard, any_of(ctx_, choices)));
       for (std::size_t i = 0; i < choices.size(); ++i) {
+        check_limits();
         solver_.add(z3::implies(choices[i], terms(r).guard));
         for (std::size_t j = i + 1; j < choices.size(); ++j) solver_.add(!(choices[i] && choices[j]));
       }
@@ -477,6 +491,7 @@ class Z3Engine {
     for (int x = 0; x < n(); ++x) {
       if (!event(x).is_release()) continue;
       for (int y = 0; y < n(); ++y) {
+        check_limits();
         if (y == x || !event(y).is_acquire()) continue;
         std::vector<z3::expr> reasons;
         std::vector<std::vector<z3::expr>> reasons_per_instance(per_instance ? instances.size() : 0);
@@ -527,11 +542,14 @@ class Z3Engine {
   // base (a rank orders every base edge).
   std::vector<z3::expr> closure_of(const std::vector<z3::expr>& sso, const std::string& name) {
     std::vector<z3::expr> h(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
-    for (int a = 0; a < n(); ++a)
+    for (int a = 0; a < n(); ++a) {
+      check_limits();
       for (int b = 0; b < n(); ++b)
         if (a != b) idx_set(h, a, b, ctx_.bool_const(fmt::format("{}_{}_{}", name, a, b).c_str()));
+    }
     for (int a = 0; a < n(); ++a)
       for (int b = 0; b < n(); ++b) {
+        check_limits();
         if (a == b) continue;
         std::vector<z3::expr> ways = {po_live(a, b) || idx(sso, a, b)};
         for (int c = 0; c < n(); ++c)
@@ -543,16 +561,20 @@ class Z3Engine {
 
   void encode_hhb() {
     for (int a = 0; a < n(); ++a) rank_.push_back(ctx_.int_const(fmt::format("hrank_{}", a).c_str()));
-    for (int a = 0; a < n(); ++a)
+    for (int a = 0; a < n(); ++a) {
+      check_limits();
       for (int b = 0; b < n(); ++b)
         if (a != b)
           solver_.add(
               z3::implies(idx(sso_, a, b), rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]));
+    }
     // po edges are ordered by po position already; ranks need only respect sso between
     // threads, and po: rank increases along each thread.
-    for (int a = 0; a < n(); ++a)
+    for (int a = 0; a < n(); ++a) {
+      check_limits();
       for (int b = 0; b < n(); ++b)
         if (po_before(a, b)) solver_.add(rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]);
+    }
     if (q_.options.variant == ModelVariant::HrfDirect) {
       hhb_.assign(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
       for (int a = 0; a < n(); ++a)
@@ -571,6 +593,7 @@ class Z3Engine {
     // coh is consistent with hhb (3.11).
     for (int a : accesses_)
       for (int b : accesses_) {
+        check_limits();
         if (a == b) continue;
         auto same = same_cell(a, b);
         if (!same) continue;
@@ -588,6 +611,7 @@ class Z3Engine {
       for (int e : dom) clocks[s].emplace(e, ctx_.int_const(fmt::format("sc{}_{}", s, e).c_str()));
       for (int a : dom)
         for (int b : dom) {
+          check_limits();
           if (a == b) continue;
           const z3::expr& ca = clocks[s].at(a);
           const z3::expr& cb = clocks[s].at(b);
@@ -620,6 +644,7 @@ class Z3Engine {
           solver_.add(z3::implies(dep && terms(r).guard && terms(b).guard, rank.at(r) < rank.at(b)));
     for (int a : accesses_)
       for (int b : accesses_) {
+        check_limits();
         if (a == b) continue;
         auto same = same_cell(a, b);
         if (!same) continue;
@@ -694,6 +719,10 @@ class Z3Engine {
 
   // ---- queries ---------------------------------------------------------------------------
   bool check(z3::check_result& out) {
+    if (auto why = q_.deadline.stop_reason()) {
+      result_.unknown = "z3 engine: " + *why;
+      return false;
+    }
     if (!set_timeout()) {
       result_.unknown = "z3 engine: time limit";
       return false;

@@ -4,16 +4,39 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 namespace hsalit::results {
 
+namespace {
+
+// `cannot write TARGET: REASON`, the reason as strerror(3) words it.
+[[noreturn]] void fail(const std::filesystem::path& target, int error) {
+  throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(error)));
+}
+
+}  // namespace
+
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::move(target)) {
+  // Said now, not when the rename over it fails at the end of a long run.
+  if (std::error_code ec; std::filesystem::is_directory(target_, ec)) fail(target_, EISDIR);
   temporary_ = target_;
   temporary_ += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
-  file_ = std::fopen(temporary_.c_str(), "wb");
-  if (!file_) throw std::runtime_error(fmt::format("cannot write {}", target_.string()));
+  // A temporary file left by a killed run of the same pid is replaced; a link planted there
+  // is not followed.
+  ::unlink(temporary_.c_str());
+  const int fd = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) fail(target_, errno);
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int error = errno;
+    ::close(fd);
+    std::remove(temporary_.c_str());
+    fail(target_, error);
+  }
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
@@ -24,19 +47,24 @@ AtomicFileWriter::~AtomicFileWriter() {
 
 void AtomicFileWriter::write(std::string_view piece) {
   if (!file_) throw std::logic_error("AtomicFileWriter::write after commit");
-  ok_ &= std::fwrite(piece.data(), 1, piece.size(), file_) == piece.size();
-  if (!ok_) throw std::runtime_error(fmt::format("cannot write {}", target_.string()));
+  if (std::fwrite(piece.data(), 1, piece.size(), file_) != piece.size()) {
+    ok_ = false;
+    fail(target_, errno);
+  }
 }
 
 void AtomicFileWriter::commit() {
   if (!file_) throw std::logic_error("AtomicFileWriter::commit twice");
-  bool ok = ok_ && std::fflush(file_) == 0;
-  ok &= ::fsync(::fileno(file_)) == 0;
-  ok &= std::fclose(file_) == 0;
+  // The first failure's reason is the one reported (a full disk shows at the flush).
+  int error = 0;
+  if (std::fflush(file_) != 0) error = errno;
+  if (::fsync(::fileno(file_)) != 0 && !error) error = errno;
+  if (std::fclose(file_) != 0 && !error) error = errno;
   file_ = nullptr;
-  if (!ok || std::rename(temporary_.c_str(), target_.c_str()) != 0) {
+  if (!error && std::rename(temporary_.c_str(), target_.c_str()) != 0) error = errno;
+  if (error || !ok_) {
     std::remove(temporary_.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}", target_.string()));
+    fail(target_, error ? error : EIO);
   }
   // The rename itself survives a crash once the folder is synced.
   std::filesystem::path folder = target_.parent_path().empty() ? std::filesystem::path(".") : target_.parent_path();

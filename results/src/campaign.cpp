@@ -259,6 +259,10 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.parse_error = r.str_or("parse_error", "");
   t.condition = r.str_or("condition", "");
   t.observed_refs = r.strings("observed_refs");
+  // An outcome is an object keyed by these: a reference listed twice cannot be written back.
+  for (auto ref = t.observed_refs.begin(); ref != t.observed_refs.end(); ++ref)
+    if (std::find(t.observed_refs.begin(), ref, *ref) != ref)
+      r.fail(fmt::format("observed_refs lists '{}' twice", *ref));
   t.verdict = r.enumerated("verdict", kVerdictNames);
   t.reason = r.str_or("reason", "");
   t.seconds = r.number("seconds");
@@ -369,7 +373,9 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
 
 std::string Verification::verdict() const {
   if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
-  if (unknown > 0) return fmt::format("sound up to the bound on the decided tests ({} undecided)", unknown);
+  if (unsupported + unknown > 0)
+    return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown, tests,
+                       unsupported, unknown);
   return "sound up to the bound";
 }
 
@@ -434,9 +440,17 @@ CampaignResults campaign_results_from_json(const json& j, std::string_view where
   if (r.has("verification"))
     results.verification = verification_from_json(r.at("verification"), r.where("verification"));
   std::size_t i = 0;
-  for (const json& t : r.array("tests"))
-    results.tests.push_back(
-        test_record_from_json(t, fmt::format("{}tests[{}]", where.empty() ? "" : std::string(where) + ".", i++)));
+  // A test listed twice would be counted twice by every summary and report: refused.
+  std::map<std::pair<std::string, std::string>, std::size_t> listed;  // file and content hash -> index
+  for (const json& t : r.array("tests")) {
+    const std::string at = fmt::format("{}tests[{}]", where.empty() ? "" : std::string(where) + ".", i);
+    TestRecord record = test_record_from_json(t, at);
+    auto [first, inserted] = listed.emplace(std::pair(record.file, record.content_hash), i);
+    if (!inserted)
+      throw ResultsError(fmt::format("{}: test '{}' is listed twice (also tests[{}])", at, record.file, first->second));
+    results.tests.push_back(std::move(record));
+    ++i;
+  }
   return results;
 }
 
@@ -448,7 +462,7 @@ CampaignResults read_results(const std::filesystem::path& file) {
   json j;
   try {
     j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double's range
     throw ResultsError(fmt::format("{}: error: not JSON: {}", file.string(), e.what()));
   }
   try {

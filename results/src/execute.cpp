@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -15,10 +17,13 @@
 #include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/litmus/value_width.hpp"
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/journal.hpp"
+#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
+#include "hsalit/support/interrupt.hpp"
 #include "hsalit/support/parallel.hpp"
 
 namespace hsalit::results {
@@ -42,9 +47,11 @@ std::vector<std::string> split_lines(std::string_view text) {
   return lines;
 }
 
-std::string first_line(std::string_view text) {
-  std::size_t end = text.find('\n');
-  return std::string(text.substr(0, end));
+// The first error of a file's diagnostics, as `file:line:col: error: ...`.
+std::string first_error(const litmus::DiagnosticList& diags, const std::string& file) {
+  for (const litmus::Diagnostic& d : diags.all())
+    if (d.severity == litmus::Severity::Error) return litmus::format_diagnostic(file, d);
+  return {};
 }
 
 void collect_refs(const litmus::Prop& prop, std::set<std::string>& out) {
@@ -147,7 +154,8 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
       std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) { return column.contains(ref); });
   std::map<Outcome, ObservedOutcome> merged;
   for (const auto& [sim_outcome, count] : r.histogram) {
-    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+    // `sim_outcome` captured by name: clang before 16 (the fuzz build's) cannot capture a binding.
+    auto value = [&, &sim_outcome = sim_outcome](const litmus::ObservedRef& ref) -> std::int64_t {
       auto it = column.find(ref.to_string());
       return it == column.end() ? 0 : sim_outcome.values[it->second];
     };
@@ -174,9 +182,10 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
   rec.run.seconds = seconds_since(start);
 }
 
-// Judges each observed outcome against the allowed set and counts coverage.
-void judge(TestRecord& rec, bool filter_usable) {
-  bool judged = rec.model.status == StageStatus::Ok && !rec.model.racy;
+// Judges each observed outcome against the allowed set and counts coverage; none when the
+// test's values may leave the backends' width (`values_fit` false).
+void judge(TestRecord& rec, bool filter_usable, bool values_fit) {
+  bool judged = rec.model.status == StageStatus::Ok && !rec.model.racy && values_fit;
   std::map<Outcome, AllowedOutcome*> allowed;
   for (AllowedOutcome& a : rec.model.allowed) allowed[a.outcome] = &a;
   for (ObservedOutcome& o : rec.run.histogram) {
@@ -193,7 +202,14 @@ void judge(TestRecord& rec, bool filter_usable) {
 
 std::string read_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: error: cannot read the file", file.string()));
+  if (!in) {
+    const int error = errno;
+    std::error_code ec;
+    if (fs::is_symlink(file, ec) && !fs::exists(file, ec))
+      throw std::runtime_error(fmt::format("{}: error: a dangling symbolic link (to '{}', which does not exist)",
+                                           file.string(), fs::read_symlink(file, ec).string()));
+    throw std::runtime_error(fmt::format("{}: error: cannot read the file: {}", file.string(), std::strerror(error)));
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -210,8 +226,10 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
     std::string bytes = read_bytes(file);
     rec.content_hash = content_hash(bytes);
     litmus::ParseResult parsed = litmus::parse_litmus(bytes);
-    if (!parsed.ok()) {
-      rec.parse_error = first_line(parsed.diagnostics.render(file.string()));
+    // Constants the backends cannot hold refuse the test as a parse error does.
+    if (parsed.ok()) litmus::check_backend_constants(*parsed.test, parsed.diagnostics);
+    if (!parsed.ok() || parsed.diagnostics.has_errors()) {
+      rec.parse_error = first_error(parsed.diagnostics, file.string());
       if (rec.parse_error.empty()) rec.parse_error = fmt::format("{}: error: cannot parse", file.string());
     } else {
       const litmus::Test& test = *parsed.test;
@@ -229,7 +247,13 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
       bool filter_usable = std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) {
         return std::find(rec.observed_refs.begin(), rec.observed_refs.end(), ref) != rec.observed_refs.end();
       });
-      judge(rec, filter_usable);
+      // A value the backend wraps and the model does not: its final states are not judged.
+      const std::optional<std::string> beyond_width = litmus::value_width_reason(test, file.string());
+      if (beyond_width && compiled) {
+        rec.run.status = StageStatus::Unknown;
+        rec.run.reason = *beyond_width;
+      }
+      judge(rec, filter_usable, !beyond_width);
     }
   } catch (const std::exception& e) {
     if (rec.parse_error.empty() && rec.model.status != StageStatus::Ok) {
@@ -314,6 +338,9 @@ std::string utc_now() {
   return buffer;
 }
 
+CampaignInterrupted::CampaignInterrupted(std::size_t done, std::size_t total)
+    : std::runtime_error(fmt::format("interrupted: {} of {} tests done", done, total)), done(done), total(total) {}
+
 CampaignResults run_campaign(const CampaignRun& run, const TestContext& context) {
   auto start = Clock::now();
   std::error_code ec;
@@ -321,6 +348,9 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
   if (ec)
     throw ResultsError(fmt::format("{}: error: cannot create the folder: {}", run.out_dir.string(), ec.message()));
   const fs::path journal_file = run.out_dir / kJournalFile;
+  // One writer at a time: a second campaign on this folder fails here, not with a journal
+  // written twice.
+  const FolderLock lock(run.out_dir);
 
   CampaignInfo info = run.info;
   // Finished tests by file; a later line for the same file (the file changed) wins.
@@ -338,11 +368,18 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
     for (TestRecord& r : previous.records) finished[r.file] = std::move(r);
     journal.emplace(Journal::reopen(journal_file, previous.valid_bytes));
   } else {
-    if (!run.resume && fs::exists(journal_file))
+    if (!run.resume && !run.force && fs::exists(journal_file))
       throw ResultsError(
           fmt::format("{}: error: the folder holds a campaign already: pass --resume to continue it, "
-                      "or choose another --out",
+                      "or choose another --out, or pass --force to replace it",
                       run.out_dir.string()));
+    // results.json without a journal: a verification's, or merged results.
+    if (!run.force && fs::exists(run.out_dir / kResultsFile))
+      throw ResultsError(
+          fmt::format("{}: error: the folder holds the results of another run ({}, without a campaign journal): "
+                      "choose another --out, or pass --force to replace them",
+                      run.out_dir.string(), (run.out_dir / kResultsFile).string()));
+    remove_stale_results(run.out_dir);
     info.started = utc_now();
     journal.emplace(Journal::create(journal_file, info));
   }
@@ -371,15 +408,22 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
   if (run.on_progress) run.on_progress(progress);
   // Each test's record, from its run until the progress step moves it into `done`.
   std::vector<TestRecord> records(pending.size());
+  // Per test, whether its record is in the journal: after SIGINT or SIGTERM no test starts,
+  // and one running then is not journalled (its stages may have stopped short).
+  std::vector<char> journalled(pending.size(), 0);
   // A failure to journal (disk full, folder removed) stops the campaign: what is journalled
   // so far stays resumable.
   support::parallel_for_each(
       pending.size(), run.jobs == 0 ? support::default_jobs() : static_cast<int>(run.jobs),
       [&](std::size_t i) {
+        if (support::interrupted()) return;
         records[i] = run_test(pending[i], context);
+        if (support::interrupted()) return;
         journal->append(records[i]);
+        journalled[i] = 1;
       },
       [&](std::size_t i) {
+        if (!journalled[i]) return;
         done.push_back(std::move(records[i]));
         ++progress.done;
         progress.elapsed_seconds = seconds_since(start);
@@ -387,6 +431,8 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
         if (run.on_progress) run.on_progress(progress);
         progress.last = nullptr;
       });
+
+  if (support::interrupted()) throw CampaignInterrupted(done.size(), run.files.size());
 
   CampaignResults results;
   info.finished = utc_now();

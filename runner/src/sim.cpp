@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <limits>
@@ -22,6 +23,9 @@
 
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/support/binary_key.hpp"
+#include "hsalit/support/interrupt.hpp"
+#include "hsalit/support/memory.hpp"
+#include "hsalit/support/parallel.hpp"
 #include "sim_program.hpp"
 
 namespace hsalit::runner {
@@ -67,17 +71,41 @@ std::string Placement::describe() const {
 
 namespace {
 
-// Every way to put `n` items into groups (restricted growth strings).
-void set_partitions(int n, std::vector<int>& current, int blocks, std::vector<std::vector<int>>& out) {
-  if (static_cast<int>(current.size()) == n) {
-    out.push_back(current);
-    return;
+// The next set partition after `blocks` in the order of restricted growth strings (each item's
+// block is at most one more than the largest before it): false after the last, the string
+// then back on the first (every item in block 0).
+bool next_partition(std::vector<int>& blocks) {
+  std::vector<int> largest_before(blocks.size(), -1);
+  for (std::size_t i = 1; i < blocks.size(); ++i) largest_before[i] = std::max(largest_before[i - 1], blocks[i - 1]);
+  for (std::size_t i = blocks.size(); i-- > 1;) {
+    if (blocks[i] <= largest_before[i]) {
+      ++blocks[i];
+      std::fill(blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, blocks.end(), 0);
+      return true;
+    }
   }
-  for (int b = 0; b <= blocks; ++b) {
-    current.push_back(b);
-    set_partitions(n, current, std::max(blocks, b + 1), out);
-    current.pop_back();
+  std::fill(blocks.begin(), blocks.end(), 0);
+  return false;
+}
+
+std::uint64_t saturating_multiply(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
+// The number of set partitions of `n` items (the Bell number), saturated.
+std::uint64_t partition_count(std::size_t n) {
+  // The Bell triangle: each row starts with the last entry of the row before.
+  std::vector<std::uint64_t> row = {1};
+  for (std::size_t i = 1; i < n; ++i) {
+    std::vector<std::uint64_t> next = {row.back()};
+    for (std::uint64_t x : row) {
+      std::uint64_t sum = 0;
+      next.push_back(__builtin_add_overflow(next.back(), x, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum);
+    }
+    row = std::move(next);
   }
+  return row.back();
 }
 
 }  // namespace
@@ -86,10 +114,10 @@ bool shared_cu_adds_nothing(const HardwareAssumptions& hw) {
   return !hw.l1_store_visible_early && hw.l1_spontaneous_fill && !hw.l2_per_agent;
 }
 
-std::vector<Placement> placements(const litmus::Test& test) {
+PlacementCursor::PlacementCursor(const litmus::Test& test, bool separate_cus_only)
+    : separate_cus_only_(separate_cus_only) {
   const litmus::ScopeTree& tree = test.scopes;
   const int n = static_cast<int>(test.threads.size());
-  Placement base;
   std::map<std::uint32_t, int> waves, wgs, agents;
   std::vector<int> wg_agent;
   for (int t = 0; t < n; ++t) {
@@ -97,51 +125,92 @@ std::vector<Placement> placements(const litmus::Test& test) {
     std::uint32_t wg = tree.instance(t, litmus::Scope::WorkGroup);
     std::uint32_t ag = tree.instance(t, litmus::Scope::Agent);
     auto w = waves.emplace(wv, static_cast<int>(waves.size())).first->second;
-    base.wave_of_thread.push_back(w);
+    base_.wave_of_thread.push_back(w);
     auto g = wgs.emplace(wg, static_cast<int>(wgs.size()));
     if (g.second) wg_agent.push_back(agents.emplace(ag, static_cast<int>(agents.size())).first->second);
-    if (static_cast<int>(base.workgroup_of_wave.size()) <= w) base.workgroup_of_wave.push_back(g.first->second);
+    if (static_cast<int>(base_.workgroup_of_wave.size()) <= w) base_.workgroup_of_wave.push_back(g.first->second);
   }
-  // Work-groups of each agent on the same or different CUs, in every way.
-  std::vector<Placement> out = {base};
-  for (int agent = 0; agent < static_cast<int>(agents.size()); ++agent) {
-    std::vector<int> members;
-    for (int g = 0; g < static_cast<int>(wg_agent.size()); ++g)
-      if (wg_agent[static_cast<std::size_t>(g)] == agent) members.push_back(g);
-    std::vector<std::vector<int>> partitions;
-    std::vector<int> current;
-    set_partitions(static_cast<int>(members.size()), current, 0, partitions);
-    std::vector<Placement> next;
-    for (const Placement& p : out)
-      for (const std::vector<int>& part : partitions) {
-        Placement q = p;
-        int first_cu = static_cast<int>(q.agent_of_cu.size());
-        int blocks = *std::max_element(part.begin(), part.end()) + 1;
-        for (int b = 0; b < blocks; ++b) q.agent_of_cu.push_back(agent);
-        q.cu_of_workgroup.resize(wg_agent.size(), -1);
-        for (std::size_t i = 0; i < members.size(); ++i)
-          q.cu_of_workgroup[static_cast<std::size_t>(members[i])] = first_cu + part[i];
-        next.push_back(std::move(q));
+  workgroups_ = wg_agent.size();
+  members_.resize(agents.size());
+  for (int g = 0; g < static_cast<int>(wg_agent.size()); ++g)
+    members_[static_cast<std::size_t>(wg_agent[g])].push_back(g);
+  // The first placement: every work-group of an agent on one CU (separately: each on its own).
+  for (const std::vector<int>& members : members_) {
+    partitions_.emplace_back(members.size(), 0);
+    if (separate_cus_only_)
+      for (std::size_t i = 0; i < members.size(); ++i) partitions_.back()[i] = static_cast<int>(i);
+  }
+  // Lanes of a wave run one after another, in an order the compiler chooses: every order,
+  // the first that of the threads.
+  base_.lanes_of_wave.resize(base_.workgroup_of_wave.size());
+  for (int t = 0; t < n; ++t)
+    base_.lanes_of_wave[static_cast<std::size_t>(base_.wave_of_thread[static_cast<std::size_t>(t)])].push_back(t);
+  current_ = base_;
+  place_workgroups(current_, partitions_);
+}
+
+void PlacementCursor::place_workgroups(Placement& p, const std::vector<std::vector<int>>& partitions) const {
+  p.agent_of_cu.clear();
+  p.cu_of_workgroup.assign(workgroups_, -1);
+  for (std::size_t agent = 0; agent < members_.size(); ++agent) {
+    const std::vector<int>& part = partitions[agent];
+    const int first_cu = static_cast<int>(p.agent_of_cu.size());
+    const int blocks = part.empty() ? 0 : *std::max_element(part.begin(), part.end()) + 1;
+    p.agent_of_cu.insert(p.agent_of_cu.end(), static_cast<std::size_t>(blocks), static_cast<int>(agent));
+    for (std::size_t i = 0; i < members_[agent].size(); ++i)
+      p.cu_of_workgroup[static_cast<std::size_t>(members_[agent][i])] = first_cu + part[i];
+  }
+}
+
+// The order of placements(): the agents' partitions vary slowest, the first agent's slowest
+// of all, then the waves' lane orders, the last wave's fastest.
+bool PlacementCursor::next() {
+  for (std::size_t w = current_.lanes_of_wave.size(); w-- > 0;) {
+    std::vector<int>& lanes = current_.lanes_of_wave[w];
+    if (std::next_permutation(lanes.begin(), lanes.end())) return true;
+  }
+  if (!separate_cus_only_)
+    for (std::size_t agent = partitions_.size(); agent-- > 0;)
+      if (next_partition(partitions_[agent])) {
+        place_workgroups(current_, partitions_);
+        return true;
       }
-    out = std::move(next);
-  }
-  // Lanes of a wave run one after another, in an order the compiler chooses: every order.
-  const int wave_count = static_cast<int>(base.workgroup_of_wave.size());
-  for (int w = 0; w < wave_count; ++w) {
-    std::vector<int> lanes;
-    for (int t = 0; t < n; ++t)
-      if (base.wave_of_thread[static_cast<std::size_t>(t)] == w) lanes.push_back(t);
-    std::vector<Placement> next;
-    for (const Placement& p : out) {
-      std::vector<int> order = lanes;
-      do {
-        Placement q = p;
-        q.lanes_of_wave.push_back(order);
-        next.push_back(std::move(q));
-      } while (std::next_permutation(order.begin(), order.end()));
+  place_workgroups(current_, partitions_);
+  return false;
+}
+
+std::uint64_t PlacementCursor::count() const {
+  std::uint64_t count = 1;
+  if (!separate_cus_only_)
+    for (const std::vector<int>& members : members_)
+      count = saturating_multiply(count, partition_count(members.size()));
+  for (const std::vector<int>& lanes : base_.lanes_of_wave)
+    for (std::size_t k = 2; k <= lanes.size(); ++k) count = saturating_multiply(count, k);
+  return count;
+}
+
+Placement PlacementCursor::draw(const std::function<std::uint32_t(std::uint32_t)>& below) const {
+  std::vector<std::vector<int>> partitions = partitions_;
+  if (!separate_cus_only_)
+    for (std::vector<int>& part : partitions) {
+      int blocks = 0;
+      for (int& block : part) {
+        block = static_cast<int>(below(static_cast<std::uint32_t>(blocks) + 1));
+        blocks = std::max(blocks, block + 1);
+      }
     }
-    out = std::move(next);
-  }
+  Placement p = base_;
+  place_workgroups(p, partitions);
+  for (std::vector<int>& lanes : p.lanes_of_wave)
+    for (std::size_t i = lanes.size(); i > 1; --i) std::swap(lanes[i - 1], lanes[below(static_cast<std::uint32_t>(i))]);
+  return p;
+}
+
+std::vector<Placement> placements(const litmus::Test& test) {
+  std::vector<Placement> out;
+  PlacementCursor cursor(test);
+  do out.push_back(cursor.current());
+  while (cursor.next());
   return out;
 }
 namespace {
@@ -1764,13 +1833,24 @@ class Machine {
   std::vector<Word> initial_;
 };
 
+// Why exhaustive search stopped before storing another state: the memory limit, or the
+// indices a StateSet can give.
+struct NoRoomForStates {
+  std::string reason;
+};
+
 // The visited states of exhaustive search: states stored back to back in one arena (their
 // index is the order of discovery, so reading the arena in order is breadth-first search),
 // with an open-addressing table of indices. States are compared in full, not by hash.
 class StateSet {
  public:
   // Empties the set for states of `words` words, keeping its memory (page faults are dear).
-  void reset(std::size_t words) {
+  // Storing a state throws NoRoomForStates where it would take the process's resident memory
+  // past `memory_limit` bytes (0: no limit), counting `bytes_per_state_beside` bytes that
+  // the caller keeps per state beside the set.
+  void reset(std::size_t words, std::uint64_t memory_limit = 0, std::size_t bytes_per_state_beside = 0) {
+    memory_limit_ = memory_limit;
+    bytes_beside_ = bytes_per_state_beside;
     words_ = words;
     per_block_ = std::bit_floor(std::max<std::size_t>(1, kBlockWords / words));
     if (per_block_ * words_ > kBlockWords) blocks_.clear();  // a state larger than a block
@@ -1783,9 +1863,20 @@ class StateSet {
     hashes_.clear();
   }
 
+  // Gives its memory back (after a search that stopped at the memory limit).
+  void release() {
+    std::vector<std::unique_ptr<Word[]>>().swap(blocks_);
+    std::vector<std::uint32_t>().swap(table_);
+    std::vector<std::uint64_t>().swap(hashes_);
+    size_ = 0;
+  }
+
   // The index of `s` in the set, and whether it was added now.
   std::pair<std::uint32_t, bool> insert(const Word* s) {
-    if ((size_ + 1) * 2 > table_.size()) grow();
+    if ((size_ + 1) * 2 > table_.size()) {
+      make_room(table_.size() * 2 * sizeof(std::uint32_t));
+      grow();
+    }
     std::uint64_t h = hash(s);
     std::size_t mask = table_.size() - 1;
     std::size_t i = static_cast<std::size_t>(h) & mask;
@@ -1793,11 +1884,17 @@ class StateSet {
       std::uint32_t index = table_[i] - 1;
       if (hashes_[index] == h && std::equal(s, s + words_, state(index))) return {index, false};
     }
-    if (size_ >= std::numeric_limits<std::uint32_t>::max() - 1) throw std::runtime_error("too many states");
+    if (size_ >= std::numeric_limits<std::uint32_t>::max() - 1)
+      throw NoRoomForStates{fmt::format("more than {} states", size_)};
+    if (size_ / per_block_ >= blocks_.size()) {
+      const std::size_t block_words = std::max(kBlockWords, per_block_ * words_);
+      make_room(block_words * sizeof(Word));
+      blocks_.push_back(std::make_unique_for_overwrite<Word[]>(block_words));
+    }
+    if (hashes_.size() == hashes_.capacity())  // it, and the caller's lists beside, about to double
+      make_room(std::max<std::size_t>(hashes_.capacity(), 1024) * (sizeof(std::uint64_t) + bytes_beside_));
     auto index = static_cast<std::uint32_t>(size_++);
     table_[i] = index + 1;
-    if (index / per_block_ >= blocks_.size())
-      blocks_.push_back(std::make_unique_for_overwrite<Word[]>(std::max(kBlockWords, per_block_ * words_)));
     std::copy(s, s + words_, slot(index));
     hashes_.push_back(h);
     return {index, true};
@@ -1841,6 +1938,13 @@ class StateSet {
     table_ = std::move(bigger);
   }
 
+  // Throws NoRoomForStates where allocating `bytes` more would pass the memory limit. Only
+  // allocations of a megabyte or more are checked, so that small searches read no /proc file.
+  void make_room(std::size_t bytes) const {
+    if (memory_limit_ > 0 && bytes >= (std::size_t{1} << 20) && support::over_memory_limit(memory_limit_, bytes))
+      throw NoRoomForStates{support::memory_limit_reason(memory_limit_)};
+  }
+
   Word* slot(std::uint32_t index) const {
     return blocks_[index / per_block_].get() + (index & (per_block_ - 1)) * words_;
   }
@@ -1850,6 +1954,8 @@ class StateSet {
   std::size_t words_ = 1;
   std::size_t per_block_ = 1;  // states per block of the arena (a power of two)
   std::size_t size_ = 0;
+  std::uint64_t memory_limit_ = 0;
+  std::size_t bytes_beside_ = 0;
   std::vector<std::uint32_t> table_;  // index + 1, 0 = empty
   // Fixed-size blocks: growing never moves stored states.
   std::vector<std::unique_ptr<Word[]>> blocks_;
@@ -1908,14 +2014,26 @@ class OutcomeCounter {
 
 constexpr const char* kDeadlock = "a wave waits forever (a barrier that part of its work-group never reaches)";
 
-// The placements exhaustive search explores: every one, or the first; with rule 5 of the
-// reductions, where a shared CU adds nothing, only those with separate CUs.
-std::vector<Placement> explored_placements(const litmus::Test& test, const SimOptions& options) {
-  std::vector<Placement> all = placements(test);
-  if (!options.explore_placements) all.resize(1);
-  if (options.partial_order_reduction && options.separate_cus && options.explore_placements &&
-      shared_cu_adds_nothing(options.hw))
-    std::erase_if(all, [](const Placement& p) { return p.cu_of_workgroup.size() != p.agent_of_cu.size(); });
+// Calls `each(placement)` for each placement exhaustive search explores, in the order of
+// placements(), until it returns false: every one, or the first; with rule 5 of the
+// reductions, where a shared CU adds nothing, only those with separate CUs. One at a time:
+// they may number billions.
+template <typename Each>
+void for_each_explored_placement(const litmus::Test& test, const SimOptions& options, Each each) {
+  const bool separate = options.partial_order_reduction && options.separate_cus && options.explore_placements &&
+                        shared_cu_adds_nothing(options.hw);
+  PlacementCursor cursor(test, separate);
+  do {
+    if (!each(cursor.current())) return;
+  } while (options.explore_placements && cursor.next());
+}
+
+// Whether `holds(placement)` for every placement exhaustive search explores (stopping at the
+// first that fails).
+template <typename Holds>
+bool every_explored_placement(const litmus::Test& test, const SimOptions& options, Holds holds) {
+  bool all = true;
+  for_each_explored_placement(test, options, [&](const Placement& placement) { return all = holds(placement); });
   return all;
 }
 
@@ -1951,7 +2069,7 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
     l1_read[t] = vector_locations(test, program, static_cast<int>(t), true);
     written[t] = vector_locations(test, program, static_cast<int>(t), false);
   }
-  for (const Placement& placement : explored_placements(test, options)) {
+  return every_explored_placement(test, options, [&](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;  // lanes of one wave share its counters
     // With one CU a load that hits its L1 reads what the miss would have read (rule 6). With
@@ -1961,7 +2079,7 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
     // before it is performed) and no wave of another CU writes the location. The miss would
     // have read the same value at its place in the FIFO: a write to the location ahead of it
     // there would have been issued before it, and would have kept the line invalid.
-    if (placement.agent_of_cu.size() < 2) continue;
+    if (placement.agent_of_cu.size() < 2) return true;
     auto cu_of = [&](std::size_t t) {
       return placement.cu_of_workgroup[static_cast<std::size_t>(
           placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
@@ -1974,8 +2092,8 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
           for (std::size_t loc = 0; loc < locations; ++loc)
             if (l1_read[t][loc] && written[u][loc]) return false;
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 std::string format_outcome(const litmus::Test&, const SimResult& r, const SimOutcome& o) {
@@ -1993,7 +2111,6 @@ SimResult search_exhaustive(const litmus::Test& test, const SimProgram& program,
   auto start = std::chrono::steady_clock::now();
   SimResult result;
   result.observed = test.observed();
-  const std::vector<Placement> all = explored_placements(test, options);
   std::vector<Word> child;
   const bool pass_invisible = options.pass_invisible_steps && !options.keep_traces;
   Transitions next;
@@ -2004,60 +2121,68 @@ SimResult search_exhaustive(const litmus::Test& test, const SimProgram& program,
   // from these, and breadth-first order makes them shortest.
   std::vector<std::uint32_t> parent;
   std::vector<Word> step;
-  for (const Placement& placement : all) {
+  // Why the search stopped at the time limit or by a signal (null: it did not).
+  auto out_of_time = [&]() -> std::optional<std::string> {
+    if (support::interrupted()) return "interrupted";
+    if (seconds_since(start) > options.timeout_seconds)
+      return fmt::format("time limit of {} s", options.timeout_seconds);
+    return std::nullopt;
+  };
+  bool out_of_room = false;  // the set is to give its memory back
+  auto search_placement = [&](const Placement& placement) {
+    // Checked before each placement too: a test may have billions of them, each searched fast.
+    if ((result.unknown = out_of_time())) return false;
     Machine m(test, program, placement, options);
     next.reserve(m.max_transitions());
-    visited.reset(m.words());
+    visited.reset(m.words(), options.memory_limit, sizeof(std::uint32_t) + sizeof(Word));
     parent.clear();
     step.clear();
     std::vector<std::pair<SimOutcome, std::uint32_t>> found;  // outcomes first reached here
-    visited.insert(m.initial().data());
-    parent.push_back(0);
-    step.push_back(0);
-    bool stopped = false;
-    for (std::uint32_t i = 0; i < visited.size(); ++i) {
-      // Read in place: the arena's blocks never move.
-      const Word* const current = visited.state(i);
-      ++result.states;
-      if (result.states > options.max_states) {
-        result.unknown = fmt::format("more than {} states", options.max_states);
-        stopped = true;
-        break;
-      }
-      if ((result.states & 4095) == 0 && seconds_since(start) > options.timeout_seconds) {
-        result.unknown = fmt::format("time limit of {} s", options.timeout_seconds);
-        stopped = true;
-        break;
-      }
-      // Once every wave has ended and every request is performed, only cache steps remain:
-      // they cannot change the outcome.
-      if (m.final(current)) {
-        SimOutcome o = m.outcome(current);
-        if (result.histogram.emplace(o, 1).second && options.keep_traces) found.emplace_back(std::move(o), i);
-        continue;
-      }
-      int invisible = m.enabled(current, next);
-      if (!Machine::progress_possible(next)) {
-        result.unknown = kDeadlock;
-        stopped = true;
-        break;
-      }
-      auto expand = [&](const Transition& t) {
-        child.assign(current, current + m.words());
-        m.apply(child.data(), t);
-        if (pass_invisible) m.take_invisible_steps(child.data());
-        if (visited.insert(child.data()).second) {
-          parent.push_back(i);
-          step.push_back(t.pack());
+    try {
+      visited.insert(m.initial().data());
+      parent.push_back(0);
+      step.push_back(0);
+      for (std::uint32_t i = 0; i < visited.size(); ++i) {
+        // Read in place: the arena's blocks never move.
+        const Word* const current = visited.state(i);
+        ++result.states;
+        if (result.states > options.max_states) {
+          result.unknown = fmt::format("more than {} states", options.max_states);
+          break;
         }
-      };
-      if (invisible >= 0) {
-        expand(next[static_cast<std::size_t>(invisible)]);
-      } else if (auto [first, count] = m.persistent(current, next); count > 0) {
-        for (std::size_t k = first; k < first + count; ++k) expand(next[k]);
-      } else {
-        for (const Transition& t : next) expand(t);
+        if ((result.states & 4095) == 0 && (result.unknown = out_of_time())) break;
+        // Once every wave has ended and every request is performed, only cache steps remain:
+        // they cannot change the outcome.
+        if (m.final(current)) {
+          SimOutcome o = m.outcome(current);
+          if (result.histogram.emplace(o, 1).second && options.keep_traces) found.emplace_back(std::move(o), i);
+          continue;
+        }
+        int invisible = m.enabled(current, next);
+        if (!Machine::progress_possible(next)) {
+          result.unknown = kDeadlock;
+          break;
+        }
+        auto expand = [&](const Transition& t) {
+          child.assign(current, current + m.words());
+          m.apply(child.data(), t);
+          if (pass_invisible) m.take_invisible_steps(child.data());
+          if (visited.insert(child.data()).second) {
+            parent.push_back(i);
+            step.push_back(t.pack());
+          }
+        };
+        if (invisible >= 0) {
+          expand(next[static_cast<std::size_t>(invisible)]);
+        } else if (auto [first, count] = m.persistent(current, next); count > 0) {
+          for (std::size_t k = first; k < first + count; ++k) expand(next[k]);
+        } else {
+          for (const Transition& t : next) expand(t);
+        }
       }
+    } catch (const NoRoomForStates& e) {
+      result.unknown = e.reason;
+      out_of_room = true;
     }
     for (const auto& [o, last] : found) {
       std::vector<Transition> path;
@@ -2070,8 +2195,16 @@ SimResult search_exhaustive(const litmus::Test& test, const SimProgram& program,
       }
       result.trace_placement[o] = placement.describe();
     }
-    if (stopped) break;
+    return !result.unknown;
+  };
+  try {
+    for_each_explored_placement(test, options, search_placement);
+  } catch (const std::bad_alloc&) {
+    // The system refused memory below the limit (another process holds it, or a ulimit).
+    result.unknown = fmt::format("memory limit: the system refused more memory ({} states stored)", visited.size());
+    out_of_room = true;
   }
+  if (out_of_room) visited.release();
   result.seconds = seconds_since(start);
   return result;
 }
@@ -2154,12 +2287,12 @@ bool walk_one_cu_thread(const detail::SimThread& th, Each each) {
 // L2 (rule 12) and each wave runs one thread (lanes of one wave share its counters).
 bool every_wave_on_one_cu(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
   if (o.hw.l2_per_agent && program.l2_maintenance) return false;
-  for (const Placement& placement : explored_placements(test, o)) {
+  return every_explored_placement(test, o, [](const Placement& placement) {
     if (placement.agent_of_cu.size() != 1) return false;
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 // One thread of one_cu_key: its instructions but for what a CU alone cannot tell apart, and
@@ -2306,16 +2439,16 @@ bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& 
   if (may_use_outstanding_result(program.threads[static_cast<std::size_t>(thread)])) return false;  // rule 2
   const std::vector<bool> l1_read = vector_locations(test, program, thread, true);
   const bool reads = std::find(l1_read.begin(), l1_read.end(), true) != l1_read.end();
-  for (const Placement& placement : explored_placements(test, options)) {
+  return every_explored_placement(test, options, [&](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
     // As keeps_program_order reads a load through the L1 where there are several CUs.
-    if (placement.agent_of_cu.size() < 2 || !reads) continue;
+    if (placement.agent_of_cu.size() < 2 || !reads) return true;
     if (hw.l1_store_visible_early) return false;
     for (std::size_t loc = 0; loc < l1_read.size(); ++loc)
       if (l1_read[loc] && written_elsewhere[loc]) return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::Test& test,
@@ -2357,23 +2490,47 @@ std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const 
   return result;
 }
 
+namespace {
+
+// Random mode builds a machine per placement up front where there are at most this many.
+constexpr std::uint64_t kPlacementsBuiltAtOnce = 4096;
+// Runs between two readings of the clock: a run takes a microsecond or so.
+constexpr std::uint64_t kRunsBetweenChecks = 1024;
+
+// The first run of share `j` of `jobs` (j = jobs: one past the last run), without
+// overflowing for any number of iterations.
+std::uint64_t splits(std::uint64_t iterations, std::uint64_t j, std::uint64_t jobs) {
+  return static_cast<std::uint64_t>(static_cast<Uint128>(iterations) * j / jobs);
+}
+
+}  // namespace
+
 SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& compiled, std::uint64_t iterations,
                      std::uint64_t seed, const SimOptions& options) {
   auto start = std::chrono::steady_clock::now();
   SimProgram program = detail::lower(test, compiled);
   SimResult result;
   result.observed = test.observed();
-  std::vector<Placement> all = placements(test);
+  // A machine per placement, built once, where they are few; otherwise each run draws a
+  // placement of its own (PlacementCursor::draw) and builds its machine.
+  PlacementCursor cursor(test);
   std::vector<Machine> machines;
-  machines.reserve(all.size());
+  if (cursor.count() <= kPlacementsBuiltAtOnce) {
+    do machines.emplace_back(test, program, cursor.current(), options, false);  // random runs draw L1 hits too
+    while (cursor.next());
+  }
   std::size_t words = 0, transitions = 0;
-  for (const Placement& p : all) {
-    machines.emplace_back(test, program, p, options, false);  // random runs draw L1 hits too
-    words = std::max(words, machines.back().words());
-    transitions = std::max(transitions, machines.back().max_transitions());
+  for (const Machine& m : machines) {
+    words = std::max(words, m.words());
+    transitions = std::max(transitions, m.max_transitions());
   }
   const std::size_t values = result.observed.size();
   const auto placement_count = static_cast<std::uint32_t>(machines.size());
+  // The time limit, checked every kRunsBetweenChecks runs by each thread; a thread past it
+  // stops the others.
+  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(std::min(options.timeout_seconds, 1e9)));
+  std::atomic<bool> stop{false};
 
   struct Worker {
     std::uint64_t runs = 0;
@@ -2387,10 +2544,22 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
     Transitions next;
     next.reserve(transitions);
     std::vector<std::int64_t> outcome(values);
+    std::optional<Machine> drawn;
     try {
       for (std::uint64_t run = first; run < last; ++run) {
+        if ((run - first) % kRunsBetweenChecks == 0 &&
+            (stop.load(std::memory_order_relaxed) || support::interrupted() ||
+             std::chrono::steady_clock::now() > deadline)) {
+          stop = true;
+          return;
+        }
         Rng rng(seed, run);
-        const Machine& m = machines[rng.below(placement_count)];
+        if (machines.empty()) {
+          drawn.emplace(test, program, cursor.draw([&](std::uint32_t n) { return rng.below(n); }), options, false);
+          state.resize(drawn->words());
+          next.reserve(drawn->max_transitions());
+        }
+        const Machine& m = machines.empty() ? *drawn : machines[rng.below(placement_count)];
         // Each run draws weights for the kinds of step, as stress does on real GPUs: some runs
         // drain queues slowly, some evict and refill caches often (weights in halves).
         std::uint32_t w_issue = 2 + 2 * rng.below(8), w_drain = 2 + 2 * rng.below(8), w_lds = 2 + 2 * rng.below(8),
@@ -2447,23 +2616,24 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
       worker.error = e.what();
     }
   };
-  const auto jobs = static_cast<std::uint64_t>(std::max(1, options.jobs));
+  // Shares of the runs, no more than the runs and support::max_jobs(); threads the system
+  // refuses to start leave their shares to the others.
+  const std::uint64_t jobs = support::worker_count(options.jobs, iterations);
   std::vector<Worker> workers(jobs);
   std::vector<OutcomeCounter> counters(jobs, OutcomeCounter(values));
-  if (jobs == 1) {
-    work(0, iterations, workers[0], counters[0]);
-  } else {
-    std::vector<std::thread> threads;
-    for (std::uint64_t j = 0; j < jobs; ++j)
-      threads.emplace_back(work, iterations * j / jobs, iterations * (j + 1) / jobs, std::ref(workers[j]),
-                           std::ref(counters[j]));
-    for (std::thread& t : threads) t.join();
-  }
+  support::parallel_for_each(jobs, static_cast<int>(jobs), [&](std::size_t j) {
+    work(splits(iterations, j, jobs), splits(iterations, j + 1, jobs), workers[j], counters[j]);
+  });
   for (std::uint64_t j = 0; j < jobs; ++j) {
     if (!workers[j].error.empty()) throw std::runtime_error(workers[j].error);
     counters[j].merge_into(result.histogram);
     result.iterations += workers[j].runs;
     if (workers[j].deadlock) result.unknown = kDeadlock;
+  }
+  if (stop && !result.unknown) {
+    const std::string why =
+        support::interrupted() ? "interrupted" : fmt::format("time limit of {} s", options.timeout_seconds);
+    result.unknown = fmt::format("{}: {} of {} iterations ran", why, result.iterations, iterations);
   }
   result.seconds = seconds_since(start);
   return result;

@@ -280,6 +280,11 @@ TEST(CounterModel, EachGenerationCountsAndWaitsInItsOwnCounters) {
   EXPECT_EQ(printed(g12.wait_instructions({{"loadcnt", 0}, {"dscnt", 1}})),
             (Names{"s_wait_loadcnt 0", "s_wait_dscnt 1"}));
   EXPECT_TRUE(g12.waits(ins("s_waitcnt vmcnt(1)")).size() == 1 && g12.slot("vmcnt") < 0);  // no vmcnt on GFX12
+  // Field widths: the target's wait fields.
+  EXPECT_EQ(counter_model(catalog.get("gfx803")).max_counts, (std::vector<int>{15, 15}));
+  EXPECT_EQ(g9.max_counts, (std::vector<int>{63, 15}));
+  EXPECT_EQ(g10.max_counts, (std::vector<int>{63, 63, 63}));
+  EXPECT_EQ(g12.max_counts, (std::vector<int>{63, 63, 63, 31}));
 }
 
 TEST(Compile, UnsupportedCombinationsArePreciseErrors) {

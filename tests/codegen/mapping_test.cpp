@@ -1,6 +1,13 @@
 #include "hsalit/codegen/mapping.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "hsalit/codegen/target.hpp"
 
@@ -97,13 +104,115 @@ TEST(MappingTable, MalformedTablesNameTheFileAndTheRow) {
       {[](json& d) { d["rows"][0]["targets"] = json::array({"gfx1030"}); },
        "t.json: error: row 0 (load.plain): target 'gfx1030' is not one of the table's"},
       {[](json& d) { d["rows"][1]["sequence"][1]["lgkmcnt"] = -1; },
-       "t.json: error: row 1 (load.acquire), element 1: 'lgkmcnt' is a count"},
+       "t.json: error: row 1 (load.acquire), element 1: 'lgkmcnt' is a count (a whole number, 0 or more)"},
   };
   for (const Case& c : cases) {
     json doc = minimal_table();
     c.spoil(doc);
     EXPECT_EQ(error_of(doc), c.message);
   }
+}
+
+// Counts are read without conversion and checked against the target's field (gfx9: vmcnt
+// 0 to 63, expcnt 0 to 7, lgkmcnt 0 to 15); an instruction takes only the counts and cache
+// bits it has on each target of the row, and only instructions the target has are accepted.
+TEST(MappingTable, SequencesAreCheckedAgainstEachTarget) {
+  struct Case {
+    std::function<void(json&)> spoil;
+    std::string message;
+  };
+  const std::string at = "t.json: error: row 1 (load.acquire), element ";
+  const std::vector<Case> cases = {
+      {[](json& d) { d["rows"][1]["sequence"][1]["vmcnt"] = 4294967296ull; },
+       at + "1: 'vmcnt' 4294967296 is beyond any wait counter's field"},
+      {[](json& d) { d["rows"][1]["sequence"][1]["vmcnt"] = 99999999999ll; },
+       at + "1: 'vmcnt' 99999999999 is beyond any wait counter's field"},
+      {[](json& d) { d["rows"][1]["sequence"][1]["vmcnt"] = 64; },
+       at + "1: vmcnt(64) is out of range on gfx900: its field holds 0 to 63"},
+      {[](json& d) { d["rows"][1]["sequence"][1]["lgkmcnt"] = 16; },
+       at + "1: lgkmcnt(16) is out of range on gfx900: its field holds 0 to 15"},
+      {[](json& d) { d["rows"][1]["sequence"][1]["expcnt"] = 8; },
+       at + "1: expcnt(8) is out of range on gfx900: its field holds 0 to 7"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][2] = json{{"op", "buffer_wbinvl1_vol"}, {"vmcnt", 0}};
+       },
+       at + "2: buffer_wbinvl1_vol takes no count"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][2] = json{{"op", "global_inv"}, {"scope", "SCOPE_DEV"}};
+       },
+       at + "2: 'global_inv' does not exist on gfx900"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][2] = json{{"op", "s_waitcnt_vscnt"}, {"count", 0}};
+       },
+       at + "2: 's_waitcnt_vscnt' does not exist on gfx900"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][0] = json{{"op", "access"}, {"sc1", true}};
+       },
+       at + "0: a memory access takes glc, slc on gfx900, not 'sc1'"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][0] = json{{"op", "access"}, {"vmcnt", 0}};
+       },
+       at + "0: the access takes no count"},
+      {[](json& d) { d["rows"][1]["sequence"][1]["count"] = 0; },
+       at + "1: s_waitcnt takes vmcnt, expcnt and lgkmcnt, not 'count'"},
+      {[](json& d) {
+         d["rows"][1]["sequence"][2] = json{{"op", "buffer_wbinvl1_vol"}, {"glc", true}};
+       },
+       at + "2: buffer_wbinvl1_vol takes no cache bits on gfx900 (it has 'glc')"},
+      {[](json& d) {
+         d["targets"] = json::array({"gfx900", "gfx42"});
+       },
+       "t.json: error: /targets: unknown target 'gfx42' (known: "},
+  };
+  for (const Case& c : cases) {
+    json doc = minimal_table();
+    c.spoil(doc);
+    EXPECT_EQ(error_of(doc).substr(0, c.message.size()), c.message);
+  }
+  // vmcnt has 4 bits before gfx9 (LLVM AMDGPUBaseInfo, getVmcntBitWidthHi): 16 is out of range on gfx803.
+  json older = minimal_table();
+  older["targets"] = json::array({"gfx803", "gfx900"});
+  older["rows"][1]["sequence"][1]["vmcnt"] = 16;
+  EXPECT_EQ(error_of(older), at + "1: vmcnt(16) is out of range on gfx803: its field holds 0 to 15");
+  older["rows"][1]["targets"] = json::array({"gfx900"});  // the row applies to gfx900 only
+  older["rows"][2]["targets"] = json::array({"gfx900"});
+  EXPECT_EQ(error_of(older), "");
+}
+
+// With the table's text, an error names the line and column of the row's id.
+TEST(MappingTable, ErrorsOfARowGiveItsLineWhenTheTextIsKnown) {
+  json doc = minimal_table();
+  doc["rows"][1]["sequence"][1]["vmcnt"] = 64;
+  const std::string text = doc.dump(2);
+  std::size_t id = text.find("\"id\": \"load.acquire\"");
+  ASSERT_NE(id, std::string::npos);
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(id), '\n');
+  const auto column = id - text.rfind('\n', id);
+  try {
+    MappingTable::from_json(doc, "t.json", text);
+    FAIL();
+  } catch (const MappingError& e) {
+    EXPECT_EQ(std::string(e.what()), fmt::format("t.json:{}:{}: error: row 1 (load.acquire), element 1: vmcnt(64) is "
+                                                 "out of range on gfx900: its field holds 0 to 63",
+                                                 line, column));
+  }
+}
+
+// A number past a double's range is a JSON error of the file like any other, not an escaping
+// json::out_of_range (found by fuzz/mapping_fuzzer.cpp).
+TEST(MappingTable, AnOverflowingNumberIsAnErrorOfTheFile) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("hsalit-mapping-overflow-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema": "hsalit-mapping/1", "name": "t", "targets": ["gfx900"], "rows": [1e400]})";
+  try {
+    MappingTable::from_file(file);
+    ADD_FAILURE() << "accepted 1e400";
+  } catch (const MappingError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": error: not valid JSON", 0), 0u) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a MappingError: " << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(MappingTable, ShippedTablesLoadAndNameExistingTargets) {

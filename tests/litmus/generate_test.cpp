@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -319,6 +324,34 @@ TEST(Generate, ShardsPartitionTheCycles) {
   EXPECT_EQ(enumerate_cycles(spec("threads=2,accesses=2,shard=0/1")), all);
   for (const char* bad : {"shard=3/3", "shard=1", "shard=a/2", "shard=0/0", "shard=-1/2", "shard=1/2/3"})
     EXPECT_THROW(spec(bad), std::invalid_argument) << bad;
+}
+
+// The test limit applies before the bound's every cycle is listed: cycles are generated as
+// the spaces need them (found by fuzz/spec_fuzzer.cpp: `threads=4,accesses=3,max=3` listed
+// every cycle first, 35 s and 560 MB, before the limit could stop it). The child process has
+// 256 MiB of heap beyond what it holds at the start, which listing every cycle exceeds.
+// Generates `threads=4,accesses=3,max=3` with 256 MiB of heap beyond what the process holds;
+// exits 0 when the limit stops it (std::length_error), 1 otherwise.
+[[noreturn]] void generate_four_by_three_in_little_memory() {
+  long pages = 0, resident = 0, shared = 0, text = 0, library = 0, data = 0;
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (!statm || std::fscanf(statm, "%ld %ld %ld %ld %ld %ld", &pages, &resident, &shared, &text, &library, &data) != 6)
+    std::_Exit(2);
+  std::fclose(statm);
+  const rlim_t heap = static_cast<rlim_t>(data) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{256} << 20);
+  const rlimit limit{heap, heap};
+  if (::setrlimit(RLIMIT_DATA, &limit) != 0) std::_Exit(3);
+  try {
+    generate_tests(spec("threads=4,accesses=3,max=3"));
+  } catch (const std::length_error&) {
+    std::_Exit(0);
+  } catch (...) {
+  }
+  std::_Exit(1);
+}
+
+TEST(Generate, TheTestLimitAppliesBeforeEveryCycleIsListed) {
+  EXPECT_EXIT(generate_four_by_three_in_little_memory(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "hsalit/results/output_folder.hpp"
 
 namespace {
 
@@ -190,7 +193,10 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   write_file(dir_ / "tests" / "Broken.litmus", "LISA Broken\n{ x = 0; }\n P0 ;\n w[] x ;\nexists (x=1)\n");
   fs::path out = dir_ / "out";
   CliRun r = hsalit(campaign_args(out));
-  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // Broken is unknown: not judged, so the campaign does not pass, and the summary says why.
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("unknown: 1 test: 1 parse\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown: Broken: parse: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("report: " + (out / "report.html").string()), std::string::npos) << r.out;
   for (const char* f : {"results.json", "report.md", "report.html", "junit.xml", "campaign.log", "journal.jsonl"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
@@ -218,6 +224,11 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   std::size_t cases = 0;
   for (std::size_t p = junit.find("<testcase "); p != std::string::npos; p = junit.find("<testcase ", p + 1)) ++cases;
   EXPECT_EQ(cases, kCanonical.size() + 1);
+  // JUnit: the unknown test is an error with its reason, the racy one skipped.
+  EXPECT_NE(junit.find("errors=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<error type=\"unknown\" message=\"parse: "), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<skipped message=\"undefined: "), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("<skipped message=\"unknown"), std::string::npos) << junit;
   std::string log = read_file(out / "campaign.log");
   EXPECT_NE(log.find("Test MP+agent+agent_diff-wg Allowed\nHistogram"), std::string::npos);
   EXPECT_NE(log.find("Verdict MP+wg+wg_diff-wg undefined"), std::string::npos);
@@ -227,7 +238,7 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   EXPECT_EQ(again.status, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
   CliRun resumed = hsalit(campaign_args(out, {"--resume"}));
-  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(resumed.status, 1) << resumed.err;
   EXPECT_EQ(without_timings(results(out)), without_timings(j));
   // The simulator's assumptions and the row selection are part of the configuration: a
   // journal of a run without them is not resumed with them.
@@ -241,9 +252,9 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   }
 }
 
-TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
-  // The gfx6-9 table with the L1 invalidation dropped from every acquiring load: a load after
-  // the flag may then read a stale L1 line (docs/simulator.md, rule 8).
+// The gfx6-9 table with the L1 invalidation dropped from every acquiring load: a load after
+// the flag may then read a stale L1 line (docs/simulator.md, rule 8).
+void write_broken_table(const fs::path& file) {
   json table = json::parse(read_file(fs::path(HSALIT_SOURCE_DIR) / "codegen/mappings/gfx6-9.json"));
   table["name"] = "gfx6-9-no-acquire-invalidate";
   std::size_t removed = 0;
@@ -258,7 +269,11 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
     row["sequence"] = kept;
   }
   ASSERT_GT(removed, 0u);
-  write_file(dir_ / "broken.json", table.dump(1));
+  write_file(file, table.dump(1));
+}
+
+TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
+  write_broken_table(dir_ / "broken.json");
   fs::remove(dir_ / "tests" / "MP+wg+wg_diff-wg.litmus");
   fs::path out = dir_ / "out";
   CliRun r = hsalit(campaign_args(out, {"--mapping", (dir_ / "broken.json").string()}));
@@ -288,7 +303,8 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
 TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {
   fs::path out = dir_ / "out";
   CliRun r = hsalit({"campaign", (dir_ / "tests").string(), "--out", out.string(), "--time-limit", "0.001", "-q"});
-  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(r.status, 1) << r.err;  // unknown tests: the campaign does not pass
+  EXPECT_NE(r.out.find("unknown: "), std::string::npos) << r.out;
   json j = results(out);
   EXPECT_EQ(j["summary"]["tests"], kCanonical.size());
   for (const json& t : j["tests"])
@@ -301,7 +317,8 @@ TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {
   fs::path hw = dir_ / "hw";
   CliRun h = hsalit(
       {"campaign", (dir_ / "tests").string(), "--out", hw.string(), "--backend", "hip", "--iterations", "1000", "-q"});
-  ASSERT_EQ(h.status, 0) << h.err;
+  ASSERT_EQ(h.status, 1) << h.err;
+  EXPECT_NE(h.out.find(" run\n"), std::string::npos) << h.out;  // unknown: N tests: N run
   json k = results(hw);
   EXPECT_EQ(k["campaign"]["backend"], "hip");
   EXPECT_EQ(k["campaign"]["mode"], "random");
@@ -471,6 +488,152 @@ TEST_F(Campaign, HtmlRendersInHeadlessChromiumWithoutConsoleErrors) {
   EXPECT_NE(dom.find("MP+agent+agent_diff-wg"), std::string::npos);
   std::istringstream lines(console);
   for (std::string line; std::getline(lines, line);) EXPECT_EQ(line.find("CONSOLE"), std::string::npos) << line;
+}
+
+// A results folder belongs to one run (docs/campaigns.md, "The output folder"): no command
+// replaces the results of another kind or configuration without --force, a merge never
+// writes into one of its parts, and a second writer fails fast on the folder's lock.
+TEST_F(Campaign, AResultsFolderIsNotReplacedByAnotherRun) {
+  const fs::path campaign = dir_ / "campaign", verified = dir_ / "verified";
+  ASSERT_EQ(hsalit(campaign_args(campaign, {"-q"})).status, 0);
+  const std::string campaign_results = read_file(campaign / "results.json");
+  const std::string test = (dir_ / "tests" / "MP+agent+agent_diff-wg.litmus").string();
+
+  // verify-mapping onto a campaign: refused; with --force the campaign's journal goes too.
+  CliRun onto_campaign = hsalit({"verify-mapping", "--engine", "enum", test, "--out", campaign.string()});
+  EXPECT_EQ(onto_campaign.status, 2) << onto_campaign.err;
+  EXPECT_NE(onto_campaign.err.find("journal.jsonl"), std::string::npos) << onto_campaign.err;
+  EXPECT_NE(onto_campaign.err.find("--force"), std::string::npos) << onto_campaign.err;
+  EXPECT_EQ(read_file(campaign / "results.json"), campaign_results);
+  CliRun forced = hsalit({"verify-mapping", "--engine", "enum", test, "--out", campaign.string(), "--force"});
+  EXPECT_LE(forced.status, 1) << forced.err;
+  EXPECT_FALSE(fs::exists(campaign / "journal.jsonl"));
+  EXPECT_TRUE(results(campaign).contains("verification"));
+
+  // The same verification again replaces its own results; another configuration does not.
+  ASSERT_LE(hsalit({"verify-mapping", "--engine", "enum", test, "--out", verified.string()}).status, 1);
+  EXPECT_LE(hsalit({"verify-mapping", "--engine", "enum", test, "--out", verified.string()}).status, 1);
+  const std::string verified_results = read_file(verified / "results.json");
+  CliRun other = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", test, "--out", verified.string()});
+  EXPECT_EQ(other.status, 2) << other.err;
+  EXPECT_NE(other.err.find("another configuration"), std::string::npos) << other.err;
+  EXPECT_EQ(read_file(verified / "results.json"), verified_results);
+
+  // A campaign onto a verification: refused, --resume or not.
+  for (const char* resume : {"-q", "--resume"}) {
+    CliRun onto_verification = hsalit(campaign_args(verified, {"-q", resume}));
+    EXPECT_EQ(onto_verification.status, 2) << onto_verification.err;
+    EXPECT_NE(onto_verification.err.find("results.json"), std::string::npos) << onto_verification.err;
+    EXPECT_FALSE(fs::exists(verified / "journal.jsonl"));
+    EXPECT_EQ(read_file(verified / "results.json"), verified_results);
+  }
+}
+
+TEST_F(Campaign, MergeNeverWritesIntoOneOfItsParts) {
+  std::vector<std::string> merge = {"results", "merge"};
+  for (int i = 0; i < 2; ++i) {
+    const fs::path shard = dir_ / ("shard" + std::to_string(i));
+    ASSERT_EQ(hsalit(campaign_args(shard, {"-q", "--shard", std::to_string(i) + "/2"})).status, 0);
+    merge.push_back(shard.string());
+  }
+  const std::string shard0 = read_file(dir_ / "shard0" / "results.json");
+  for (const std::string& out :
+       {(dir_ / "shard0").string(), (dir_ / "shard0").string() + "/", (dir_ / "shard1" / ".." / "shard0").string()})
+    for (bool force : {false, true}) {
+      std::vector<std::string> args = merge;
+      args.insert(args.end(), {"--out", out});
+      if (force) args.push_back("--force");
+      CliRun r = hsalit(args);
+      EXPECT_EQ(r.status, 2) << out << ": " << r.err;
+      EXPECT_NE(r.err.find("one of the folders merged"), std::string::npos) << r.err;
+    }
+  EXPECT_EQ(read_file(dir_ / "shard0" / "results.json"), shard0);
+
+  // Onto a campaign's folder: refused unless --force; into its own earlier merge: replaced.
+  ASSERT_EQ(hsalit(campaign_args(dir_ / "campaign", {"-q"})).status, 0);
+  std::vector<std::string> onto_campaign = merge;
+  onto_campaign.insert(onto_campaign.end(), {"--out", (dir_ / "campaign").string()});
+  CliRun refused = hsalit(onto_campaign);
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("journal.jsonl"), std::string::npos) << refused.err;
+  std::vector<std::string> into_merged = merge;
+  into_merged.insert(into_merged.end(), {"--out", (dir_ / "merged").string()});
+  EXPECT_EQ(hsalit(into_merged).status, 0);
+  CliRun again = hsalit(into_merged);
+  EXPECT_EQ(again.status, 0) << again.err;
+}
+
+TEST_F(Campaign, ASecondWriterFailsFastOnTheLock) {
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(hsalit(campaign_args(out, {"-q"})).status, 0);
+  const std::string before = read_file(out / "journal.jsonl");
+  {
+    hsalit::results::FolderLock held(out);  // as a campaign running there holds it
+    CliRun second = hsalit(campaign_args(out, {"-q", "--resume"}));
+    EXPECT_EQ(second.status, 2) << second.err;
+    EXPECT_NE(second.err.find((out / "hsalit.lock").string()), std::string::npos) << second.err;
+    EXPECT_NE(second.err.find("pid " + std::to_string(::getpid())), std::string::npos) << second.err;
+    CliRun merge = hsalit({"results", "merge", out.string(), "--out", out.string() + "-copy"});
+    EXPECT_EQ(merge.status, 0) << merge.err;  // reading is not writing
+  }
+  EXPECT_EQ(read_file(out / "journal.jsonl"), before);
+  CliRun after = hsalit(campaign_args(out, {"-q", "--resume"}));
+  EXPECT_EQ(after.status, 0) << after.err;
+}
+
+// Two campaigns started at once on one folder: one runs, the other stops at the lock; the
+// journal holds each test once.
+TEST_F(Campaign, TwoCampaignsAtOnceDoNotShareAJournal) {
+  const fs::path out = dir_ / "out";
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 2; ++i)
+    runs.push_back(spawn(campaign_args(out, {"-q", "--resume"}), dir_ / ("stdout" + std::to_string(i)),
+                         dir_ / ("stderr" + std::to_string(i))));
+  int ok = 0;
+  for (pid_t pid : runs) {
+    int raw = 0;
+    ::waitpid(pid, &raw, 0);
+    ok += WIFEXITED(raw) && WEXITSTATUS(raw) == 0;
+  }
+  EXPECT_GE(ok, 1);
+  std::istringstream journal(read_file(out / "journal.jsonl"));
+  std::map<std::string, int> records;
+  for (std::string line; std::getline(journal, line);) {
+    json j = json::parse(line);
+    if (j.contains("test")) ++records[j["test"]["file"]];
+  }
+  EXPECT_EQ(records.size(), kCanonical.size());
+  for (const auto& [file, n] : records) EXPECT_EQ(n, 1) << file;
+}
+
+// verify-mapping --out: counterexample files are named after their tests, sanitised and
+// unique (docs/verification.md), and none is written outside counterexamples/.
+TEST_F(Campaign, CounterexampleFilesStayInsideTheirFolder) {
+  write_broken_table(dir_ / "broken.json");
+  const std::string mp = read_file(dir_ / "tests" / "MP+agent+agent_diff-wg.litmus");
+  auto named = [&](const std::string& name) {
+    std::string text = mp;
+    const std::size_t at = text.find("MP+agent+agent_diff-wg");
+    return text.replace(at, std::string("MP+agent+agent_diff-wg").size(), name);
+  };
+  fs::create_directories(dir_ / "hostile");
+  write_file(dir_ / "hostile" / "a.litmus", named("../../escaped"));
+  write_file(dir_ / "hostile" / "b.litmus", named("../../escaped"));
+  write_file(dir_ / "hostile" / "c.litmus", named((dir_ / "absolute").string()));
+  const fs::path out = dir_ / "out";
+  CliRun r = hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--mapping",
+                     (dir_ / "broken.json").string(), (dir_ / "hostile").string(), "--out", out.string()});
+  ASSERT_EQ(r.status, 1) << r.out << r.err;  // three counterexamples
+  EXPECT_FALSE(fs::exists(dir_ / "escaped.litmus"));
+  EXPECT_FALSE(fs::exists(out / "escaped.litmus"));
+  EXPECT_FALSE(fs::exists((dir_ / "absolute").string() + ".litmus"));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(out / "counterexamples")) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 3u) << ::testing::PrintToString(files);
+  EXPECT_EQ(files[0], "___.._escaped.litmus");
+  EXPECT_EQ(files[1], "___.._escaped~2.litmus");
+  EXPECT_EQ(files[2].find('/'), std::string::npos);
 }
 
 }  // namespace

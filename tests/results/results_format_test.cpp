@@ -84,6 +84,35 @@ TEST(ResultsFormat, MalformedResultsNameTheEntry) {
   EXPECT_THROW(campaign_results_from_json(j, ""), ResultsError);
 }
 
+// A number past a double's range is a JSON error of the file like any other, not an escaping
+// json::out_of_range (found by fuzz/results_fuzzer.cpp).
+TEST(ResultsFormat, AnOverflowingNumberIsAnErrorOfTheFile) {
+  const fs::path file = fs::temp_directory_path() / ("hsalit-results-overflow-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema": "hsalit-campaign/1", "tests": [], "n": 1e400})";
+  try {
+    read_results(file);
+    ADD_FAILURE() << "accepted 1e400";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": error: not JSON", 0), 0u) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a ResultsError: " << e.what();
+  }
+  fs::remove(file);
+}
+
+// A reference listed twice in observed_refs was accepted, but its outcomes (objects keyed by
+// reference) could not be written back and read again (found by fuzz/results_fuzzer.cpp).
+TEST(ResultsFormat, ARepeatedObservedReferenceIsRefused) {
+  nlohmann::json j = to_json(sample_results());
+  j["tests"][0]["observed_refs"] = {"1:r0", "1:r0"};
+  try {
+    campaign_results_from_json(j, "");
+    FAIL() << "accepted a repeated reference";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("tests[0]: observed_refs lists '1:r0' twice"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ResultsFormat, JournalDropsATornLastLine) {
   fs::path dir = fs::temp_directory_path() / ("hsalit-journal-" + std::to_string(::getpid()));
   fs::create_directories(dir);

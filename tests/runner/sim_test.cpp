@@ -251,6 +251,79 @@ TEST(Simulator, PlacementsCoverSameAndDifferentCus) {
   for (const Placement& p : all) EXPECT_EQ(p.wave_of_thread.size(), 4u);
 }
 
+// The cursor visits the placements of placements(), in the same order, one at a time; with
+// separate CUs only, those that put every work-group on a CU of its own.
+TEST(Simulator, PlacementCursorVisitsEveryPlacementInOrder) {
+  for (const char* scopes : {"(agent (wg 0) (wg 1) (wg 2) (wg 3))", "(agent (wg 0 1) (wg 2)) (agent (wg 3))",
+                             "(agent (wg (wave 0 1 2) 3))", "(agent (wg 0) (wg 1)) (agent (wg 2) (wg 3))"}) {
+    litmus::Test t = parse(std::string("LISA P\n{ x = 0; }\n P0 | P1 | P2 | P3 ;\n w[] x 1 | w[] x 2 | w[] x 3 | "
+                                       "w[] x 4 ;\nscopes: ") +
+                           scopes + "\nexists (x=1)\n");
+    const std::vector<Placement> all = placements(t);
+    PlacementCursor cursor(t);
+    EXPECT_EQ(cursor.count(), all.size()) << scopes;
+    std::vector<std::string> visited;
+    do visited.push_back(cursor.current().describe());
+    while (cursor.next());
+    std::vector<std::string> expected;
+    for (const Placement& p : all) expected.push_back(p.describe());
+    EXPECT_EQ(visited, expected) << scopes;
+    PlacementCursor separate(t, true);
+    std::vector<std::string> separated;
+    do separated.push_back(separate.current().describe());
+    while (separate.next());
+    std::vector<std::string> expected_separate;
+    for (const Placement& p : all)
+      if (p.cu_of_workgroup.size() == p.agent_of_cu.size()) expected_separate.push_back(p.describe());
+    EXPECT_EQ(separated, expected_separate) << scopes;
+    EXPECT_EQ(separate.count(), separated.size()) << scopes;
+  }
+  // Bell(16) placements of sixteen work-groups, counted without being built.
+  std::string heads, stores;
+  for (int i = 0; i < 16; ++i) {
+    heads += (i ? " | P" : " P") + std::to_string(i);
+    stores += (i ? " | w[] x " : " w[] x ") + std::to_string(i + 1);
+  }
+  litmus::Test sixteen = parse("LISA S\n{ x = 0; }\n" + heads + " ;\n" + stores + " ;\nexists (x=1)\n");
+  EXPECT_EQ(PlacementCursor(sixteen).count(), 10'480'142'147u);
+}
+
+// A search that outgrows its memory limit stops with `unknown`, and one past its time limit
+// stops too, in either mode (random mode reports the runs it made).
+TEST(Simulator, SearchesStopAtTheirLimits) {
+  std::string heads, stores;
+  for (int i = 0; i < 8; ++i) {
+    heads += (i ? " | P" : " P") + std::to_string(i);
+    stores += (i ? " | w[] x " : " w[] x ") + std::to_string(i + 1);
+  }
+  litmus::Test t = parse("LISA S\n{ x = 0; }\n" + heads + " ;\n" + stores + " ;\nexists (x=1)\n");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompiledTest c = codegen::compile(t, catalog.get("gfx900"), catalog, gfx69());
+  SimOptions small;
+  small.memory_limit = support::resident_bytes() + (8u << 20);  // a few blocks of states more
+  small.max_states = 1'000'000'000;
+  SimResult r = run_exhaustive(t, c, small);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_NE(r.unknown->find("memory limit"), std::string::npos) << *r.unknown;
+
+  SimOptions quick;
+  quick.timeout_seconds = 0.05;
+  quick.max_states = 1'000'000'000;
+  quick.memory_limit = 0;
+  r = run_exhaustive(t, c, quick);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_NE(r.unknown->find("time limit"), std::string::npos) << *r.unknown;
+  EXPECT_LT(r.seconds, 5.0);
+
+  quick.jobs = 3;
+  r = run_random(t, c, 1'000'000'000'000, 1, quick);
+  ASSERT_TRUE(r.unknown);
+  EXPECT_NE(r.unknown->find("time limit"), std::string::npos) << *r.unknown;
+  EXPECT_NE(r.unknown->find(" of 1000000000000 iterations ran"), std::string::npos) << *r.unknown;
+  EXPECT_LT(r.iterations, 1'000'000'000'000u);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
 TEST(Simulator, RandomModeCountsRunsAndFindsTheWeakOutcome) {
   litmus::Test t = library_test("canonical/MP+rlx-agent_diff-wg.litmus");
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();

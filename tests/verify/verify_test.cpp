@@ -69,6 +69,47 @@ TEST(VerifyMapping, BrokenAcquireGivesAMinimisedCounterexample) {
   EXPECT_EQ(verify_test(parse(kPaddedMp), gfx69(), options, cache).status, TestStatus::Sound);
 }
 
+// "Sound" needs every test judged: a table without the rows a test needs leaves it unsupported,
+// naming the missing operation, and the report's verdict is unknown.
+TEST(VerifyMapping, UnsupportedTestsMakeTheVerdictUnknownWithTheMissingRows) {
+  VerificationCache cache;
+  VerifyOptions options;
+  const codegen::MappingTable no_acquire = gfx69([](json& doc) {
+    json kept = json::array();
+    for (json& r : doc["rows"])
+      if (r["id"] != "load.atomic.acquire.agent.global" && r.value("same_as", "") != "load.atomic.acquire.agent.global")
+        kept.push_back(r);
+    doc["rows"] = kept;
+  });
+  std::vector<litmus::Test> tests = {library_test("canonical/MP+rlx-agent_diff-wg.litmus"), parse(kPaddedMp)};
+  VerifyReport report = verify_tests(tests, no_acquire, options, cache);
+  EXPECT_TRUE(report.sound());  // no counterexample...
+  EXPECT_FALSE(report.judged_all());
+  EXPECT_FALSE(report.verified_sound());  // ...but not every test was judged
+  ASSERT_EQ(report.count(TestStatus::Unsupported), 1u) << render_text(report, "t", "gfx900", "two tests");
+  EXPECT_EQ(missing_rows(report), std::vector<std::string>{"load atomic acquire agent global"});
+  EXPECT_EQ(verdict_text(report), "unknown: 1 of 2 tests not judged (1 unsupported, 0 unknown)");
+  const std::string text = render_text(report, "t", "gfx900", "two tests");
+  EXPECT_EQ(text.find("sound up to the bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("missing row: load atomic acquire agent global"), std::string::npos) << text;
+
+  VerifyReport with_rows = verify_tests(tests, gfx69(), options, cache);
+  EXPECT_TRUE(with_rows.verified_sound()) << render_text(with_rows, "gfx6-9", "gfx900", "two tests");
+  EXPECT_EQ(verdict_text(with_rows), "sound up to the bound");
+}
+
+// A value the simulator's 32-bit registers wrap and the model's 64-bit values do not is not a
+// counterexample: the test is unknown, with the operation that may leave the range.
+TEST(VerifyMapping, ArithmeticBeyondThirtyTwoBitsIsUnknownNotACounterexample) {
+  VerificationCache cache;
+  VerifyOptions options;
+  TestVerification v = verify_test(parse("LISA ADD\n{ x = 2147483647; }\n P0 ;\n r[] r0 x ;\n mov r1 (add r0 1) ;\n"
+                                         "exists (0:r1=0)\n"),
+                                   gfx69(), options, cache);
+  EXPECT_EQ(v.status, TestStatus::Unknown) << v.reason;
+  EXPECT_NE(v.reason.find("ADD:5:9: `(add r0 1)` may compute 2147483648"), std::string::npos) << v.reason;
+}
+
 // A small generated bound: the two-thread classic shapes with rlx, screl and scacq agent
 // atomics across work-groups.
 litmus::GenerateOptions small_bound() {

@@ -33,6 +33,7 @@
 #include "hsalit/model/sc.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/support/binary_key.hpp"
+#include "hsalit/support/parallel.hpp"
 
 namespace hsalit::verify {
 
@@ -1679,7 +1680,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       .order_kept = !bound_options.every_variation && options.model.variant == model::ModelVariant::Hsa &&
                     options.sim.explore_placements,
       .candidates = std::make_shared<model::CandidateMemo>(kKeptListingsPerWorker *
-                                                           static_cast<std::size_t>(std::max(1, options.jobs))),
+                                                           support::worker_count(options.jobs, support::max_jobs())),
   };
 
   BoundVerification out;
@@ -1866,11 +1867,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   };
   // The enumeration has a thread of its own (it is light beside the verification).
   std::thread producer(enumerate);
-  const int workers = std::max(1, options.jobs);
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  // Workers take spaces from the queue until it is done: threads the system refuses to start
+  // leave theirs to the others.
+  support::run_on_threads(support::worker_count(options.jobs, support::max_jobs()), work);
   producer.join();
   if (failure) std::rethrow_exception(failure);
 

@@ -11,6 +11,7 @@
 #include "elapsed.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/litmus/value_width.hpp"
 #include "hsalit/support/parallel.hpp"
 #include "judge.hpp"
 
@@ -204,6 +205,9 @@ TestVerification verify_without_minimising(const litmus::Test& test, const codeg
   if (!target) return finish(TestStatus::Unsupported, fmt::format("unknown target '{}'", options.target));
   try {
     v.compiled = codegen::compile(v.test, *target, catalog, table, options.compile);
+  } catch (const codegen::CompileError& e) {
+    v.missing_row = e.missing_row;
+    return finish(TestStatus::Unsupported, fmt::format("compile: {}", e.what()));
   } catch (const std::exception& e) {
     return finish(TestStatus::Unsupported, fmt::format("compile: {}", e.what()));
   }
@@ -226,6 +230,9 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
   // state is forbidden (it finds the same states).
   runner::SimOptions without_traces = sim;
   without_traces.keep_traces = false;
+  // The simulator holds 32-bit values, the model 64-bit ones: where a value may leave the
+  // 32-bit range, a final state the model forbids may be one the simulator wrapped.
+  if (auto beyond = litmus::value_width_reason(v.test, v.name)) return finish(TestStatus::Unknown, *beyond);
   try {
     v.sim = *cache.simulate(v.test, *v.compiled, without_traces);
   } catch (const std::exception& e) {
@@ -469,6 +476,33 @@ std::vector<std::string> rows_used(const VerifyReport& report) {
   return {rows.begin(), rows.end()};
 }
 
+std::vector<std::string> missing_rows(const VerifyReport& report) {
+  std::set<std::string> rows;
+  for (const TestVerification& v : report.tests)
+    if (v.status == TestStatus::Unsupported && !v.missing_row.empty()) rows.insert(v.missing_row);
+  return {rows.begin(), rows.end()};
+}
+
+std::string verdict_text(const VerifyReport& report) {
+  const std::size_t counterexamples = report.count(TestStatus::Counterexample);
+  if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
+  if (report.judged_all()) return "sound up to the bound";
+  const std::size_t unsupported = report.count(TestStatus::Unsupported), unknown = report.count(TestStatus::Unknown);
+  return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown,
+                     report.total(), unsupported, unknown);
+}
+
+namespace {
+
+// The verdict of a report without counterexamples, and the rows the table lacks.
+std::string verdict_line(const VerifyReport& report) {
+  std::string out = verdict_text(report) + "\n";
+  for (const std::string& row : missing_rows(report)) out += fmt::format("  missing row: {}\n", row);
+  return out;
+}
+
+}  // namespace
+
 std::string render_text(const VerifyReport& report, std::string_view table, std::string_view target,
                         std::string_view bound, std::size_t detailed) {
   std::string out = fmt::format("verify-mapping: table {} on {}, {}\n", table, target, bound);
@@ -480,10 +514,7 @@ std::string render_text(const VerifyReport& report, std::string_view table, std:
     if (v.status == TestStatus::Unsupported || v.status == TestStatus::Unknown)
       out += fmt::format("  {} {}: {}\n", to_string(v.status), v.name, v.reason);
   if (report.sound()) {
-    out += report.count(TestStatus::Unknown) == 0
-               ? "sound up to the bound\n"
-               : fmt::format("sound up to the bound on the decided tests ({} undecided)\n",
-                             report.count(TestStatus::Unknown));
+    out += verdict_line(report);
     return out;
   }
   std::size_t shown = 0, listed = 0;

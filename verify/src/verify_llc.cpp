@@ -153,6 +153,7 @@ std::string render_llc_text(const VerifyReport& report, std::string_view llc, st
                      target, report.tests.size(), report.count(TestStatus::Sound),
                      report.count(TestStatus::Counterexample), report.count(TestStatus::Racy),
                      report.count(TestStatus::Unsupported), report.count(TestStatus::Unknown));
+  out += fmt::format("verdict: {}\n", verdict_text(report));
   return out;
 }
 
@@ -176,7 +177,8 @@ nlohmann::json summary_json(const VerifyReport& report, std::string_view llc, st
           {"counterexample", report.count(TestStatus::Counterexample)},
           {"racy", report.count(TestStatus::Racy)},
           {"unsupported", report.count(TestStatus::Unsupported)},
-          {"unknown", report.count(TestStatus::Unknown)}};
+          {"unknown", report.count(TestStatus::Unknown)},
+          {"verdict", verdict_text(report)}};
 }
 
 }  // namespace hsalit::verify

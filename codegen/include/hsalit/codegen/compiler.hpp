@@ -63,6 +63,10 @@ struct CompiledTest {
 // the reason.
 struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  CompileError(const std::string& what, std::string missing)
+      : std::runtime_error(what), missing_row(std::move(missing)) {}
+  // Set when the table has no row for an operation: the operation, as MemoryOperation::describe.
+  std::string missing_row;
 };
 
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,

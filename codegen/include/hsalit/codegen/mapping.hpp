@@ -80,8 +80,11 @@ struct MappingRow {
 
 class MappingTable {
  public:
-  // Reads and checks a table. Throws MappingError naming the file and the row at fault.
-  static MappingTable from_json(const nlohmann::json& doc, std::string_view origin);
+  // Reads and checks a table, each row's sequence against each of its targets (the
+  // instructions the target has, its counters' fields, the cache bits each instruction
+  // takes). Throws MappingError naming the file and the row at fault; with the table's
+  // `text`, at the line and column of the row's id.
+  static MappingTable from_json(const nlohmann::json& doc, std::string_view origin, std::string_view text = {});
   static MappingTable from_file(const std::filesystem::path& path);
   // A table shipped with hsalit (embedded at build time from codegen/mappings/NAME.json).
   static MappingTable builtin(std::string_view name);

@@ -42,6 +42,25 @@ struct Target {
   int wave_size = 64;  // the default wave size: 32 on GFX10 and later (CompileOptions::wave64 keeps 64)
 };
 
+// What a mapping table's literal instructions and cache bits may be on a target
+// (docs/mapping-tables.md, "Checked against the target"). Sources: the counter widths of
+// LLVM's AMDGPUBaseInfo (getVmcntBitWidthLo/Hi, getExpcntBitWidth, getLgkmcntBitWidth, and
+// the GFX12 getLoadcnt/Storecnt/Samplecnt/Bvhcnt/Dscnt/KmcntBitWidth), which agree with the
+// CDNA4 ISA (section 3.1: VMCNT 6 bits, EXPCNT 3, LGKMCNT 4) and with what llvm-mc-19
+// accepts for each processor; which instructions exist, as llvm-mc-19 assembles them per
+// processor (gfx950, which it does not know, as gfx940: LLVM's AMDGPUUsage gives both one
+// memory model).
+struct TargetInstructions {
+  // The largest count of each s_waitcnt counter, and of each instruction that takes one
+  // count (s_waitcnt_vscnt, gfx12's s_wait_*); absent: the target has no such counter.
+  std::map<std::string, int> waitcnt_max;  // vmcnt, expcnt, lgkmcnt
+  std::map<std::string, int> count_max;    // mnemonic -> largest count
+  // Cache, write-back and barrier instructions that exist, with the cache bits each takes.
+  std::map<std::string, std::vector<std::string>> literal_bits;
+  std::vector<std::string> access_bits;  // the cache bits of memory accesses
+};
+const TargetInstructions& target_instructions(const Target& target);
+
 class TargetCatalog {
  public:
   static const TargetCatalog& builtin();
@@ -94,9 +113,9 @@ struct CounterModel {
   // The counters the model tracks, in a fixed order (an index is a counter's slot):
   // vmcnt lgkmcnt (GFX6-9); vmcnt vscnt lgkmcnt (GFX10-11); loadcnt storecnt dscnt kmcnt (GFX12).
   std::vector<std::string> names;
-  // Per counter, the largest count its wait field holds (AMDGPU waitcnt operand tables:
-  // vmcnt 0..15 on GFX6-GFX8, 0..63 from GFX9; lgkmcnt 0..15 before GFX10, 0..63 after; vscnt,
-  // loadcnt, storecnt, dscnt 0..63; kmcnt 0..31).
+  // Per counter, the largest count its wait field holds, as target_instructions gives the
+  // target's wait fields (vmcnt 0..15 on GFX6-GFX8, 0..63 from GFX9; lgkmcnt 0..15 before
+  // GFX10, 0..63 after; vscnt, loadcnt, storecnt, dscnt 0..63; kmcnt 0..31).
   std::vector<int> max_counts;
   // The counter LDS operations count in (lgkmcnt or dscnt), which FLAT operations share.
   std::string lds_counter;

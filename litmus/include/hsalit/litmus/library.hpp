@@ -10,7 +10,8 @@
 namespace hsalit::litmus {
 
 // Expands files and folders (recursively, `*.litmus`, sorted) into a list of test files.
-// A path that does not exist is returned as is so that the caller reports it.
+// A path that does not exist is returned as is so that the caller reports it, and so is a
+// dangling symbolic link named *.litmus inside a folder (reading it says so).
 std::vector<std::filesystem::path> collect_litmus_files(const std::vector<std::filesystem::path>& inputs);
 
 // The expected verdict of one bundled test, per model name ("hsa", "hrf-direct", ...),

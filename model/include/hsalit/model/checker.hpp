@@ -2,6 +2,7 @@
 // is racy (undefined), and the verdict of its final condition.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -12,6 +13,8 @@
 #include "hsalit/litmus/ast.hpp"
 #include "hsalit/model/execution.hpp"
 #include "hsalit/model/program.hpp"
+#include "hsalit/support/interrupt.hpp"
+#include "hsalit/support/memory.hpp"
 #include "hsalit/support/recently_used.hpp"
 
 namespace hsalit::model {
@@ -31,7 +34,11 @@ struct Outcome {
 struct CheckOptions {
   ModelVariant variant = ModelVariant::Hsa;
   Engine engine = Engine::Z3;
-  double timeout_seconds = 60;              // per test; exceeding it gives `unknown`
+  double timeout_seconds = 60;  // per test; exceeding it gives `unknown`
+  // The process's resident memory past which a check gives up (`unknown`; 0: no limit),
+  // read every few milliseconds where the time limit is checked. The default is half of
+  // physical memory (support::default_memory_limit).
+  std::uint64_t memory_limit = support::default_memory_limit();
   std::size_t max_candidates = 20'000'000;  // enumeration bound of the `enum` engine
   bool want_graph = false;                  // build a witness execution graph
   // Stop at the first race found: the result is racy, and its outcomes and verdict cover only
@@ -111,17 +118,33 @@ CheckResult check(const litmus::Test& test, const CheckOptions& options, Candida
 bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs, const Outcome& outcome,
            const Program& program);
 
-// A deadline shared by the engines.
+// A deadline shared by the engines, with the memory limit they honour beside it. One per
+// check, used by one thread.
 class Deadline {
  public:
-  explicit Deadline(double seconds)
-      : end_(std::chrono::steady_clock::now() +
-             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+  explicit Deadline(double seconds, std::uint64_t memory_limit = 0)
+      : end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                    std::chrono::duration<double>(std::min(seconds, 1e9)))),
+        memory_limit_(memory_limit) {}
   bool passed() const { return std::chrono::steady_clock::now() > end_; }
   double seconds_left() const { return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count(); }
+  // Why the work must stop: "time limit", the memory limit (the resident set is read at most
+  // every 10 ms), or "interrupted" (support::interrupted); nullopt to go on.
+  std::optional<std::string> stop_reason() const {
+    if (support::interrupted()) return "interrupted";
+    const auto now = std::chrono::steady_clock::now();
+    if (now > end_) return "time limit";
+    if (memory_limit_ > 0 && now >= next_memory_check_) {
+      next_memory_check_ = now + std::chrono::milliseconds(10);
+      if (support::over_memory_limit(memory_limit_)) return support::memory_limit_reason(memory_limit_);
+    }
+    return std::nullopt;
+  }
 
  private:
   std::chrono::steady_clock::time_point end_;
+  std::uint64_t memory_limit_;
+  mutable std::chrono::steady_clock::time_point next_memory_check_{};
 };
 
 }  // namespace hsalit::model

@@ -8,13 +8,15 @@
 
 namespace hsalit::results {
 
-// Throws std::runtime_error naming the file when it cannot be written.
+// Throws std::runtime_error `cannot write FILE: REASON` (the reason as strerror words it:
+// `No space left on device`) when it cannot be written.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
 // The same for a file written piece by piece (one too large to hold): the pieces go to the
 // temporary file, and commit() renames it over the target. Destroyed without a commit, it
 // removes the temporary file and leaves the target as it was. Throws std::runtime_error
-// naming the target when it cannot be written.
+// naming the target and the reason when it cannot be written (a folder at the target's
+// path: as it is constructed).
 class AtomicFileWriter {
  public:
   explicit AtomicFileWriter(std::filesystem::path target);

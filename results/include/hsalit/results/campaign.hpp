@@ -181,8 +181,9 @@ struct Verification {
   std::map<std::string, std::uint64_t> statistics;
   double cpu_seconds = 0;
 
-  // `sound up to the bound`, `sound up to the bound on the decided tests (N undecided)` or
-  // `N counterexamples` (as verify.txt says).
+  // `N counterexamples`; else `sound up to the bound` when every test was judged (none
+  // unsupported or unknown), else `unknown: N of M tests not judged (U unsupported, K
+  // unknown)` (as verify.txt says).
   std::string verdict() const;
 };
 

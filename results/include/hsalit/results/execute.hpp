@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,11 +57,22 @@ struct CampaignRun {
   std::filesystem::path out_dir;
   unsigned jobs = 1;
   bool resume = false;  // continue the journal in out_dir; otherwise it must not exist
+  bool force = false;   // replace the results of another run in out_dir (not with resume: it wins)
   std::function<void(const Progress&)> on_progress;
 };
 
-// Runs what the journal does not hold yet, then writes results.json and every report.
-// Throws ResultsError for an unusable output folder or a journal of another configuration.
+// Thrown by run_campaign when SIGINT or SIGTERM arrived (support::interrupted): the tests
+// finished before are in the journal, those cut short are not, and no results.json or report
+// is written, so `--resume` continues where it stopped.
+struct CampaignInterrupted : std::runtime_error {
+  CampaignInterrupted(std::size_t done, std::size_t total);
+  std::size_t done = 0, total = 0;  // tests in the journal, and of the campaign
+};
+
+// Runs what the journal does not hold yet, then writes results.json and every report. Holds
+// the folder's lock (FolderLock) throughout. Throws ResultsError for an unusable output
+// folder, one another process writes, a journal of another configuration, or (unless force)
+// the results of another run; CampaignInterrupted when a signal stops it.
 CampaignResults run_campaign(const CampaignRun& run, const TestContext& context);
 
 // The current time, ISO 8601 UTC to the second.

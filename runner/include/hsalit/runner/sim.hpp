@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/ast.hpp"
+#include "hsalit/support/memory.hpp"
 #include "hsalit/support/recently_used.hpp"
 
 namespace hsalit::runner {
@@ -56,7 +58,13 @@ bool apply_assumption(std::string_view name, HardwareAssumptions& hw);
 struct SimOptions {
   HardwareAssumptions hw;
   std::size_t max_states = 5'000'000;  // exhaustive mode gives up (unknown) past this
+  // Both modes give up (unknown) past this, checked from the first step on: random mode
+  // reports the runs made by then.
   double timeout_seconds = 60;
+  // Exhaustive mode gives up (unknown) before the process's resident memory would pass this
+  // many bytes (0: no limit); the default is half of physical memory
+  // (support::default_memory_limit).
+  std::uint64_t memory_limit = support::default_memory_limit();
   bool keep_traces = true;         // one trace per outcome in exhaustive mode (shortest)
   bool explore_placements = true;  // every placement of work-groups on compute units
   // Exhaustive search takes steps that commute with all others alone and leaves out L1
@@ -105,6 +113,32 @@ struct Placement {
 // running one after another, in every order), waves of a work-group share a CU, and
 // work-groups of one agent go on the same or different CUs in every way (set partitions).
 std::vector<Placement> placements(const litmus::Test& test);
+
+// The placements of placements(), one at a time and in the same order, without holding them
+// all: sixteen work-groups of one agent have more than ten billion. With `separate_cus_only`,
+// only those that put each work-group on a CU of its own (the reductions' rule 5).
+class PlacementCursor {
+ public:
+  explicit PlacementCursor(const litmus::Test& test, bool separate_cus_only = false);
+  const Placement& current() const { return current_; }
+  // Moves to the next placement; false after the last (the cursor is then back on the first).
+  bool next();
+  // How many placements the cursor visits, saturated at the largest std::uint64_t.
+  std::uint64_t count() const;
+  // A placement drawn at random, where there are too many to draw one by its index: each
+  // work-group of an agent joins one of the CUs drawn before it or a new one, uniformly, and
+  // each wave's lanes run in a uniformly random order. `below(n)` is uniform in [0, n).
+  Placement draw(const std::function<std::uint32_t(std::uint32_t)>& below) const;
+
+ private:
+  void place_workgroups(Placement& p, const std::vector<std::vector<int>>& partitions) const;
+  Placement base_;
+  std::size_t workgroups_ = 0;
+  std::vector<std::vector<int>> members_;     // per agent, its work-groups
+  std::vector<std::vector<int>> partitions_;  // per agent, each member's CU among the agent's (restricted growth)
+  bool separate_cus_only_ = false;
+  Placement current_;
+};
 
 // Whether, under these assumptions, two work-groups sharing a CU reach no final state that
 // they do not reach on separate CUs (docs/simulator.md, "Reductions", rule 5): stores reach

@@ -76,6 +76,9 @@ struct TestVerification {
   std::optional<runner::SimResult> sim;
   std::vector<runner::SimOutcome> forbidden;  // reached and not allowed
   std::optional<Counterexample> counterexample;
+  // Unsupported because the table has no row for an operation of the test: the operation
+  // (`load atomic acquire agent global`), for the list of missing rows.
+  std::string missing_row;
   double seconds = 0;
 };
 
@@ -172,8 +175,24 @@ struct VerifyReport {
   std::size_t omitted_sound = 0, omitted_racy = 0;
   std::size_t count(TestStatus status) const;  // kept and omitted
   std::size_t total() const { return tests.size() + omitted_sound + omitted_racy; }
+  // No counterexample was found. Whether every test was judged is judged_all(): only both
+  // together make the verdict "sound".
   bool sound() const { return count(TestStatus::Counterexample) == 0; }
+  // Every test sound, racy or a counterexample: none unsupported (a table without a row the
+  // test needs, a filter) nor unknown (the model or the simulator gave up). A generated bound
+  // decides most of its tests without keeping them (facts 9 and 10 whole spaces): those count
+  // as judged.
+  bool judged_all() const { return count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0; }
+  bool verified_sound() const { return sound() && judged_all(); }
 };
+
+// `sound up to the bound`, `N counterexamples` or `unknown: N of M tests not judged (U
+// unsupported, K unknown)`: sound only when every test was judged.
+std::string verdict_text(const VerifyReport& report);
+
+// The operations a table has no row for, among the report's unsupported tests: sorted,
+// without duplicates.
+std::vector<std::string> missing_rows(const VerifyReport& report);
 
 // Verifies each test, with `options.jobs` threads; the report keeps the order of `tests`.
 // `progress` (optional) is called after each test, one call at a time.

@@ -1,0 +1,346 @@
+// The exit-status contract of every `hsalit` subcommand, run as a user would (README, "Using
+// it"): 0 when everything was judged and passed, 1 when a check failed or anything is unknown,
+// 2 for bad input or usage. Bad option values and conflicting options are usage errors that
+// name the options.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// A consistent, race-free test: message passing with agent-scope release and acquire, the data
+// read guarded by the flag.
+const char* kGood =
+    "LISA Good\n{ x = 0; y = 0; 1:r1 = -1; }\n P0 | P1 ;\n w[] x 1 | r[atomic,scacq,agent] r0 y ;\n"
+    " w[atomic,screl,agent] y 1 | mov r2 (neq r0 1) ;\n | b[] r2 Skip1 ;\n | r[] r1 x ;\n | Skip1: ;\n"
+    "scopes: (agent (wg 0) (wg 1))\nexists (1:r0=1 /\\ 1:r1=0)\n";
+// A test that does not parse: a store without its value (line 4).
+const char* kBroken = "LISA Broken\n{ x = 0; }\n P0 ;\n w[] x ;\nexists (x=1)\n";
+
+class ExitCodes : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / (std::string("hsalit-exit-") + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome hsalit(const std::vector<std::string>& args) {
+    std::string cmd = quote(HSALIT_CLI);
+    for (const std::string& a : args) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    Outcome r;
+    const int raw = std::system(cmd.c_str());
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  // A usage error: exit 2, and the message names every one of `names`.
+  void expect_usage_error(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+    const Outcome r = hsalit(args);
+    std::string line;
+    for (const std::string& a : args) line += a + " ";
+    EXPECT_EQ(r.status, 2) << line << "\n" << r.out << r.err;
+    for (const std::string& name : names) EXPECT_NE(r.err.find(name), std::string::npos) << line << "\n" << r.err;
+  }
+
+  // The usage errors every numeric option shares (cli/src/option_checks.hpp), for `option` of `command`.
+  void expect_bad_counts_refused(std::vector<std::string> command, const std::string& option) {
+    for (const char* value : {"0", "-5", "1.5", "x", "18446744073709551616"}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {option, value});
+      expect_usage_error(args, {option});
+    }
+  }
+  void expect_bad_seconds_refused(std::vector<std::string> command, const std::string& option) {
+    for (const char* value : {"-1", "0", "nan", "inf", "1s"}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {option, value});
+      expect_usage_error(args, {option});
+    }
+  }
+  void expect_bad_jobs_refused(std::vector<std::string> command) {
+    for (const char* value : {"-1", "two"}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {"-j", value});
+      expect_usage_error(args, {"--jobs"});
+    }
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ExitCodes, MistypedSubcommandSuggestsTheNearestName) {
+  Outcome chek = hsalit({"chek", "x.litmus"});
+  EXPECT_EQ(chek.status, 2);
+  EXPECT_NE(chek.err.find("unknown subcommand 'chek'; did you mean 'check'?"), std::string::npos) << chek.err;
+  Outcome merg = hsalit({"results", "merg", "a", "--out", "b"});
+  EXPECT_EQ(merg.status, 2);
+  EXPECT_NE(merg.err.find("hsalit results: error: unknown subcommand 'merg'; did you mean 'merge'?"), std::string::npos)
+      << merg.err;
+  Outcome lst = hsalit({"mappings", "lst"});
+  EXPECT_EQ(lst.status, 2);
+  EXPECT_NE(lst.err.find("did you mean 'list'?"), std::string::npos) << lst.err;
+  Outcome far = hsalit({"zzzzzzzz"});
+  EXPECT_EQ(far.status, 2);
+  EXPECT_NE(far.err.find("unknown subcommand 'zzzzzzzz' (subcommands: parse, check,"), std::string::npos) << far.err;
+}
+
+TEST_F(ExitCodes, Parse) {
+  const std::string good = write("good.litmus", kGood), broken = write("broken.litmus", kBroken);
+  EXPECT_EQ(hsalit({"parse", good}).status, 0);
+  EXPECT_EQ(hsalit({"parse", good, broken}).status, 2);
+  expect_usage_error({"parse", "--print", "--json", good}, {"--print", "--json"});
+}
+
+TEST_F(ExitCodes, Check) {
+  const std::string good = write("good.litmus", kGood);
+  EXPECT_EQ(hsalit({"check", "--engine", "enum", good}).status, 0);
+  // A verdict that differs from expected.json: a failed check.
+  write("expected.json", R"({"schema": "hsalit-expected/1", "tests": {"good.litmus": {"hsa": "allowed"}}})");
+  Outcome differs = hsalit({"check", "--engine", "enum", "--expect", good});
+  EXPECT_EQ(differs.status, 1) << differs.err;
+  EXPECT_EQ(hsalit({"check", write("broken.litmus", kBroken)}).status, 2);
+  expect_bad_seconds_refused({"check", good}, "--timeout");
+  expect_bad_jobs_refused({"check", good});
+  expect_usage_error({"check", "--json", "--summary", good}, {"--json", "--summary"});
+  EXPECT_EQ(hsalit({"check", "--engine", "enum", "-j", "0", "--timeout", "0.5", good}).status, 0);
+}
+
+TEST_F(ExitCodes, Compile) {
+  const std::string good = write("good.litmus", kGood);
+  EXPECT_EQ(hsalit({"compile", good}).status, 0);
+  EXPECT_EQ(hsalit({"compile", write("broken.litmus", kBroken)}).status, 2);
+  const std::string table = (fs::path(HSALIT_SOURCE_DIR) / "codegen/mappings/gfx6-9.json").string();
+  expect_usage_error({"compile", "--mapping", table, "--table", "gfx6-9", good}, {"--mapping", "--table"});
+  expect_usage_error({"compile", "--via-llc", "llc-19", "--emit", "llvm-ir", good}, {"--via-llc", "--emit llvm-ir"});
+  // A table and llc that differ: exit 1 (needs llc-19).
+  const std::string lds = write("lds.litmus",
+                                "LISA lds\n{ a = 0; z = 0; }\n P0 ;\n w[] a 1 ;\n w[atomic,screl,wg] z 1 ;\n"
+                                "regions: a:group, z:group\nexists (z=1)\n");
+  Outcome differs = hsalit({"compile", "--via-llc", "llc-19", lds});
+  if (differs.status == 2 && differs.err.find("not found") != std::string::npos) GTEST_SKIP() << differs.err;
+  EXPECT_EQ(differs.status, 1) << differs.err;
+}
+
+TEST_F(ExitCodes, Mappings) {
+  EXPECT_EQ(hsalit({"mappings", "list"}).status, 0);
+  const std::string table = (fs::path(HSALIT_SOURCE_DIR) / "codegen/mappings/gfx6-9.json").string();
+  Outcome ok = hsalit({"mappings", "check", table});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(hsalit({"mappings", "check", write("t.json", "{}")}).status, 2);
+  EXPECT_EQ(hsalit({"mappings"}).status, 2);
+}
+
+TEST_F(ExitCodes, Run) {
+  const std::string good = write("good.litmus", kGood);
+  EXPECT_EQ(hsalit({"run", "--exhaustive", good}).status, 0);
+  EXPECT_EQ(hsalit({"run", "--iterations", "200", "--seed", "18446744073709551615", good}).status, 0);
+  // A trace of an outcome the simulator does not reach: a failed check, not a usage error.
+  Outcome unreachable = hsalit({"run", "--exhaustive", "--trace", "1:r0=1; 1:r1=0", good});
+  EXPECT_EQ(unreachable.status, 1) << unreachable.err;
+  EXPECT_NE(unreachable.err.find("it is not reachable"), std::string::npos) << unreachable.err;
+  // A trace naming what the test lacks can never match: a usage error naming it.
+  expect_usage_error({"run", "--exhaustive", "--trace", "1:r0=1; 3:r1=0", good},
+                     {"'3:r1' names thread 3, which test Good lacks (threads 0 to 1; it observes 1:r0, 1:r1)"});
+  expect_usage_error({"run", "--exhaustive", "--trace", "1:r0=1; 1:r7=0", good}, {"'1:r7' is not observed"});
+  expect_usage_error({"run", "--exhaustive", "--trace", "1:r0=1", good}, {"no value for 1:r1"});
+  expect_usage_error({"run", "--exhaustive", "--trace", "1:r0=one; 1:r1=0", good}, {"is not a number"});
+  expect_usage_error({"run", "--trace", "1:r0=1; 1:r1=0", good}, {"--trace", "--exhaustive"});
+  expect_usage_error({"run", "--json", "--exhaustive", "--trace", "1:r0=1; 1:r1=0", good}, {"--json", "--trace"});
+
+  expect_bad_counts_refused({"run", good}, "--iterations");
+  for (const char* seed : {"-1", "18446744073709551616", "1e3"})
+    expect_usage_error({"run", "--seed", seed, good}, {"--seed"});
+  expect_bad_seconds_refused({"run", good}, "--timeout");
+  expect_bad_jobs_refused({"run", good});
+  expect_usage_error({"run", "--exhaustive", "--iterations", "10", good}, {"--iterations", "--exhaustive"});
+  expect_usage_error({"run", "--mapping", "t.json", "--table", "gfx6-9", good}, {"--mapping", "--table"});
+  expect_usage_error({"run", "--instances", "8", good}, {"--instances needs --backend hip or cuda"});
+  expect_usage_error({"run", "--backend", "cuda", "--exhaustive", good}, {"--exhaustive needs --backend sim"});
+
+  // A GPU backend without a GPU: unknown with why, exit 1, and no histogram of zeros.
+  Outcome cuda = hsalit({"run", "--backend", "cuda", "--iterations", "100", good});
+  if (cuda.status != 0) {
+    EXPECT_EQ(cuda.status, 1) << cuda.err;
+    EXPECT_NE(cuda.out.find("Test Good unknown: no GPU"), std::string::npos) << cuda.out;
+    EXPECT_EQ(cuda.out.find("Observation"), std::string::npos) << cuda.out;
+  }
+}
+
+TEST_F(ExitCodes, Gen) {
+  EXPECT_EQ(hsalit({"gen", "--family", "MP", "--count"}).status, 0);
+  expect_usage_error({"gen", "--spec", "threads=1", "--threads", "2", "--count"}, {"--spec", "--threads"});
+  expect_usage_error({"gen", "--spec", "threads=1", "--family", "MP", "--count"}, {"--spec", "--family"});
+  expect_usage_error({"gen", "--count", "--out", (dir_ / "t").string()}, {"--count", "--out"});
+  expect_bad_counts_refused({"gen", "--count"}, "--max");
+  EXPECT_EQ(hsalit({"gen", "--threads", "9", "--count"}).status, 2);
+}
+
+TEST_F(ExitCodes, VerifyMapping) {
+  const std::string good = write("good.litmus", kGood);
+  Outcome sound = hsalit({"verify-mapping", "--engine", "enum", good});
+  EXPECT_EQ(sound.status, 0) << sound.out << sound.err;
+  // scacq/screl as acquire/release: store buffering has a counterexample (docs/mappings.md).
+  Outcome found = hsalit({"verify-mapping", "--engine", "enum", "--no-minimise", "--generate",
+                          "family=SB,scopes=agent+system,placements=diff-agent"});
+  EXPECT_EQ(found.status, 1) << found.out << found.err;
+  expect_usage_error({"verify-mapping", "--table", "gfx6-9", "--mapping", "t.json", good}, {"--mapping", "--table"});
+  expect_usage_error({"verify-mapping", "--generate", "family=MP", good}, {"--generate", "inputs"});
+  expect_usage_error({"verify-mapping", "--larger", "family=SB", good}, {"--larger needs --mutate"});
+  expect_bad_seconds_refused({"verify-mapping", good}, "--timeout");
+  expect_bad_jobs_refused({"verify-mapping", good});
+  EXPECT_EQ(hsalit({"verify-mapping", "--engine", "enum", "-j", "0", good}).status, 0);  // 0: one per core
+}
+
+TEST_F(ExitCodes, VerifyLlc) {
+  const std::string good = write("good.litmus", kGood);
+  expect_bad_seconds_refused({"verify-llc", good}, "--timeout");
+  expect_bad_jobs_refused({"verify-llc", good});
+  expect_usage_error({"verify-llc", "--llc", "llc-99", good}, {"llc-99"});
+  Outcome sound = hsalit({"verify-llc", "--llc", "llc-19", "--engine", "enum", good});
+  if (sound.status == 2 && sound.err.find("not found") != std::string::npos) GTEST_SKIP() << sound.err;
+  EXPECT_EQ(sound.status, 0) << sound.out << sound.err;
+  Outcome found = hsalit({"verify-llc", "--llc", "llc-19", "--engine", "enum", "--generate",
+                          "family=SB,scopes=agent,placements=diff-wg,orders=rlx+scacq+screl"});
+  EXPECT_EQ(found.status, 1) << found.out << found.err;  // SB with acquire/release: finding 1
+}
+
+TEST_F(ExitCodes, CampaignFailsOnAnyUnknownTest) {
+  write("tests/good.litmus", kGood);
+  const std::string tests = (dir_ / "tests").string();
+  Outcome passed = hsalit({"campaign", tests, "--out", (dir_ / "passed").string(), "-q"});
+  EXPECT_EQ(passed.status, 0) << passed.out << passed.err;
+  EXPECT_EQ(passed.out.find("unknown: "), std::string::npos) << passed.out;
+
+  write("tests/broken.litmus", kBroken);
+  Outcome unknown = hsalit({"campaign", tests, "--out", (dir_ / "unknown").string(), "-q"});
+  EXPECT_EQ(unknown.status, 1) << unknown.out << unknown.err;
+  EXPECT_NE(unknown.out.find("1 consistent, 0 violation, 0 undefined, 1 unknown"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown: 1 test: 1 parse\n"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown: broken: parse: "), std::string::npos) << unknown.out;
+  const std::string junit = read_file(dir_ / "unknown" / "junit.xml");
+  EXPECT_NE(junit.find("<error type=\"unknown\" message=\"parse: "), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("<skipped"), std::string::npos) << junit;
+
+  const std::vector<std::string> campaign = {"campaign", tests, "--out", (dir_ / "bad").string()};
+  expect_bad_counts_refused(campaign, "--iterations");
+  expect_bad_counts_refused(campaign, "--instances");
+  expect_bad_seconds_refused(campaign, "--time-limit");
+  expect_bad_jobs_refused(campaign);
+  for (const char* seed : {"-1", "18446744073709551616"})
+    expect_usage_error({"campaign", tests, "--out", (dir_ / "bad").string(), "--seed", seed}, {"--seed"});
+  expect_usage_error({"campaign", tests, "--out", (dir_ / "bad").string(), "--mapping", "t.json", "--table", "gfx6-9"},
+                     {"--mapping", "--table"});
+  expect_usage_error({"campaign", tests, "--out", (dir_ / "bad").string(), "--exhaustive", "--iterations", "5"},
+                     {"--iterations", "--exhaustive"});
+  expect_usage_error({"campaign", tests, "--out", (dir_ / "bad").string(), "--incantations", "stress"},
+                     {"--incantations needs --backend hip or cuda"});
+  EXPECT_FALSE(fs::exists(dir_ / "bad" / "results.json"));
+}
+
+TEST_F(ExitCodes, ReportCountsAFolderOnceAndFailsOnUnknownTests) {
+  write("tests/good.litmus", kGood);
+  const std::string passed = (dir_ / "passed").string();
+  ASSERT_EQ(hsalit({"campaign", (dir_ / "tests").string(), "--out", passed, "-q"}).status, 0);
+  write("tests/broken.litmus", kBroken);
+  const std::string unknown = (dir_ / "unknown").string();
+  ASSERT_EQ(hsalit({"campaign", (dir_ / "tests").string(), "--out", unknown, "-q"}).status, 1);
+
+  EXPECT_EQ(hsalit({"report", passed}).status, 0);
+  Outcome failed = hsalit({"report", passed, unknown});
+  EXPECT_EQ(failed.status, 1) << failed.err;
+  // The same folder twice, under two spellings: reported and counted once.
+  Outcome twice = hsalit({"report", passed, passed + "/."});
+  EXPECT_EQ(twice.status, 0) << twice.err;
+  EXPECT_EQ(occurrences(twice.out, " tests: "), 1u) << twice.out;
+  EXPECT_NE(twice.err.find("given more than once"), std::string::npos) << twice.err;
+  EXPECT_EQ(hsalit({"report", (dir_ / "missing").string()}).status, 2);
+
+  // A results.json that lists a test twice would count it twice: refused.
+  nlohmann::json j = nlohmann::json::parse(read_file(fs::path(passed) / "results.json"));
+  j["tests"].push_back(j["tests"][0]);
+  write("passed/results.json", j.dump());
+  Outcome listed_twice = hsalit({"report", passed});
+  EXPECT_EQ(listed_twice.status, 2);
+  EXPECT_NE(listed_twice.err.find("tests[1]: test '"), std::string::npos) << listed_twice.err;
+  EXPECT_NE(listed_twice.err.find("good.litmus' is listed twice (also tests[0])"), std::string::npos)
+      << listed_twice.err;
+}
+
+TEST_F(ExitCodes, MergeFailsOnUnknownTests) {
+  write("tests/a.litmus", kGood);
+  std::string renamed = kGood;
+  renamed.replace(renamed.find("Good"), 4, "Other");
+  write("tests/b.litmus", renamed);
+  const std::string tests = (dir_ / "tests").string();
+  std::vector<std::string> merge = {"results", "merge"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string shard = (dir_ / ("shard" + std::to_string(i))).string();
+    ASSERT_EQ(hsalit({"campaign", tests, "--out", shard, "--shard", std::to_string(i) + "/2", "-q"}).status, 0);
+    merge.push_back(shard);
+  }
+  std::vector<std::string> passing = merge;
+  passing.insert(passing.end(), {"--out", (dir_ / "merged").string()});
+  Outcome passed = hsalit(passing);
+  EXPECT_EQ(passed.status, 0) << passed.err;
+
+  write("tests/b.litmus", kBroken);  // shard 1 again, with an unknown test
+  fs::remove_all(dir_ / "shard1");
+  ASSERT_EQ(hsalit({"campaign", tests, "--out", (dir_ / "shard1").string(), "--shard", "1/2", "-q"}).status, 1);
+  std::vector<std::string> with_unknown = merge;
+  with_unknown.insert(with_unknown.end(), {"--out", (dir_ / "merged-unknown").string()});
+  Outcome unknown = hsalit(with_unknown);
+  EXPECT_EQ(unknown.status, 1) << unknown.out << unknown.err;
+  EXPECT_NE(unknown.out.find("1 unknown"), std::string::npos) << unknown.out;
+  EXPECT_EQ(hsalit({"results", "merge", (dir_ / "missing").string(), "--out", (dir_ / "m").string()}).status, 2);
+}
+
+}  // namespace
