@@ -14,28 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using test_support::Outcome;
+using test_support::read_file;
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -52,36 +38,8 @@ const char* kGood =
 // A test that does not parse: a store without its value (line 4).
 const char* kBroken = "LISA Broken\n{ x = 0; }\n P0 ;\n w[] x ;\nexists (x=1)\n";
 
-class ExitCodes : public testing::Test {
+class ExitCodes : public test_support::CliFolder {
  protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / (std::string("hsalit-exit-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome hsalit(const std::vector<std::string>& args) {
-    std::string cmd = quote(HSALIT_CLI);
-    for (const std::string& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    Outcome r;
-    const int raw = std::system(cmd.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-  }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-
   // A usage error: exit 2, and the message names every one of `names`.
   void expect_usage_error(const std::vector<std::string>& args, const std::vector<std::string>& names) {
     const Outcome r = hsalit(args);
@@ -113,8 +71,6 @@ class ExitCodes : public testing::Test {
       expect_usage_error(args, {"--jobs"});
     }
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ExitCodes, MistypedSubcommandSuggestsTheNearestName) {

@@ -13,65 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using test_support::Outcome;
+using test_support::read_file;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-class Cli : public testing::Test {
+class Cli : public test_support::CliFolder {
  protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / (std::string("hsalit-cli-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs `hsalit ARGS`, capturing stdout and stderr through files in the temp folder.
-  Outcome hsalit(const std::vector<std::string>& args) { return run(HSALIT_CLI, args); }
-
   // Runs one of the repository's scripts the same way.
   Outcome script(const std::string& name, const std::vector<std::string>& args) {
     return run((fs::path(HSALIT_SOURCE_DIR) / "scripts" / name).string(), args);
-  }
-
-  Outcome run(const std::string& program, const std::vector<std::string>& args) {
-    std::string cmd = quote(program);
-    for (const std::string& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    Outcome r;
-    int raw = std::system(cmd.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-  }
-
-  std::string write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
   }
 
   static std::string good(const std::string& name) {
@@ -85,8 +40,6 @@ class Cli : public testing::Test {
            "\n{ x = 0; }\n P0 | P1 ;\n r[] r0 x | w[atomic,scacq,agent] x 1 ;\n"
            "scopes: (agent (wg 0 1))\nexists (0:r0=1)\n";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, VersionAndHelpExitZero) {

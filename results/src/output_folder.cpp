@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool portable(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' ||
-         c == '_' || c == '.';
-}
-
 std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -33,21 +28,6 @@ std::string lower(std::string_view text) {
 }
 
 }  // namespace
-
-std::string safe_file_stem(std::string_view name) {
-  std::string stem;
-  stem.reserve(name.size());
-  for (char c : name) stem += portable(c) ? c : '_';
-  for (auto it = stem.begin(); it != stem.end() && *it == '.'; ++it) *it = '_';
-  for (auto it = stem.rbegin(); it != stem.rend() && *it == '.'; ++it) *it = '_';
-  if (stem.empty()) stem = "_";
-  if (stem.size() > kMaxFileStem) {
-    const std::string hash = "-" + content_hash(name);
-    stem.resize(kMaxFileStem - hash.size());
-    stem += hash;
-  }
-  return stem;
-}
 
 std::string OutputNames::claim(std::string_view name, std::string_view extension) {
   const std::string stem = safe_file_stem(name);

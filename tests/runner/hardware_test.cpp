@@ -48,7 +48,7 @@ TEST(HardwareSource, HipInlineAssemblyCarriesTheTableSequencesForMp) {
   o.target = "gfx900";
   codegen::CompiledTest c = compile_for(mp, "gfx900");
   HarnessProgram p = generate_hip_program(mp, &c, o);
-  EXPECT_EQ(p.file_name, "MP_wg_agent_diff-wg.hip");
+  EXPECT_EQ(p.file_name, "MP+wg+agent_diff-wg.hip");
   // P1's acquire load at agent scope (gfx6-9 table): glc load, wait, L1 invalidate.
   EXPECT_TRUE(contains(p.source, "\"global_load_dword v1, v0, s[2:3] glc\\n\\t\""));
   EXPECT_TRUE(contains(p.source, "\"buffer_wbinvl1_vol\\n\\t\""));
@@ -86,7 +86,11 @@ TEST(HardwareSource, CudaUsesPtxWithScopesMapped) {
   o.backend = HardwareBackend::Cuda;
   o.target = "sm_90";
   HarnessProgram p = generate_cuda_program(mp, o);
-  EXPECT_EQ(p.file_name, "MP_wg_agent_diff-wg.cu");
+  EXPECT_EQ(p.file_name, "MP+wg+agent_diff-wg.cu");
+  // A name that is a path, or holds a NUL, names a file inside --keep-source's folder.
+  litmus::Test hostile = mp;
+  hostile.name = std::string("../../tmp/x\0y", 13);
+  EXPECT_EQ(generate_cuda_program(hostile, o).file_name, "___.._tmp_x_y.cu");
   EXPECT_TRUE(contains(p.source, "st.release.cta.b32 [%0], %1;"));  // screl wg
   EXPECT_TRUE(contains(p.source, "ld.acquire.gpu.b32 %0, [%1];"));  // scacq agent
 

@@ -13,20 +13,14 @@
 #include <string_view>
 
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/support/file_names.hpp"
 
 namespace hsalit::results {
 
-// The longest stem safe_file_stem returns: room for `~N` and an extension within the 255
-// bytes most file systems allow in a name.
-inline constexpr std::size_t kMaxFileStem = 200;
-
-// `name` as a file name stem that is one plain name in any folder: every byte outside
-// `A-Z a-z 0-9 + - _ .` (path separators, NUL and other control bytes, blanks, non-ASCII)
-// becomes `_`; leading and trailing dots become `_` (no `.`, `..` or hidden file); an empty
-// name becomes `_`; a name longer than kMaxFileStem keeps its beginning and ends with `-`
-// and the FNV-1a 64 hash of the whole name. Names made of those characters only (every
-// bundled and generated test's) are kept as they are.
-std::string safe_file_stem(std::string_view name);
+// safe_file_stem and kMaxFileStem (hsalit/support/file_names.hpp), under the names this
+// component has always used.
+using support::kMaxFileStem;
+using support::safe_file_stem;
 
 // The file names of one output folder, given out in a fixed order: `STEM.EXT` with the stem
 // of safe_file_stem, or `STEM~2.EXT`, `STEM~3.EXT`... when an earlier name of the folder is
