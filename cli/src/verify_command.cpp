@@ -151,6 +151,9 @@ int run_verify(const VerifyCommandOptions& opt) {
   try {
     table = opt.mapping_file.empty() ? codegen::MappingTable::builtin(opt.table.empty() ? target->mapping : opt.table)
                                      : codegen::MappingTable::from_file(opt.mapping_file);
+  } catch (const codegen::MappingError& e) {
+    fmt::print(stderr, "{}\n", e.what());  // already `FILE[:LINE:COL]: error: ...`
+    return kExitBadInput;
   } catch (const std::exception& e) {
     return bad(e.what());
   }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "hsalit/results/atomic_file.hpp"
 
@@ -21,6 +22,7 @@ JournalContents read_journal(const std::filesystem::path& file) {
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   JournalContents contents;
+  std::unordered_map<std::string, std::size_t> index_of_file;  // where each test's record is
   bool have_header = false;
   std::size_t start = 0;
   for (int line = 1; start < text.size(); ++line) {
@@ -49,7 +51,15 @@ JournalContents read_journal(const std::filesystem::path& file) {
         have_header = true;
       } else {
         if (!j.is_object() || !j.contains("test")) throw ResultsError("a line without 'test'");
-        contents.records.push_back(test_record_from_json(j.at("test"), "test"));
+        // A test recorded twice (two writers before the folder lock, or an edited journal)
+        // keeps its later record in its first place, as --resume takes it: results hold
+        // each test once (read_results refuses a test listed twice).
+        TestRecord record = test_record_from_json(j.at("test"), "test");
+        const auto [at, fresh] = index_of_file.emplace(record.file, contents.records.size());
+        if (fresh)
+          contents.records.push_back(std::move(record));
+        else
+          contents.records[at->second] = std::move(record);
       }
     } catch (const ResultsError& e) {
       throw ResultsError(fmt::format("{}: error: {}", where, e.what()));

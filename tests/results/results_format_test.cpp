@@ -142,6 +142,30 @@ TEST(ResultsFormat, JournalDropsATornLastLine) {
   fs::remove_all(dir);
 }
 
+// A journal that records a test twice (two writers before the folder lock) reads as one record
+// of it, the later, so the results it gives can be written and read back (found by
+// fuzz/results_fuzzer.cpp: read_results refuses a test listed twice).
+TEST(ResultsFormat, JournalKeepsOneRecordPerTest) {
+  fs::path dir = fs::temp_directory_path() / ("hsalit-journal-twice-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / "journal.jsonl";
+  CampaignResults r = sample_results();
+  TestRecord again = r.tests[0];
+  again.reason = "the later record";
+  {
+    Journal j = Journal::create(file, r.info);
+    j.append(r.tests[0]);
+    j.append(r.tests[1]);
+    j.append(again);
+  }
+  const JournalContents c = read_journal(file);
+  ASSERT_EQ(c.records.size(), 2u);
+  EXPECT_EQ(c.records[0].file, r.tests[0].file);
+  EXPECT_EQ(c.records[0].reason, "the later record");
+  EXPECT_EQ(c.records[1].file, r.tests[1].file);
+  fs::remove_all(dir);
+}
+
 // A file written piece by piece appears whole or not at all: before the commit the target
 // keeps its old content, a writer dropped without a commit leaves no temporary file.
 TEST(ResultsFormat, AtomicFileWriterReplacesTheTargetOnlyOnCommit) {

@@ -19,7 +19,7 @@ inline constexpr std::string_view kJournalFile = "journal.jsonl";
 
 struct JournalContents {
   CampaignInfo info;
-  std::vector<TestRecord> records;  // in the order they finished
+  std::vector<TestRecord> records;  // one per test (its last record), in the order they finished
   std::size_t valid_bytes = 0;      // the prefix made of whole, readable lines
   bool torn_tail = false;           // a last line cut short by a kill (dropped)
 };
