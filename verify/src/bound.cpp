@@ -1546,13 +1546,17 @@ class SpaceSearch {
     weakest_at_[p].clear();
     std::vector<std::size_t> upper = choice_;
     for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
+    // Below a refused choice a race-free upper test only leads down (no weakest program):
+    // one known race-free needs no question.
+    const bool refused = prefix_refused(p);
+    if (refused && above_race_free_leaf(upper)) return false;
     const model::CheckResult& m = ask_race(upper);
     if (!m.unknown() && m.racy) {
       counts_.racy_below_racy += leaves_from_[p];
       return true;
     }
     if (m.unknown() || !settings_.code_dominance) return false;
-    if (prefix_refused(p)) return false;  // the weakest program cannot be compiled: test by test below
+    if (refused) return false;  // the weakest program cannot be compiled: test by test below
     if (!worth_simulating(p)) {
       ++counts_.weaker_code_left_out;
       return false;
@@ -1637,17 +1641,34 @@ class SpaceSearch {
     } catch (const std::exception& e) {
       v.reason = fmt::format("compile: {}", e.what());
     }
-    const model::CheckResult& race = ask_race(choice_);
-    if (race.unknown()) return std::nullopt;
-    if (race.racy) {
-      v.status = TestStatus::Racy;
-      v.reason = racy_reason(race);
-      v.missing_row.clear();
-    } else {
+    if (above_race_free_leaf(choice_)) {
       v.status = TestStatus::Unsupported;
+    } else {
+      const model::CheckResult& race = ask_race(choice_);
+      if (race.unknown()) return std::nullopt;
+      if (race.racy) {
+        v.status = TestStatus::Racy;
+        v.reason = racy_reason(race);
+        v.missing_row.clear();
+      } else {
+        v.status = TestStatus::Unsupported;
+        race_free_leaves_.push_back(choice_);
+      }
     }
     v.seconds = seconds_since(start);
     return v;
+  }
+
+  // Whether the test of `choices` is at least as strong, slot by slot, as a refused leaf the model found
+  // race-free: then it is race-free too (fact 2 read upwards: a test below a racy one is
+  // racy). The search meets the weaker choices of a slot first, so most leaves that need a
+  // missing row are decided so without a question.
+  bool above_race_free_leaf(const std::vector<std::size_t>& choices) const {
+    return std::any_of(race_free_leaves_.begin(), race_free_leaves_.end(), [&](const std::vector<std::size_t>& free) {
+      for (std::size_t k = 0; k < n_; ++k)
+        if (!at_least_as_strong(slots_[k].choices[choices[k]], slots_[k].choices[free[k]])) return false;
+      return true;
+    });
   }
 
   // `prefix_changed`: the last choice made differs from its slot's upper choice, so this
@@ -1705,6 +1726,7 @@ class SpaceSearch {
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
   std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
+  std::vector<std::vector<std::size_t>> race_free_leaves_;       // refused_leaf's, asked race-free
   // Compiled threads of weakest programs, by thread and the code classes of its slots.
   std::map<std::vector<std::size_t>, codegen::CompiledThread> threads_by_class_;
   SpaceCost cost_;
