@@ -414,7 +414,8 @@ TEST_F(Cli, VerifyMappingTimeLimitStopsTheBoundWithUnknown) {
   EXPECT_NE(r.out.find(" spaces\n  missing row: "), std::string::npos) << r.out;
   // The shipped table on a bound it decides within the limit: sound as without it.
   const std::string bound = "family=SB,scopes=agent+system,placements=diff-agent";
-  Outcome sound = hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--time-limit", "600", "--generate", bound});
+  Outcome sound =
+      hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--time-limit", "600", "--generate", bound});
   EXPECT_EQ(sound.status, 0) << sound.out << sound.err;
   EXPECT_NE(sound.out.find("sound up to the bound"), std::string::npos) << sound.out;
   for (const char* bad : {"0", "-1", "abc", "nan", "inf"})

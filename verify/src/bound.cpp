@@ -1972,9 +1972,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       std::lock_guard lock(mutex);
       all_enumerated = enumerated && !enumeration_cut;
     }
-    out.report.stopped = fmt::format("time limit of {:g} s reached after {} of {}{} spaces",
-                                     *bound_options.time_limit_seconds, control.finished.load(),
-                                     all_enumerated ? "" : "at least ", st.spaces);
+    out.report.stopped =
+        fmt::format("time limit of {:g} s reached after {} of {}{} spaces", *bound_options.time_limit_seconds,
+                    control.finished.load(), all_enumerated ? "" : "at least ", st.spaces);
   }
 
   // A deterministic report whatever the threads' interleaving: the tests of spaces after the

@@ -185,9 +185,7 @@ struct VerifyReport {
   // test needs, a filter) nor unknown (the model or the simulator gave up). A generated bound
   // decides most of its tests without keeping them (facts 9 and 10 whole spaces): those count
   // as judged.
-  bool judged_all() const {
-    return !stopped && count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0;
-  }
+  bool judged_all() const { return !stopped && count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0; }
   bool verified_sound() const { return sound() && judged_all(); }
 };
 
