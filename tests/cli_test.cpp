@@ -330,6 +330,53 @@ TEST_F(Cli, VerifyMappingWithoutTheRowsATestNeedsIsUnknown) {
   EXPECT_NE(shipped.out.find("sound up to the bound"), std::string::npos) << shipped.out;
 }
 
+// A bound searched with a table that lacks one row: the tests that need it are unsupported
+// and name it, the others keep their verdicts (sound, racy), and the verdict is unknown. The
+// leaves the table cannot compile are asked only whether they race; the counts are those of
+// judging each such test whole.
+TEST_F(Cli, VerifyMappingBoundWithoutOneRowNamesItAndKeepsTheOtherVerdicts) {
+  nlohmann::json table =
+      nlohmann::json::parse(std::ifstream(fs::path(HSALIT_SOURCE_DIR) / "codegen/mappings/gfx6-9.json"));
+  nlohmann::json rows = nlohmann::json::array();
+  for (const nlohmann::json& row : table["rows"])
+    if (row["id"] != "store.atomic.seq_cst.agent") rows.push_back(row);
+  ASSERT_EQ(rows.size() + 1, table["rows"].size());
+  table["rows"] = rows;
+  table["name"] = "minus-one";
+  const std::string minus = write("minus.json", table.dump());
+  const std::string bound = "family=SB,scopes=agent+system,placements=diff-agent";
+  Outcome r = hsalit({"verify-mapping", "--mapping", minus, "--engine", "enum", "--sc-orders", "--generate", bound});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("18 tests: 3 sound, 0 counterexamples, 8 racy (not checked), 7 unsupported, 0 unknown"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("unknown: 7 of 18 tests not judged (7 unsupported, 0 unknown)\n  missing row: store atomic "
+                       "seq_cst system global\nbound:"),
+            std::string::npos)
+      << r.out;
+}
+
+// --time-limit bounds the whole search: when it passes, the verdict is unknown and says how
+// far the search got, with the rows missing from the tests judged so far; never sound.
+TEST_F(Cli, VerifyMappingTimeLimitStopsTheBoundWithUnknown) {
+  const std::string empty = write("empty.json", R"({"schema": "hsalit-mapping/1", "name": "empty",
+    "targets": ["gfx900"], "rows": []})");
+  Outcome r = hsalit({"verify-mapping", "--mapping", empty, "--time-limit", "1", "--generate", "threads=2,accesses=2"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("unknown: time limit of 1 s reached after "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" spaces\n  missing row: "), std::string::npos) << r.out;
+  // The shipped table on a bound it decides within the limit: sound as without it.
+  const std::string bound = "family=SB,scopes=agent+system,placements=diff-agent";
+  Outcome sound =
+      hsalit({"verify-mapping", "--engine", "enum", "--sc-orders", "--time-limit", "600", "--generate", bound});
+  EXPECT_EQ(sound.status, 0) << sound.out << sound.err;
+  EXPECT_NE(sound.out.find("sound up to the bound"), std::string::npos) << sound.out;
+  for (const char* bad : {"0", "-1", "abc", "nan", "inf"})
+    EXPECT_EQ(hsalit({"verify-mapping", "--time-limit", bad, "--generate", bound}).status, 2) << bad;
+  const std::string test = write("t.litmus", good("T"));
+  EXPECT_EQ(hsalit({"verify-mapping", "--time-limit", "5", test}).status, 2);
+}
+
 // The backends hold 32-bit values, the model 64-bit ones. A constant beyond 32 bits is refused
 // where the test is compiled or run for a backend (file:line:col, exit 2), and kept from a
 // campaign's verdicts; a value the arithmetic may carry beyond 32 bits makes the comparison

@@ -46,6 +46,7 @@ struct VerifyCommandOptions {
   bool every_variation = false;
   bool search_every_space = false;
   std::string space_costs;
+  std::optional<double> time_limit;  // seconds for the whole bound search
 };
 
 // `--space-costs FILE`: one tab-separated line per space verified, and where the search's
@@ -214,6 +215,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   if (!opt.space_costs.empty() && !generated) return bad("--space-costs needs --generate");
   if (opt.search_every_space && !generated) return bad("--search-every-space needs --generate");
   if (opt.every_variation && !generated) return bad("--every-variation needs --generate");
+  if (opt.time_limit && !generated) return bad("--time-limit needs --generate");
   if (!opt.larger.empty() && !opt.mutate) return bad("--larger needs --mutate");
   try {
     if (generated) {
@@ -221,6 +223,7 @@ int run_verify(const VerifyCommandOptions& opt) {
       // (docs/verification.md), unless --every-variation.
       verify::BoundOptions bo;
       bo.every_variation = opt.every_variation;
+      bo.time_limit_seconds = opt.time_limit;
       // Facts 9 and 10 decide spaces from the order their code keeps; searching those spaces
       // instead cross-checks them (docs/verification.md).
       bo.preserved_order = bo.race_free_in_order = !opt.search_every_space;
@@ -319,6 +322,10 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("--space-costs", opt->space_costs,
                   "--generate: write what each space's search cost to FILE (tab-separated) and print where the time "
                   "went per placement and segments");
+  cmd->add_option("--time-limit", opt->time_limit,
+                  "--generate: stop the search after SECONDS in all, the verdict then unknown (default: no limit; "
+                  "--timeout is the simulator's, per test)")
+      ->check(seconds_value());
   return {cmd, [opt] { return run_verify(*opt); }};
 }
 

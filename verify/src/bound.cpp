@@ -101,6 +101,11 @@ struct SlotClasses {
   std::vector<std::size_t> class_of;             // per choice
   // stronger[a][b]: class a's code strengthens class b's (`code_at_least`), a != b.
   std::vector<std::vector<bool>> stronger;
+  // Per class, whether the compiler refused its representative (a row the table lacks, for
+  // this slot or for another of its thread at its first choice): a test with such a choice
+  // may not compile (SpaceSearch::refused_leaf).
+  std::vector<bool> refused;
+  bool refused_choice(std::size_t choice) const { return refused[class_of.empty() ? choice : class_of[choice]]; }
 };
 
 // The code classes of a space's slots, each shared with the cache that found it (a slot's
@@ -155,6 +160,7 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
     for (std::size_t j = 0; j < slot.choices.size(); ++j) {
       out.maxima.push_back({j});
       out.representative.push_back(j);
+      out.refused.push_back(!codes[j].code);
     }
     return out;
   }
@@ -173,6 +179,7 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
   for (const std::string* code : order) {
     const std::vector<std::size_t>& members = by_code.at(*code);
     out.representative.push_back(members.front());
+    out.refused.push_back(!codes[members.front()].code);
     std::vector<std::size_t> maxima;
     for (std::size_t m : members) {
       bool dominated = false;
@@ -303,7 +310,14 @@ struct SearchControl {
   // it abandoned, so the counterexample reported is the first in enumeration order whatever
   // the number of threads (within a space the search is sequential).
   std::atomic<std::size_t> stop_space{kNoStop};
-  bool abandoned(std::size_t space_index) const { return stop || space_index >= stop_space; }
+  // BoundOptions::time_limit_seconds: when it passes, `stop` is set as well.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::atomic<bool> out_of_time{false};
+  std::atomic<std::size_t> finished{0};  // spaces decided or searched to the end
+  bool abandoned(std::size_t space_index) {
+    if (deadline && !out_of_time && std::chrono::steady_clock::now() >= *deadline) out_of_time = stop = true;
+    return stop || space_index >= stop_space;
+  }
 };
 
 // What the code of a slot's choices depends on besides the choice: its thread, with the other
@@ -1532,12 +1546,17 @@ class SpaceSearch {
     weakest_at_[p].clear();
     std::vector<std::size_t> upper = choice_;
     for (std::size_t q = p; q < n_; ++q) upper[order_[q]] = *upper_choice_[order_[q]];
+    // Below a refused choice a race-free upper test only leads down (no weakest program):
+    // one known race-free needs no question.
+    const bool refused = prefix_refused(p);
+    if (refused && above_race_free_leaf(upper)) return false;
     const model::CheckResult& m = ask_race(upper);
     if (!m.unknown() && m.racy) {
       counts_.racy_below_racy += leaves_from_[p];
       return true;
     }
     if (m.unknown() || !settings_.code_dominance) return false;
+    if (refused) return false;  // the weakest program cannot be compiled: test by test below
     if (!worth_simulating(p)) {
       ++counts_.weaker_code_left_out;
       return false;
@@ -1583,10 +1602,73 @@ class SpaceSearch {
           fmt::format("more than {} tests to check: narrow the bound or raise its limit (max=N)", settings_.max_tests));
     }
     const auto start = std::chrono::steady_clock::now();
-    TestVerification v = verify_test(space_.test(choice_), settings_.table, settings_.options, cache_);
+    std::optional<TestVerification> refused = refused_leaf();
+    TestVerification v =
+        refused ? std::move(*refused) : verify_test(space_.test(choice_), settings_.table, settings_.options, cache_);
     cost_.checked_seconds += seconds_since(start);
     ++cost_.checked;
     record_(std::move(v));
+  }
+
+  // Whether a slot at positions [0, p) of `order_` took a choice whose code the compiler
+  // refused: the weakest program below holds it too and cannot be compiled.
+  bool prefix_refused(std::size_t p) const {
+    for (std::size_t q = 0; q < p; ++q)
+      if (cls_[order_[q]].refused_choice(choice_[order_[q]])) return true;
+    return false;
+  }
+
+  // The verdict of a leaf the table cannot compile, reached without the model's whole
+  // answer: the test is racy (the model says so whatever the code) or unsupported with the
+  // row it lacks, as verify_test would judge it; asking only whether it races is cheaper and
+  // shares the search's kept answers. Nullopt when a slot's code was not refused, when the
+  // test compiles after all, or when the model cannot tell: then verify_test judges it.
+  std::optional<TestVerification> refused_leaf() {
+    if (std::none_of(order_.begin(), order_.end(), [&](std::size_t k) { return cls_[k].refused_choice(choice_[k]); }))
+      return std::nullopt;
+    const auto start = std::chrono::steady_clock::now();
+    litmus::Test test = space_.test(choice_);
+    if (test.filter) return std::nullopt;
+    TestVerification v;
+    v.name = test.name;
+    v.test = observe_everything(test);
+    try {
+      compile(v.test);
+      return std::nullopt;
+    } catch (const codegen::CompileError& e) {
+      v.missing_row = e.missing_row;
+      v.reason = fmt::format("compile: {}", e.what());
+    } catch (const std::exception& e) {
+      v.reason = fmt::format("compile: {}", e.what());
+    }
+    if (above_race_free_leaf(choice_)) {
+      v.status = TestStatus::Unsupported;
+    } else {
+      const model::CheckResult& race = ask_race(choice_);
+      if (race.unknown()) return std::nullopt;
+      if (race.racy) {
+        v.status = TestStatus::Racy;
+        v.reason = racy_reason(race);
+        v.missing_row.clear();
+      } else {
+        v.status = TestStatus::Unsupported;
+        race_free_leaves_.push_back(choice_);
+      }
+    }
+    v.seconds = seconds_since(start);
+    return v;
+  }
+
+  // Whether the test of `choices` is at least as strong, slot by slot, as a refused leaf the model found
+  // race-free: then it is race-free too (fact 2 read upwards: a test below a racy one is
+  // racy). The search meets the weaker choices of a slot first, so most leaves that need a
+  // missing row are decided so without a question.
+  bool above_race_free_leaf(const std::vector<std::size_t>& choices) const {
+    return std::any_of(race_free_leaves_.begin(), race_free_leaves_.end(), [&](const std::vector<std::size_t>& free) {
+      for (std::size_t k = 0; k < n_; ++k)
+        if (!at_least_as_strong(slots_[k].choices[choices[k]], slots_[k].choices[free[k]])) return false;
+      return true;
+    });
   }
 
   // `prefix_changed`: the last choice made differs from its slot's upper choice, so this
@@ -1644,6 +1726,7 @@ class SpaceSearch {
   // the space's own.
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_;
   std::map<std::vector<std::size_t>, WeakestRun> weakest_runs_;  // by the classes of the choices
+  std::vector<std::vector<std::size_t>> race_free_leaves_;       // refused_leaf's, asked race-free
   // Compiled threads of weakest programs, by thread and the code classes of its slots.
   std::map<std::vector<std::size_t>, codegen::CompiledThread> threads_by_class_;
   SpaceCost cost_;
@@ -1686,6 +1769,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   BoundVerification out;
   BoundStatistics& st = out.statistics;
   SearchControl control;
+  if (bound_options.time_limit_seconds)
+    control.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(*bound_options.time_limit_seconds));
   ShapeClassCache shapes(settings);
   OrderKept order_kept(settings);
 
@@ -1708,6 +1794,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   using CycleSpaces = std::vector<QueuedSpace>;
   std::deque<CycleSpaces> queue;
   bool enumerated = false;
+  bool enumeration_cut = false;  // stopped before the end of the bound
   std::condition_variable queue_changed;
   struct EnumerationStopped {};  // nothing more to verify: the rest of the bound is not read
   // Fact 5 (bound.hpp): with one L2 a space with work-groups in several agents is decided by
@@ -1743,11 +1830,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         const auto& agents = space.agent_of_thread();
         if (merge_agents && std::any_of(agents.begin(), agents.end(), [](int a) { return a > 0; })) {
           ++st.decided_in_one_agent;
+          ++control.finished;
           return;
         }
         const std::string& key = space.program_key();
         if (!programs.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
           ++st.same_program_spaces;
+          ++control.finished;
           return;
         }
         if (!cycle.empty() && cycle.front().space.cycle() != space.cycle()) hand_over();
@@ -1755,6 +1844,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       });
       hand_over();
     } catch (const EnumerationStopped&) {
+      std::lock_guard lock(mutex);
+      enumeration_cut = true;
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();
@@ -1839,7 +1930,9 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
                                      .run();
             if (!fact) cost = std::move(searched);
           }
-          if (bound_options.on_space && !control.abandoned(index)) {
+          if (control.abandoned(index)) continue;
+          ++control.finished;
+          if (bound_options.on_space) {
             cost.classes_seconds = classes_seconds;
             std::lock_guard lock(mutex);
             bound_options.on_space(cost);
@@ -1852,6 +1945,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       queue_changed.notify_all();
     }
     std::lock_guard lock(mutex);
+    queue_changed.notify_all();  // a worker that ran out of time stops the enumeration too
     st.racy_below_racy += counts.racy_below_racy;
     st.decided_below_weaker += counts.decided_below_weaker;
     st.decided_by_narrower_scope += counts.decided_by_narrower_scope;
@@ -1872,6 +1966,16 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   support::run_on_threads(support::worker_count(options.jobs, support::max_jobs()), work);
   producer.join();
   if (failure) std::rethrow_exception(failure);
+  if (control.out_of_time) {
+    bool all_enumerated = false;
+    {
+      std::lock_guard lock(mutex);
+      all_enumerated = enumerated && !enumeration_cut;
+    }
+    out.report.stopped =
+        fmt::format("time limit of {:g} s reached after {} of {}{} spaces", *bound_options.time_limit_seconds,
+                    control.finished.load(), all_enumerated ? "" : "at least ", st.spaces);
+  }
 
   // A deterministic report whatever the threads' interleaving: the tests of spaces after the
   // one stop_at stopped in are dropped (some threads may have reached them first).

@@ -486,6 +486,7 @@ std::vector<std::string> missing_rows(const VerifyReport& report) {
 std::string verdict_text(const VerifyReport& report) {
   const std::size_t counterexamples = report.count(TestStatus::Counterexample);
   if (counterexamples > 0) return fmt::format("{} counterexample{}", counterexamples, counterexamples == 1 ? "" : "s");
+  if (report.stopped) return "unknown: " + *report.stopped;
   if (report.judged_all()) return "sound up to the bound";
   const std::size_t unsupported = report.count(TestStatus::Unsupported), unknown = report.count(TestStatus::Unknown);
   return fmt::format("unknown: {} of {} tests not judged ({} unsupported, {} unknown)", unsupported + unknown,

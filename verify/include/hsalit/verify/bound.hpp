@@ -151,6 +151,11 @@ struct SpaceCost {
 };
 
 struct BoundOptions {
+  // The whole search's time: when it has passed, the workers stop (each after its current
+  // model question or simulation), the spaces left are not searched and the report's
+  // `stopped` says `time limit of S s reached after N of M spaces`, so the verdict is
+  // unknown. None: no limit.
+  std::optional<double> time_limit_seconds;
   // Check every test of the bound on its own instead of one per class (for cross-checks
   // and for measuring what the reduction saves).
   bool every_variation = false;

@@ -173,6 +173,9 @@ struct VerifyReport {
   std::vector<TestVerification> tests;
   // Sound and racy tests counted but not kept (a generated bound checks millions).
   std::size_t omitted_sound = 0, omitted_racy = 0;
+  // Why the run stopped before judging every test (BoundOptions::time_limit_seconds:
+  // `time limit of S s reached after N of M spaces`); the verdict is then unknown.
+  std::optional<std::string> stopped;
   std::size_t count(TestStatus status) const;  // kept and omitted
   std::size_t total() const { return tests.size() + omitted_sound + omitted_racy; }
   // No counterexample was found. Whether every test was judged is judged_all(): only both
@@ -182,12 +185,13 @@ struct VerifyReport {
   // test needs, a filter) nor unknown (the model or the simulator gave up). A generated bound
   // decides most of its tests without keeping them (facts 9 and 10 whole spaces): those count
   // as judged.
-  bool judged_all() const { return count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0; }
+  bool judged_all() const { return !stopped && count(TestStatus::Unsupported) == 0 && count(TestStatus::Unknown) == 0; }
   bool verified_sound() const { return sound() && judged_all(); }
 };
 
-// `sound up to the bound`, `N counterexamples` or `unknown: N of M tests not judged (U
-// unsupported, K unknown)`: sound only when every test was judged.
+// `sound up to the bound`, `N counterexamples`, `unknown: <why the run stopped>` or
+// `unknown: N of M tests not judged (U unsupported, K unknown)`: sound only when every test
+// was judged.
 std::string verdict_text(const VerifyReport& report);
 
 // The operations a table has no row for, among the report's unsupported tests: sorted,
