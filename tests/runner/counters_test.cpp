@@ -12,6 +12,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "litmus_support.hpp"
+#include "mapping_support.hpp"
 
 namespace hsalit::runner {
 namespace {
@@ -30,11 +31,7 @@ const char* kLoadStoreStore = R"(LISA VS-x1
 exists (z=0)
 )";
 
-codegen::CompiledTest compile_for(const litmus::Test& test, const std::string& target) {
-  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  const codegen::Target& t = catalog.get(target);
-  return codegen::compile(test, t, catalog, codegen::MappingTable::builtin(t.mapping));
-}
+using test_support::compile_for;
 
 // The compiled code with its register waits replaced by `s_waitcnt vmcnt(1)`, the wait the
 // compiler emitted on every target while it counted stores in vmcnt everywhere.

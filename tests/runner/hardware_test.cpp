@@ -16,6 +16,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/runner/hardware.hpp"
 #include "litmus_support.hpp"
+#include "mapping_support.hpp"
 
 namespace hsalit::runner {
 namespace {
@@ -30,11 +31,7 @@ litmus::Test load(const std::string& relative) {
   return *r.test;
 }
 
-codegen::CompiledTest compile_for(const litmus::Test& test, const std::string& target) {
-  const auto& catalog = codegen::TargetCatalog::builtin();
-  const codegen::Target& t = catalog.get(target);
-  return codegen::compile(test, t, catalog, codegen::MappingTable::builtin(t.mapping));
-}
+using test_support::compile_for;
 
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 

@@ -8,7 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/mapping.hpp"
+#include "hsalit/codegen/target.hpp"
+#include "hsalit/litmus/ast.hpp"
 
 namespace hsalit::test_support {
 
@@ -30,6 +33,13 @@ inline nlohmann::json& row(nlohmann::json& doc, const std::string& id) {
   for (nlohmann::json& r : doc["rows"])
     if (r["id"] == id) return r;
   throw std::runtime_error("no row " + id);
+}
+
+// `test` compiled for `target` with the target's shipped table.
+inline codegen::CompiledTest compile_for(const litmus::Test& test, const std::string& target) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target& t = catalog.get(target);
+  return codegen::compile(test, t, catalog, codegen::MappingTable::builtin(t.mapping));
 }
 
 }  // namespace hsalit::test_support
