@@ -377,6 +377,17 @@ TEST_F(Cli, VerifyMappingTimeLimitStopsTheBoundWithUnknown) {
   EXPECT_EQ(hsalit({"verify-mapping", "--time-limit", "5", test}).status, 2);
 }
 
+// The records of a table that lacks every row grew to 7.8 GB on the 2 x 2 bound, past any
+// --memory-limit, since only the searches read it: the bound itself stops there now.
+TEST_F(Cli, VerifyMappingMemoryLimitStopsTheBoundWithUnknown) {
+  const std::string empty = write("empty.json", R"({"schema": "hsalit-mapping/1", "name": "empty",
+    "targets": ["gfx900"], "rows": []})");
+  Outcome r =
+      hsalit({"verify-mapping", "--mapping", empty, "--memory-limit", "256M", "--generate", "threads=2,accesses=2"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("unknown: memory limit of 256 MiB reached after "), std::string::npos) << r.out;
+}
+
 // The backends hold 32-bit values, the model 64-bit ones. A constant beyond 32 bits is refused
 // where the test is compiled or run for a backend (file:line:col, exit 2), and kept from a
 // campaign's verdicts; a value the arithmetic may carry beyond 32 bits makes the comparison

@@ -224,6 +224,7 @@ int run_verify(const VerifyCommandOptions& opt) {
       verify::BoundOptions bo;
       bo.every_variation = opt.every_variation;
       bo.time_limit_seconds = opt.time_limit;
+      bo.memory_limit = opt.run.memory_limit;
       // Facts 9 and 10 decide spaces from the order their code keeps; searching those spaces
       // instead cross-checks them (docs/verification.md).
       bo.preserved_order = bo.race_free_in_order = !opt.search_every_space;

@@ -33,6 +33,7 @@
 #include "hsalit/model/sc.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/support/binary_key.hpp"
+#include "hsalit/support/memory.hpp"
 #include "hsalit/support/parallel.hpp"
 
 namespace hsalit::verify {
@@ -313,9 +314,18 @@ struct SearchControl {
   // BoundOptions::time_limit_seconds: when it passes, `stop` is set as well.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::atomic<bool> out_of_time{false};
+  // BoundOptions::memory_limit: the process's resident set, read every 4096 calls of each
+  // thread (a few microseconds a read), past it sets `stop` as well.
+  std::uint64_t memory_limit = 0;
+  std::atomic<bool> out_of_memory{false};
   std::atomic<std::size_t> finished{0};  // spaces decided or searched to the end
   bool abandoned(std::size_t space_index) {
     if (deadline && !out_of_time && std::chrono::steady_clock::now() >= *deadline) out_of_time = stop = true;
+    if (memory_limit) {
+      thread_local std::uint32_t calls = 0;
+      if (++calls % 4096 == 0 && !out_of_memory && support::over_memory_limit(memory_limit))
+        out_of_memory = stop = true;
+    }
     return stop || space_index >= stop_space;
   }
 };
@@ -1772,6 +1782,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   if (bound_options.time_limit_seconds)
     control.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                    std::chrono::duration<double>(*bound_options.time_limit_seconds));
+  control.memory_limit = bound_options.memory_limit;
   ShapeClassCache shapes(settings);
   OrderKept order_kept(settings);
 
@@ -1966,15 +1977,17 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   support::run_on_threads(support::worker_count(options.jobs, support::max_jobs()), work);
   producer.join();
   if (failure) std::rethrow_exception(failure);
-  if (control.out_of_time) {
+  if (control.out_of_time || control.out_of_memory) {
     bool all_enumerated = false;
     {
       std::lock_guard lock(mutex);
       all_enumerated = enumerated && !enumeration_cut;
     }
-    out.report.stopped =
-        fmt::format("time limit of {:g} s reached after {} of {}{} spaces", *bound_options.time_limit_seconds,
-                    control.finished.load(), all_enumerated ? "" : "at least ", st.spaces);
+    const std::string limit = control.out_of_time
+                                  ? fmt::format("time limit of {:g} s reached", *bound_options.time_limit_seconds)
+                                  : support::memory_limit_reason(bound_options.memory_limit);
+    out.report.stopped = fmt::format("{} after {} of {}{} spaces", limit, control.finished.load(),
+                                     all_enumerated ? "" : "at least ", st.spaces);
   }
 
   // A deterministic report whatever the threads' interleaving: the tests of spaces after the

@@ -156,6 +156,11 @@ struct BoundOptions {
   // `stopped` says `time limit of S s reached after N of M spaces`, so the verdict is
   // unknown. None: no limit.
   std::optional<double> time_limit_seconds;
+  // The process's resident memory (bytes, 0: none): past it the search stops the same way,
+  // `memory limit of SIZE reached after N of M spaces` (the records of the tests judged, one
+  // per unsupported test of a table that lacks rows, are what grows besides the searches,
+  // which stop at the same limit on their own).
+  std::uint64_t memory_limit = 0;
   // Check every test of the bound on its own instead of one per class (for cross-checks
   // and for measuring what the reduction saves).
   bool every_variation = false;
