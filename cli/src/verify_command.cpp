@@ -198,13 +198,8 @@ int run_verify(const VerifyCommandOptions& opt) {
   code_origin.mapping_file = opt.mapping_file;
   code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
   code_origin.flavour = opt.flavour;
-  std::optional<results::FolderLock> out_lock;  // held until the results are written
-  try {
-    out_lock = claim_results_folder(code_origin, opt.run, generated);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return kExitBadInput;
-  }
+  const ClaimedFolder out_folder = claim_results_folder(code_origin, opt.run, generated);  // held till written
+  if (out_folder.refused) return kExitBadInput;
 
   verify::VerificationCache cache;
   verify::VerifyReport report;

@@ -79,13 +79,8 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   code_origin.mapping_file = llc.path.string();
   code_origin.mapping_hash = results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
   code_origin.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
-  std::optional<results::FolderLock> out_lock;  // held until the results are written
-  try {
-    out_lock = claim_results_folder(code_origin, opt.run, generated);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return kExitBadInput;
-  }
+  const ClaimedFolder out_folder = claim_results_folder(code_origin, opt.run, generated);  // held till written
+  if (out_folder.refused) return kExitBadInput;
 
   verify::VerificationCache cache;
   verify::VerifyReport report;

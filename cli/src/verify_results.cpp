@@ -217,14 +217,20 @@ results::CampaignInfo run_info(results::CampaignInfo info, const VerifyRunOption
 
 }  // namespace
 
-std::optional<results::FolderLock> claim_results_folder(const results::CampaignInfo& code_origin,
-                                                        const VerifyRunOptions& run,
-                                                        const std::optional<litmus::GenerateOptions>& generated) {
-  if (run.out.empty()) return std::nullopt;
-  results::FolderLock lock(run.out);
-  results::refuse_results_of_another_run(run.out, results::ResultsKind::Verification,
-                                         run_info(code_origin, run, generated), run.force);
-  return lock;
+ClaimedFolder claim_results_folder(const results::CampaignInfo& code_origin, const VerifyRunOptions& run,
+                                   const std::optional<litmus::GenerateOptions>& generated) {
+  ClaimedFolder claimed;
+  if (run.out.empty()) return claimed;
+  try {
+    claimed.lock.emplace(run.out);
+    results::refuse_results_of_another_run(run.out, results::ResultsKind::Verification,
+                                           run_info(code_origin, run, generated), run.force);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    claimed.lock.reset();
+    claimed.refused = true;
+  }
+  return claimed;
 }
 
 void write_verify_results(results::CampaignInfo code_origin, const VerifyRunOptions& run,

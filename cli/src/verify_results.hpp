@@ -44,13 +44,18 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
 
-// Takes `run.out` for this run before it starts (nullopt without --out): locks it (a second
-// writer fails fast) and refuses, unless --force, a folder holding another run's results (a
-// campaign, a verification of another configuration, bound or shard). Keep the lock until the
-// results are written. Throws results::ResultsError.
-std::optional<results::FolderLock> claim_results_folder(const results::CampaignInfo& code_origin,
-                                                        const VerifyRunOptions& run,
-                                                        const std::optional<litmus::GenerateOptions>& generated);
+// `run.out` taken for this run before it starts: its lock (none without --out), or `refused`
+// when it cannot be had (the reason printed on stderr).
+struct ClaimedFolder {
+  std::optional<results::FolderLock> lock;  // keep it until the results are written
+  bool refused = false;
+};
+
+// Takes `run.out`: locks it (a second writer fails fast) and refuses, unless --force, a folder
+// holding another run's results (a campaign, a verification of another configuration, bound
+// or shard).
+ClaimedFolder claim_results_folder(const results::CampaignInfo& code_origin, const VerifyRunOptions& run,
+                                   const std::optional<litmus::GenerateOptions>& generated);
 
 // Writes `run.out`: results.json (the report's kept tests as campaign records, and the
 // verification: counts, rows used, the bound's statistics when the tests were a generated
