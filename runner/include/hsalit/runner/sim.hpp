@@ -47,12 +47,18 @@ struct HardwareAssumptions {
   // evicted at any time. Off: one L2 for all agents, the point of coherence
   // (docs/simulator.md, rule 12). Other targets ignore it.
   bool l2_per_agent = false;
+  // GFX942: "fewer (possibly one) larger agents with groups of CUs on each agent each sharing
+  // separate L2 caches" (AMDGPUUsage, Memory Model GFX942). Each group of CUs that runs one
+  // work-group has an L2 of its own, written back and invalidated as under l2_per_agent
+  // (buffer_wbl2, buffer_inv sc1), and every atomic is performed at memory (docs/simulator.md,
+  // rule 14). Off: one L2 per agent. Other targets ignore it.
+  bool l2_per_xcd = false;
 };
 
 // The assumptions by the names `--assume` takes; apply_assumption sets one (false for a name
 // that is not one of them).
 inline constexpr std::string_view kAssumptionNames =
-    "lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent";
+    "lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent, l2-per-xcd";
 bool apply_assumption(std::string_view name, HardwareAssumptions& hw);
 
 struct SimOptions {
