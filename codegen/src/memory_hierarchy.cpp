@@ -33,7 +33,7 @@ class Gfx6Gfx9Hierarchy final : public MemoryHierarchy {
   // "glc=1 loads miss/evict in L1"; atomics are performed in the L2 whatever their bits.
   CachePath access(const Instruction& ins, WorkgroupSpan) const override { return {ins.policy.glc, false, false}; }
   // "buffer_wbinvl1_vol ... Ensures that following loads will not see stale global data."
-  CacheMaintenance maintenance(const Instruction& ins) const override {
+  CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan) const override {
     CacheMaintenance m;
     m.invalidate_l1 = is_invalidate(ins);
     return m;
@@ -53,7 +53,7 @@ class Gfx90aHierarchy final : public MemoryHierarchy {
     return flavour == "tgsplit" ? WorkgroupSpan::Agent : WorkgroupSpan::OneCu;
   }
   CachePath access(const Instruction& ins, WorkgroupSpan) const override { return {ins.policy.glc, false, false}; }
-  CacheMaintenance maintenance(const Instruction& ins) const override {
+  CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan) const override {
     CacheMaintenance m;
     if (ins.mnemonic == "buffer_invl2")
       m.invalidate_l2 = true;
@@ -93,19 +93,26 @@ class Gfx942Hierarchy final : public MemoryHierarchy {
     // not use the sc0 bit for coherence ... They do use sc1 to indicate system or agent scope
     // coherence."
     p.system_scope = ins.kind() == InstrClass::VectorAtomic && ins.policy.sc1;
+    // Loads and stores: "Set SC bits to indicate agent scope" (sc1) or system scope (sc0 sc1):
+    // coherent across the agent's L2s.
+    p.agent_scope = ins.kind() != InstrClass::VectorAtomic && ins.policy.sc1;
     return p;
   }
-  // "buffer_inv sc0 ... will invalidate the L1 cache"; "buffer_inv sc1 ... will invalidate
-  // non-local L2 cache lines if configured to have multiple L2 caches"; "buffer_wbl2 ... will
-  // writeback dirty L2 cache lines". Every buffer_inv invalidates the L1 (a wider scope
-  // includes the narrower).
-  CacheMaintenance maintenance(const Instruction& ins) const override {
+  // The scope bits again: "A buffer_inv sc0 is required to invalidate the L1 cache" where a
+  // work-group's waves may be on several CUs, and SIGfx940CacheControl: "In non-threadgroup
+  // split mode it is a NOP"; "buffer_inv sc1 ... will invalidate non-local L2 cache lines if
+  // configured to have multiple L2 caches" (agent and system scope include the L1);
+  // "buffer_wbl2 sc1 ... will writeback dirty L2 cache lines", emitted for agent and system
+  // scope only: one without sc1 (a narrower scope) writes nothing back here.
+  CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan span) const override {
     CacheMaintenance m;
-    if (is_invalidate(ins)) {
-      m.invalidate_l1 = true;
-      m.invalidate_l2 = ins.mnemonic == "buffer_inv" && ins.policy.sc1;
+    if (ins.mnemonic == "buffer_inv") {
+      m.invalidate_l2 = ins.policy.sc1;
+      m.invalidate_l1 = ins.policy.sc1 || (ins.policy.sc0 && span == WorkgroupSpan::Agent);
+    } else if (is_invalidate(ins)) {
+      m.invalidate_l1 = true;  // buffer_wbinvl1(_vol), which gfx940 still has
     } else if (ins.mnemonic == "buffer_wbl2") {
-      m.writeback_l2 = true;
+      m.writeback_l2 = ins.policy.sc1;
     }
     return m;
   }
@@ -138,7 +145,7 @@ class Gfx10Gfx11Hierarchy final : public MemoryHierarchy {
   // work-group as they may be executing on SIMDs of different CUs that access different L0s";
   // "a buffer_gl1_inv is required for coherence between wavefronts executing in different
   // work-groups as they may be executing on different SAs that access different L1s".
-  CacheMaintenance maintenance(const Instruction& ins) const override {
+  CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan) const override {
     CacheMaintenance m;
     m.invalidate_l1 = ins.mnemonic == "buffer_gl0_inv";
     m.invalidate_gl1 = ins.mnemonic == "buffer_gl1_inv";
@@ -169,7 +176,7 @@ class Gfx12Hierarchy final : public MemoryHierarchy {
   // "global_inv invalidates caches whose scope is strictly smaller than the instruction's";
   // global_wb writes back, and the caches below the L2 hold nothing dirty here (stores are
   // performed in the L2, docs/simulator.md).
-  CacheMaintenance maintenance(const Instruction& ins) const override {
+  CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan) const override {
     CacheMaintenance m;
     if (ins.mnemonic == "global_inv" || ins.mnemonic == "global_wbinv") {
       const int scope = level(ins.policy.scope);

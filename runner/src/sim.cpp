@@ -307,7 +307,7 @@ struct Code {
   bool scalar_move = false;  // s_mov_b32 writes an SGPR
   bool has_source = false;   // Move: a source operand the lowering understood
   bool bypass_l1 = false, bypass_gl1 = true, flat = false, invalidate_l1 = false, invalidate_gl1 = false,
-       invalidate_l2 = false, system_scope = false;
+       invalidate_l2 = false, system_scope = false, agent_scope = false;
   std::uint8_t width = 1;
   int atomic_kind = 0;
   std::int32_t dst = -1;  // word of the destination register
@@ -792,6 +792,7 @@ class Machine {
         c.flat = ins.flat;
         c.invalidate_l2 = ins.invalidate_l2;
         c.system_scope = ins.system_scope;
+        c.agent_scope = ins.agent_scope;
         c.width = static_cast<std::uint8_t>(ins.width);
         c.atomic_kind = ins.atomic_kind;
         const bool scalar_dst = scalar_destination(ins);
@@ -1911,9 +1912,9 @@ class Machine {
       // line is written back; the line is then invalid).
       int line =
           agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)];
-      // Under `l2-per-xcd` every atomic is performed at memory: atomics of agent scope must be
-      // atomic across the agent's L2s (rule 14).
-      if (code.op == SimOp::VectorAtomic && (code.system_scope || l2_per_xcd_)) {
+      // Under `l2-per-xcd` every atomic, and every load and store of agent or system scope, is
+      // performed at memory: they must be coherent across the agent's L2s (rule 14).
+      if ((code.op == SimOp::VectorAtomic && (code.system_scope || l2_per_xcd_)) || (l2_per_xcd_ && code.agent_scope)) {
         writeback_l2(s, l2_of_cu_[static_cast<std::size_t>(c)], loc);
         std::fill_n(s + line, 3, 0);
       } else {
@@ -2507,6 +2508,7 @@ bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const s
     append_raw(key, ins.atomic_kind);
     append_raw(key, ins.invalidate_l2);
     append_raw(key, ins.system_scope);
+    append_raw(key, ins.agent_scope);
     const auto li = static_cast<std::size_t>(ins.litmus_instruction);
     append_raw(key, ins.litmus_instruction >= 0 && li < numbering.size() ? numbering[li] : ins.litmus_instruction);
     if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;

@@ -74,6 +74,7 @@ SimInstruction lower_memory(const Instruction& ins, const Generation& gen) {
   s.bypass_l1 = path.bypass_l1;
   s.bypass_gl1 = path.bypass_gl1 || !gen.caches.has_gl1();
   s.system_scope = path.system_scope;
+  s.agent_scope = path.agent_scope;
   auto need = [&](std::size_t n) {
     if (ops.size() != n) unsupported(ins, fmt::format("expected {} operands", n));
   };
@@ -195,7 +196,7 @@ SimInstruction lower_one(const Instruction& ins, const Generation& gen) {
     case InstrClass::CacheInvalidate:
     case InstrClass::CacheWriteback: {
       // What the generation says the instruction does (docs/simulator.md, rules 8 and 12).
-      const codegen::CacheMaintenance effect = gen.caches.maintenance(ins);
+      const codegen::CacheMaintenance effect = gen.caches.maintenance(ins, gen.span);
       s.invalidate_l1 = effect.invalidate_l1;
       s.invalidate_gl1 = effect.invalidate_gl1;
       s.invalidate_l2 = effect.invalidate_l2;

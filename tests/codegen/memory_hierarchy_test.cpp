@@ -23,8 +23,8 @@ CachePath path(const std::string& target, const std::string& text, WorkgroupSpan
   return of(target).access(instruction(text), span);
 }
 
-CacheMaintenance effect(const std::string& target, const std::string& text) {
-  return of(target).maintenance(instruction(text));
+CacheMaintenance effect(const std::string& target, const std::string& text, WorkgroupSpan span = WorkgroupSpan::OneCu) {
+  return of(target).maintenance(instruction(text), span);
 }
 
 TEST(MemoryHierarchy, EveryTargetHasItsGenerationsDescription) {
@@ -95,7 +95,12 @@ TEST(MemoryHierarchy, CacheInstructionsPerGeneration) {
   const CacheMaintenance inv_sc1 = effect("gfx950", "buffer_inv sc1");
   EXPECT_TRUE(inv_sc1.invalidate_l1 && inv_sc1.invalidate_l2);
   EXPECT_FALSE(effect("gfx950", "buffer_inv sc0").invalidate_l2);
+  // Work-group scope: the L1 only where the work-group's waves may be on several CUs.
+  EXPECT_FALSE(effect("gfx950", "buffer_inv sc0").invalidate_l1);
+  EXPECT_TRUE(effect("gfx950", "buffer_inv sc0", WorkgroupSpan::Agent).invalidate_l1);
   EXPECT_TRUE(effect("gfx950", "buffer_wbl2 sc1").writeback_l2);
+  EXPECT_TRUE(effect("gfx950", "buffer_wbl2 sc0 sc1").writeback_l2);
+  EXPECT_FALSE(effect("gfx950", "buffer_wbl2 sc0").writeback_l2);
   EXPECT_TRUE(effect("gfx1030", "buffer_gl0_inv").invalidate_l1);
   EXPECT_FALSE(effect("gfx1030", "buffer_gl0_inv").invalidate_gl1);
   EXPECT_TRUE(effect("gfx1030", "buffer_gl1_inv").invalidate_gl1);

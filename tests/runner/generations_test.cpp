@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/runner/sim.hpp"
@@ -148,6 +149,25 @@ TEST(SimGenerations, AtomicsStayAtomicAcrossL2s) {
     if (!r.observed[i].thread && r.observed[i].name == "x") x = i;
   ASSERT_LT(x, r.observed.size());
   for (const auto& [outcome, count] : r.histogram) EXPECT_EQ(outcome.values[x], 2) << "an increment was lost";
+}
+
+// Agent-scope stores and loads (sc1) are coherent across the agent's L2s: IRIW with screl and
+// scacq agent atomics over four work-groups keeps its forbidden outcome out under
+// `l2-per-xcd` (with the released flag left dirty in its L2 it was reached).
+TEST(SimGenerations, AgentScopeAccessesAreCoherentAcrossL2s) {
+  const litmus::Test test = library_test("canonical/IRIW+agent_diff-wg.litmus");
+  SimOptions xcd;
+  xcd.hw.l2_per_xcd = true;
+  const SimResult r = run_exhaustive(test, compile_for(test, "gfx942"), xcd);
+  ASSERT_FALSE(r.unknown);
+  std::vector<std::size_t> at;
+  for (const char* name : {"2:r0", "2:r1", "3:r0", "3:r1"})
+    for (std::size_t i = 0; i < r.observed.size(); ++i)
+      if (r.observed[i].thread && std::to_string(*r.observed[i].thread) + ":" + r.observed[i].name == name)
+        at.push_back(i);
+  ASSERT_EQ(at.size(), 4u);
+  for (const auto& [o, count] : r.histogram)
+    EXPECT_FALSE(o.values[at[0]] == 1 && o.values[at[1]] == 0 && o.values[at[2]] == 1 && o.values[at[3]] == 0);
 }
 
 }  // namespace

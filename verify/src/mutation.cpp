@@ -98,7 +98,8 @@ json table_to_json(const codegen::MappingTable& table) {
   return doc;
 }
 
-std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const std::string> rows) {
+std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const std::string> rows,
+                            std::string_view flavour) {
   const json doc = table_to_json(table);
   std::vector<Mutant> out;
   for (std::size_t ri = 0; ri < table.rows().size(); ++ri) {
@@ -106,6 +107,7 @@ std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const 
     if (std::find(rows.begin(), rows.end(), row.id) == rows.end()) continue;
     for (std::size_t ei = 0; ei < row.sequence.size(); ++ei) {
       const codegen::SequenceElement& e = row.sequence[ei];
+      if (!flavour.empty() && e.omit_in.count(std::string(flavour))) continue;  // not in this flavour's code
       if (!e.is_access) {
         Mutant m{row.id, fmt::format("remove element {} ({})", ei, element_text(e)), doc};
         auto& seq = m.table["rows"][ri]["sequence"];
@@ -173,9 +175,9 @@ namespace {
 using KillFunction = std::function<std::string(const codegen::MappingTable&, const std::string&)>;
 
 MutationReport mutate_all(const codegen::MappingTable& table, std::span<const std::string> rows,
-                          const KillFunction& kill, const KillFunction& kill_larger) {
+                          std::string_view flavour, const KillFunction& kill, const KillFunction& kill_larger) {
   MutationReport report;
-  for (const Mutant& m : mutants(table, rows)) {
+  for (const Mutant& m : mutants(table, rows, flavour)) {
     MutantResult r;
     r.row = m.row;
     r.change = m.change;
@@ -256,7 +258,7 @@ MutationReport run_mutation(std::span<const litmus::Test> tests, std::span<const
       return first_kill(larger, larger_uses, larger_fails, row, mutated, quick, cache);
     };
   return mutate_all(
-      table, rows,
+      table, rows, options.compile.flavour,
       [&](const codegen::MappingTable& mutated, const std::string& row) {
         return first_kill(tests, uses, fails, row, mutated, quick, cache);
       },
@@ -274,7 +276,7 @@ MutationReport run_mutation(const litmus::GenerateOptions& bound, const std::opt
       return first_kill_in_bound(*larger, mutated, unmutated, quick);
     };
   return mutate_all(
-      table, rows,
+      table, rows, options.compile.flavour,
       [&](const codegen::MappingTable& mutated, const std::string&) {
         return first_kill_in_bound(bound, mutated, unmutated, quick);
       },

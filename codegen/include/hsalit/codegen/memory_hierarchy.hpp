@@ -29,6 +29,9 @@ struct CachePath {
   bool bypass_l1 = false;     // a load misses (and evicts) its CU's vector L1 (the L0 from GFX10)
   bool bypass_gl1 = false;    // a load misses the GL1 (GFX10-GFX12: the L1 of a shader array)
   bool system_scope = false;  // an atomic performed at memory past the agent's L2 (GFX942 sc1)
+  // A load or store coherent at agent scope or wider (GFX942 sc1): performed at memory where an
+  // agent spans several L2s (`l2-per-xcd`).
+  bool agent_scope = false;
 };
 
 // What a cache-maintenance instruction (InstrClass::CacheInvalidate, CacheWriteback) does.
@@ -55,8 +58,9 @@ class MemoryHierarchy {
   virtual WorkgroupSpan workgroup_span(std::string_view flavour) const;
   // The path of a vector memory access (load, store or atomic) given where its work-group's waves run.
   virtual CachePath access(const Instruction& ins, WorkgroupSpan span) const = 0;
-  // What a CacheInvalidate or CacheWriteback instruction does (nothing for any other).
-  virtual CacheMaintenance maintenance(const Instruction& ins) const = 0;
+  // What a CacheInvalidate or CacheWriteback instruction does (nothing for any other), given
+  // where its work-group's waves run.
+  virtual CacheMaintenance maintenance(const Instruction& ins, WorkgroupSpan span) const = 0;
 };
 
 // The description of a target's generation, by its `memory_model` in targets.json.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,8 +30,10 @@ struct Mutant {
   nlohmann::json table;  // the mutated table document
 };
 
-// Every mutant of the given rows, in table order, element order, bit order.
-std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const std::string> rows);
+// Every mutant of the given rows, in table order, element order, bit order. With a flavour,
+// not the elements the flavour leaves out (`omit_in`): removing them changes no code.
+std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const std::string> rows,
+                            std::string_view flavour = {});
 
 struct MutantResult {
   std::string row, change;
