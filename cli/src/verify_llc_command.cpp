@@ -2,6 +2,7 @@
 // compiler (verify-llc)")?
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -55,6 +56,10 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   } catch (const std::exception& e) {
     return bad(e.what());
   }
+  if (std::vector<std::string> known = codegen::llc_processors(llc);
+      !known.empty() && std::find(known.begin(), known.end(), opt.mcpu) == known.end())
+    return bad(fmt::format("{} does not know processor {} (`{} -march=amdgcn -mcpu=help` does not list it)", llc.name,
+                           opt.mcpu, llc.name));
 
   std::vector<litmus::Test> tests;
   std::optional<litmus::GenerateOptions> generated;

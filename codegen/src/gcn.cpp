@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -106,7 +107,9 @@ std::string print(const Instruction& ins) {
     if (!ins.wait.vmcnt && !ins.wait.expcnt && !ins.wait.lgkmcnt && ins.operands.empty()) out += " 0";
   }
   for (std::size_t i = 0; i < ins.operands.size(); ++i) out += (i == 0 ? " " : ", ") + print_operand(ins.operands[i]);
-  for (const std::string& f : ins.flags) out += " " + f;
+  // s_delay_alu's fields are joined by `|` (`instid0(VALU_DEP_1) | instskip(NEXT) | ...`).
+  const std::string flag_separator = ins.mnemonic == "s_delay_alu" ? " | " : " ";
+  for (std::size_t i = 0; i < ins.flags.size(); ++i) out += (i == 0 ? std::string(" ") : flag_separator) + ins.flags[i];
   if (ins.offset) out += fmt::format(" offset:{}", *ins.offset);
   const CachePolicy& p = ins.policy;
   // LLVM's order (AMDGPUInstPrinter::printCPol): glc/sc0, slc/nt, dlc, scc/sc1.
@@ -229,6 +232,14 @@ std::vector<std::string> tokens(std::string_view s) {
   return out;
 }
 
+// `name(arguments)`: a field such as `instid0(VALU_DEP_1)` or `sendmsg(MSG_DEALLOC_VGPRS)`.
+bool is_call_field(std::string_view t) {
+  const auto open = t.find('(');
+  if (open == std::string_view::npos || open == 0 || t.back() != ')' || t.size() < open + 3) return false;
+  return std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(open),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 }  // namespace
 
 std::optional<Instruction> parse_instruction(std::string_view line, std::string& error) {
@@ -246,6 +257,8 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     }
     return ins;
   }
+  if (ins.mnemonic == "s_delay_alu") std::erase(toks, "|");
+  const bool branch = ins.kind() == InstrClass::Branch;
   for (std::size_t i = 1; i < toks.size(); ++i) {
     const std::string& t = toks[i];
     std::int64_t n = 0;
@@ -293,7 +306,21 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     } else if (t.size() > 1 && (t[0] == 'v' || t[0] == 's') && t[1] == '[') {
       error = fmt::format("bad register range '{}'", t);
       return std::nullopt;
+    } else if (is_call_field(t)) {
+      // A field written as a call: s_delay_alu's `instid0(VALU_DEP_1)`, s_sendmsg's
+      // `sendmsg(MSG_DEALLOC_VGPRS)`. A wait's fields are its counters, read above.
+      if (ins.kind() == InstrClass::Wait) {
+        error = fmt::format("unknown wait counter '{}'", t);
+        return std::nullopt;
+      }
+      ins.flags.push_back(t);
     } else if (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_' || t[0] == '.') {
+      // Only a branch names a label: another word is a modifier this reader does not know
+      // (never dropped, which could change what the instruction does).
+      if (!branch) {
+        error = fmt::format("unknown modifier or operand '{}'", t);
+        return std::nullopt;
+      }
       ins.operands.push_back(Operand::label(t));
     } else {
       error = fmt::format("cannot read operand '{}'", t);
