@@ -293,7 +293,10 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
         return std::nullopt;
       }
       ins.offset = n;
-    } else if (t == "offen" || t == "idxen" || t == "lds" || t == "addr64" || t == "gds") {
+    } else if (t == "offen" || t == "idxen" || t == "lds" || t == "addr64" || t == "gds" ||
+               starts_with(t, "op_sel:[") || starts_with(t, "op_sel_hi:[") || starts_with(t, "neg_lo:[") ||
+               starts_with(t, "neg_hi:[")) {
+      // The packed-math operand selects (`v_pk_mov_b32 v[0:1], s[2:3], s[2:3] op_sel:[0,1]`).
       ins.flags.push_back(t);
     } else if (auto reg = parse_register(t)) {
       ins.operands.push_back(*reg);
@@ -308,8 +311,11 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
       return std::nullopt;
     } else if (is_call_field(t)) {
       // A field written as a call: s_delay_alu's `instid0(VALU_DEP_1)`, s_sendmsg's
-      // `sendmsg(MSG_DEALLOC_VGPRS)`. A wait's fields are its counters, read above.
-      if (ins.kind() == InstrClass::Wait) {
+      // `sendmsg(MSG_DEALLOC_VGPRS)`, the ALU dependency waits' `depctr_sa_sdst(0)` (GFX10+
+      // s_waitcnt_depctr, GFX12 s_wait_alu: no memory counter). A memory wait's fields are its
+      // counters, read above.
+      const bool alu_wait = ins.mnemonic == "s_wait_alu" || ins.mnemonic == "s_waitcnt_depctr";
+      if (ins.kind() == InstrClass::Wait && !(alu_wait && starts_with(t, "depctr_"))) {
         error = fmt::format("unknown wait counter '{}'", t);
         return std::nullopt;
       }

@@ -52,6 +52,8 @@ TEST(Gcn, PrintParseRoundTrip) {
       "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)",
       "s_wait_loadcnt_dscnt 0",
       "v_cmpx_eq_u32_e32 1, v1",
+      "v_pk_mov_b32 v[0:1], s[2:3], s[2:3] op_sel:[0,1]",
+      "s_wait_alu depctr_sa_sdst(0)",
   };
   for (const char* line : lines) {
     std::string error;
@@ -217,6 +219,7 @@ TEST(Gcn, ReadsCallFieldsAndRefusesUnknownWords) {
   EXPECT_EQ(error, "unknown modifier or operand 'nv'");
   EXPECT_FALSE(parse_instruction("s_waitcnt vmcnt(0) depctr(0)", error));
   EXPECT_EQ(error, "unknown wait counter 'depctr(0)'");
+  EXPECT_FALSE(parse_instruction("s_wait_loadcnt depctr_sa_sdst(0)", error));
   EXPECT_FALSE(parse_instruction("v_add_f32 v0, |v1|, v2", error));
   EXPECT_EQ(error, "cannot read operand '|v1|'");
 }
