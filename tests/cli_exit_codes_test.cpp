@@ -207,6 +207,8 @@ TEST_F(ExitCodes, VerifyLlc) {
   Outcome found = hsalit({"verify-llc", "--llc", "llc-19", "--engine", "enum", "--generate",
                           "family=SB,scopes=agent,placements=diff-wg,orders=rlx+scacq+screl"});
   EXPECT_EQ(found.status, 1) << found.out << found.err;  // SB with acquire/release: finding 1
+  // A processor this llc does not know (gfx950 is new in LLVM 20): refused before any test.
+  expect_usage_error({"verify-llc", "--llc", "llc-19", "--mcpu", "gfx950", good}, {"llc-19", "gfx950"});
 }
 
 TEST_F(ExitCodes, CampaignFailsOnAnyUnknownTest) {

@@ -2,6 +2,7 @@
 // compiler (verify-llc)")?
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -55,6 +56,10 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   } catch (const std::exception& e) {
     return bad(e.what());
   }
+  if (std::vector<std::string> known = codegen::llc_processors(llc);
+      !known.empty() && std::find(known.begin(), known.end(), opt.mcpu) == known.end())
+    return bad(fmt::format("{} does not know processor {} (`{} -march=amdgcn -mcpu=help` does not list it)", llc.name,
+                           opt.mcpu, llc.name));
 
   std::vector<litmus::Test> tests;
   std::optional<litmus::GenerateOptions> generated;
@@ -117,7 +122,8 @@ Command add_verify_llc_command(CLI::App& app) {
       "compiled by llc is one the model allows");
   add_run_options(*cmd, opt->run);
   cmd->add_option("--llc", opt->llc, "the llc: llc-19, llc, or a path (default llc)");
-  cmd->add_option("--mcpu", opt->mcpu, "processor (default gfx900)");
+  cmd->add_option("--mcpu", opt->mcpu,
+                  "processor (default gfx900); one the llc knows (`llc -march=amdgcn -mcpu=help` lists it)");
   cmd->add_flag("--volatile", opt->volatile_ordinary, "ordinary accesses become volatile in the IR");
   cmd->add_flag("--sc-orders", opt->run.sc_orders, "scacq and screl become seq_cst in the IR");
   cmd->add_flag("--json", opt->json, "one JSON object per test, then a summary object");

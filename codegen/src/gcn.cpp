@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -106,7 +107,9 @@ std::string print(const Instruction& ins) {
     if (!ins.wait.vmcnt && !ins.wait.expcnt && !ins.wait.lgkmcnt && ins.operands.empty()) out += " 0";
   }
   for (std::size_t i = 0; i < ins.operands.size(); ++i) out += (i == 0 ? " " : ", ") + print_operand(ins.operands[i]);
-  for (const std::string& f : ins.flags) out += " " + f;
+  // s_delay_alu's fields are joined by `|` (`instid0(VALU_DEP_1) | instskip(NEXT) | ...`).
+  const std::string flag_separator = ins.mnemonic == "s_delay_alu" ? " | " : " ";
+  for (std::size_t i = 0; i < ins.flags.size(); ++i) out += (i == 0 ? std::string(" ") : flag_separator) + ins.flags[i];
   if (ins.offset) out += fmt::format(" offset:{}", *ins.offset);
   const CachePolicy& p = ins.policy;
   // LLVM's order (AMDGPUInstPrinter::printCPol): glc/sc0, slc/nt, dlc, scc/sc1.
@@ -229,6 +232,14 @@ std::vector<std::string> tokens(std::string_view s) {
   return out;
 }
 
+// `name(arguments)`: a field such as `instid0(VALU_DEP_1)` or `sendmsg(MSG_DEALLOC_VGPRS)`.
+bool is_call_field(std::string_view t) {
+  const auto open = t.find('(');
+  if (open == std::string_view::npos || open == 0 || t.back() != ')' || t.size() < open + 3) return false;
+  return std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(open),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 }  // namespace
 
 std::optional<Instruction> parse_instruction(std::string_view line, std::string& error) {
@@ -246,6 +257,8 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     }
     return ins;
   }
+  if (ins.mnemonic == "s_delay_alu") std::erase(toks, "|");
+  const bool branch = ins.kind() == InstrClass::Branch;
   for (std::size_t i = 1; i < toks.size(); ++i) {
     const std::string& t = toks[i];
     std::int64_t n = 0;
@@ -280,7 +293,10 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
         return std::nullopt;
       }
       ins.offset = n;
-    } else if (t == "offen" || t == "idxen" || t == "lds" || t == "addr64" || t == "gds") {
+    } else if (t == "offen" || t == "idxen" || t == "lds" || t == "addr64" || t == "gds" ||
+               starts_with(t, "op_sel:[") || starts_with(t, "op_sel_hi:[") || starts_with(t, "neg_lo:[") ||
+               starts_with(t, "neg_hi:[")) {
+      // The packed-math operand selects (`v_pk_mov_b32 v[0:1], s[2:3], s[2:3] op_sel:[0,1]`).
       ins.flags.push_back(t);
     } else if (auto reg = parse_register(t)) {
       ins.operands.push_back(*reg);
@@ -293,7 +309,24 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     } else if (t.size() > 1 && (t[0] == 'v' || t[0] == 's') && t[1] == '[') {
       error = fmt::format("bad register range '{}'", t);
       return std::nullopt;
+    } else if (is_call_field(t)) {
+      // A field written as a call: s_delay_alu's `instid0(VALU_DEP_1)`, s_sendmsg's
+      // `sendmsg(MSG_DEALLOC_VGPRS)`, the ALU dependency waits' `depctr_sa_sdst(0)` (GFX10+
+      // s_waitcnt_depctr, GFX12 s_wait_alu: no memory counter). A memory wait's fields are its
+      // counters, read above.
+      const bool alu_wait = ins.mnemonic == "s_wait_alu" || ins.mnemonic == "s_waitcnt_depctr";
+      if (ins.kind() == InstrClass::Wait && !(alu_wait && starts_with(t, "depctr_"))) {
+        error = fmt::format("unknown wait counter '{}'", t);
+        return std::nullopt;
+      }
+      ins.flags.push_back(t);
     } else if (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_' || t[0] == '.') {
+      // Only a branch names a label: another word is a modifier this reader does not know
+      // (never dropped, which could change what the instruction does).
+      if (!branch) {
+        error = fmt::format("unknown modifier or operand '{}'", t);
+        return std::nullopt;
+      }
       ins.operands.push_back(Operand::label(t));
     } else {
       error = fmt::format("cannot read operand '{}'", t);

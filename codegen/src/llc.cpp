@@ -41,6 +41,17 @@ const std::string& llc_help(const std::filesystem::path& path) {
   return cache[path.string()] = r.out + r.err;
 }
 
+// `-march=amdgcn -mcpu=help` of each llc binary, read once.
+const std::string& llc_cpu_help(const std::filesystem::path& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find(path.string());
+  if (it != cache.end()) return it->second;
+  ProcessResult r = run_process({path.string(), "-march=amdgcn", "-mcpu=help"});
+  return cache[path.string()] = r.out + r.err;
+}
+
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
@@ -79,6 +90,18 @@ LlcTool find_llc(std::string_view name) {
   return t;
 }
 
+std::vector<std::string> llc_processors(const LlcTool& llc) {
+  // "  gfx942          - Select the gfx942 processor."
+  static const std::regex line(R"(^\s*(\S+)\s+- Select the (\S+) processor\.)");
+  std::vector<std::string> out;
+  std::istringstream lines(llc_cpu_help(llc.path));
+  std::string l;
+  std::smatch m;
+  while (std::getline(lines, l))
+    if (std::regex_search(l, m, line) && m[1] == m[2]) out.push_back(m[1]);
+  return out;
+}
+
 std::vector<std::string> llc_command(const LlcTool& llc, const Target& target) {
   std::vector<std::string> cmd = {llc.path.string(), "-march=amdgcn", "-mcpu=" + target.name, "-O2"};
   cmd.insert(cmd.end(), llc.flags.begin(), llc.flags.end());
@@ -99,6 +122,9 @@ std::string run_llc(const LlcTool& llc, std::string_view ir, const Target& targe
   std::vector<std::string> cmd = llc_command(llc, target);
   cmd.insert(cmd.end(), {input.string(), "-o", output.string()});
   ProcessResult r = run_process(cmd);
+  if (auto unknown = r.err.find("is not a recognized processor"); unknown != std::string::npos)
+    throw LlcError(fmt::format("{} does not know processor {} ({})", llc.name, target.name,
+                               r.err.substr(0, r.err.find('\n', unknown))));
   if (!r.ok()) {
     std::string how = r.signal ? fmt::format("was killed by signal {}", r.signal)
                                : fmt::format("exited with status {}", r.exit_status);

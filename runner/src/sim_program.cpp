@@ -307,8 +307,8 @@ bool ends(std::string_view s, std::string_view suffix) {
 bool uses_masks(const std::vector<Instruction>& code) {
   for (const Instruction& ins : code) {
     const std::string& m = ins.mnemonic;
-    if ((starts(m, "s_") && ends(m, "_b64")) || starts(m, "s_and_saveexec") || m == "s_cbranch_vccz" ||
-        m == "s_cbranch_execz" || m == "s_cbranch_execnz")
+    if ((starts(m, "s_") && ends(m, "_b64")) || starts(m, "s_and_saveexec") || starts(m, "v_cmpx_") ||
+        m == "s_cbranch_vccz" || m == "s_cbranch_execz" || m == "s_cbranch_execnz")
       return true;
     for (const Operand& o : ins.operands)
       if (is_exec(o)) return true;
@@ -358,6 +358,52 @@ void select(std::vector<SimInstruction>& out, int dst, Src a, Src b, const Masks
   out.push_back(alu(SimOp::Xor, dst, a, vgpr_src(diff)));
 }
 
+// Is `code[i + 1]` `s_cbranch_execz L`, with L followed by the restore of exec from a saved
+// copy (`s_or_b64 exec, exec, S`; `s_or_b32 exec_lo, exec_lo, S`) that `restores` accepts?
+template <typename Restores>
+bool if_then_shape(const std::vector<Instruction>& code, std::size_t i, bool wave32, Restores restores) {
+  if (i + 1 >= code.size() || code[i + 1].mnemonic != "s_cbranch_execz" || code[i + 1].operands.empty()) return false;
+  const std::string label = code[i + 1].operands.back().name + ":";
+  const char* exec = wave32 ? "exec_lo" : "exec";
+  for (std::size_t j = 0; j + 1 < code.size(); ++j)
+    if (code[j].mnemonic == label) {
+      const Instruction& r = code[j + 1];
+      return r.mnemonic == (wave32 ? "s_or_b32" : "s_or_b64") && r.operands.size() == 3 &&
+             is_special(r.operands[0], exec) && is_special(r.operands[1], exec) &&
+             r.operands[2].kind == Operand::Kind::Sgpr && restores(r.operands[2]);
+    }
+  return false;
+}
+
+// `v_cmpx_*` writes its comparison to exec (GFX6-GFX9: also to vcc or the SGPR mask it names).
+// llc's if-then shape with it (GFX10.3 and later; llc-16 and later): `s_mov_b32 S, exec_lo`,
+// `v_cmpx_... A, B`, `s_cbranch_execz L`, ..., `L: s_or_b32 exec_lo, exec_lo, S`. As with
+// s_and_saveexec, the lane skips the block when the comparison is 0 and the restore makes exec
+// 1 again; any other use of v_cmpx is unsupported.
+std::vector<SimInstruction> lower_cmpx(const std::vector<Instruction>& code, std::size_t i, Masks& masks) {
+  const Instruction& ins = code[i];
+  const std::string& m = ins.mnemonic;
+  const std::vector<Operand>& ops = ins.operands;
+  const SimOp op = starts(m, "v_cmpx_eq_u32") || starts(m, "v_cmpx_eq_i32") ? SimOp::CompareEq
+                   : starts(m, "v_cmpx_ne_u32") || starts(m, "v_cmpx_ne_i32") || starts(m, "v_cmpx_lg_u32") ||
+                           starts(m, "v_cmpx_lg_i32")
+                       ? SimOp::CompareNe
+                       : SimOp::Nop;
+  if (op == SimOp::Nop) unsupported(ins, "only equality comparisons are simulated");
+  if (ops.size() != 2 && ops.size() != 3) unsupported(ins, "expected [MASK,] A, B");
+  auto saved = [&](const Operand& s) { return masks.saved_exec.count(s.reg) > 0; };
+  if (!if_then_shape(code, i, true, saved) && !if_then_shape(code, i, false, saved))
+    unsupported(ins, "exec masking other than s_mov S, exec + v_cmpx + s_cbranch_execz + s_or exec restore from S");
+  constexpr int kCmpxMask = -2;  // the mask slot of a comparison written only to exec
+  const std::size_t first = ops.size() - 2;
+  const int dst = ops.size() == 3 ? mask_dst(ins, ops[0], masks) : masks.vgpr(kCmpxMask);
+  std::vector<SimInstruction> out;
+  out.push_back(alu(op, -1, src_of(ops[first]), src_of(ops[first + 1])));
+  out.push_back(alu(SimOp::Select, dst, {}));
+  masks.execz_mask = vgpr_src(dst);
+  return out;
+}
+
 // The simulator steps of instruction `i` of `code`, for instructions beyond the code
 // generator's vocabulary (llc's code); empty when lower_one handles it.
 std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code, std::size_t i, Masks& masks) {
@@ -368,6 +414,11 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
   // s_clause (GFX10+) and s_delay_alu (GFX11+) are scheduling hints: no effect on what the
   // wave computes or when its memory operations complete.
   if (starts(m, "s_nop") || m == "s_clause" || m == "s_delay_alu") {
+    out.emplace_back();  // Nop
+    return out;
+  }
+  // GFX11+: the wave frees its VGPRs before s_endpgm; its memory operations still complete.
+  if (m == "s_sendmsg" && ins.flags == std::vector<std::string>{"sendmsg(MSG_DEALLOC_VGPRS)"}) {
     out.emplace_back();  // Nop
     return out;
   }
@@ -393,6 +444,7 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     out.push_back(alu(SimOp::Select, mask_dst(ins, ops[0], masks), {}));
     return out;
   }
+  if (starts(m, "v_cmpx_")) return lower_cmpx(code, i, masks);
   if (m == "s_cbranch_vccnz" || m == "s_cbranch_vccz") {
     out.push_back(
         alu(m == "s_cbranch_vccnz" ? SimOp::CompareNe : SimOp::CompareEq, -1, vgpr_src(masks.vgpr(-1)), imm_src(0)));
@@ -480,6 +532,7 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
   }
   if (m == "s_mov_b32" && wave32_mask) {
     if (ops.size() != 2) unsupported(ins, "expected D, A");
+    if (is_exec(ops[1]) && ops[0].kind == Operand::Kind::Sgpr) masks.saved_exec.insert(ops[0].reg);
     out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(0)));
     return out;
   }
@@ -488,6 +541,7 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     bool mask = ops[0].kind == Operand::Kind::Special || ops[1].kind == Operand::Kind::Special ||
                 (ops[1].kind == Operand::Kind::Sgpr && masks.slot.count(ops[1].reg));
     if (mask) {
+      if (is_exec(ops[1]) && ops[0].kind == Operand::Kind::Sgpr) masks.saved_exec.insert(ops[0].reg);
       out.push_back(alu(SimOp::Or, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(0)));
       return out;
     }

@@ -47,6 +47,13 @@ TEST(Gcn, PrintParseRoundTrip) {
       "s_mov_b32 m0, -1",
       "s_barrier",
       "s_endpgm",
+      "s_delay_alu instid0(VALU_DEP_3) | instskip(NEXT) | instid1(VALU_DEP_3)",
+      "s_delay_alu instid0(SALU_CYCLE_1)",
+      "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)",
+      "s_wait_loadcnt_dscnt 0",
+      "v_cmpx_eq_u32_e32 1, v1",
+      "v_pk_mov_b32 v[0:1], s[2:3], s[2:3] op_sel:[0,1]",
+      "s_wait_alu depctr_sa_sdst(0)",
   };
   for (const char* line : lines) {
     std::string error;
@@ -190,6 +197,31 @@ TEST(Gcn, ReadsADualIssuePairAsItsTwoInstructions) {
   ASSERT_EQ(p.instructions.size(), 3u);
   EXPECT_EQ(print(p.instructions[0]), "v_mov_b32 v0, s0");
   EXPECT_EQ(print(p.instructions[1]), "v_mov_b32 v1, s1");
+}
+
+// Fields written as calls are kept, each in its place; a word that is neither a register, a
+// known modifier nor a branch's label is refused (an unknown cache bit dropped in silence could
+// change what the access does).
+TEST(Gcn, ReadsCallFieldsAndRefusesUnknownWords) {
+  std::string error;
+  auto delay = parse_instruction("s_delay_alu instid0(VALU_DEP_2) | instskip(SKIP_2) | instid1(VALU_DEP_1)", error);
+  ASSERT_TRUE(delay) << error;
+  EXPECT_TRUE(delay->operands.empty());
+  EXPECT_EQ(delay->flags, (std::vector<std::string>{"instid0(VALU_DEP_2)", "instskip(SKIP_2)", "instid1(VALU_DEP_1)"}));
+  auto message = parse_instruction("s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)", error);
+  ASSERT_TRUE(message) << error;
+  EXPECT_EQ(message->flags, std::vector<std::string>{"sendmsg(MSG_DEALLOC_VGPRS)"});
+  auto branch = parse_instruction("s_cbranch_execz .LBB1_2", error);
+  ASSERT_TRUE(branch) << error;
+  EXPECT_EQ(branch->operands, std::vector<Operand>{Operand::label(".LBB1_2")});
+
+  EXPECT_FALSE(parse_instruction("global_load_dword v1, v0, s[2:3] nv", error));
+  EXPECT_EQ(error, "unknown modifier or operand 'nv'");
+  EXPECT_FALSE(parse_instruction("s_waitcnt vmcnt(0) depctr(0)", error));
+  EXPECT_EQ(error, "unknown wait counter 'depctr(0)'");
+  EXPECT_FALSE(parse_instruction("s_wait_loadcnt depctr_sa_sdst(0)", error));
+  EXPECT_FALSE(parse_instruction("v_add_f32 v0, |v1|, v2", error));
+  EXPECT_EQ(error, "cannot read operand '|v1|'");
 }
 
 TEST(Gcn, RejectsMalformedRegistersAndOffsets) {

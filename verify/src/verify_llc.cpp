@@ -1,9 +1,11 @@
 #include "hsalit/verify/verify_llc.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -41,6 +43,19 @@ Counterexample make_counterexample(const TestVerification& v) {
   return c;
 }
 
+// The threads that share a wave with another, e.g. "P0 and P1": llc compiles each thread as a
+// kernel of its own, so its waits do not count what the wave's other lanes issued, which a
+// kernel holding every lane would (docs/verification.md, "Threads of one wave").
+std::string lanes_compiled_apart(const litmus::Test& test) {
+  std::map<std::uint32_t, std::vector<std::string>> by_wave;
+  for (int t = 0; t < static_cast<int>(test.threads.size()); ++t)
+    by_wave[test.scopes.instance(t, litmus::Scope::Wavefront)].push_back(fmt::format("P{}", t));
+  std::vector<std::string> groups;
+  for (const auto& [wave, threads] : by_wave)
+    if (threads.size() > 1) groups.push_back(fmt::format("{}", fmt::join(threads, " and ")));
+  return fmt::format("{}", fmt::join(groups, "; "));
+}
+
 }  // namespace
 
 TestVerification verify_compiled(const litmus::Test& test, const codegen::CompiledTest& compiled,
@@ -65,6 +80,35 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
   if (v.status == TestStatus::Counterexample) v.counterexample = make_counterexample(v);
   v.seconds = seconds_since(start);
   return v;
+}
+
+TestVerification verify_llc_result(const litmus::Test& test, const codegen::LlcResult& compiled,
+                                   const LlcVerifyOptions& options, VerificationCache& cache) {
+  codegen::CompiledTest program;
+  try {
+    program = codegen::to_compiled_test(compiled, test);
+  } catch (const std::exception& e) {
+    TestVerification v;
+    v.name = test.name;
+    v.test = test;
+    v.status = TestStatus::Unknown;
+    v.reason = fmt::format("llc's code: {}", e.what());
+    return v;
+  }
+  TestVerification judged = verify_compiled(test, program, options.sim, options.model, cache, options.confirm_engine);
+  // What llc removed, merged or reordered (not an error: the program is judged as compiled).
+  std::size_t problems = 0;
+  for (const codegen::LlcThread& t : compiled.threads) problems += t.problems.size();
+  if (problems > 0 && judged.status == TestStatus::Sound)
+    judged.reason +=
+        fmt::format(" (llc removed, merged or reordered accesses in {} thread{})", problems, problems == 1 ? "" : "s");
+  if (judged.status == TestStatus::Counterexample)
+    if (std::string lanes = lanes_compiled_apart(test); !lanes.empty())
+      judged.reason += fmt::format(
+          " ({} are lanes of one wave, which llc compiled as kernels of their own: its waits do not count the "
+          "other lanes' accesses, as one kernel's would)",
+          lanes);
+  return judged;
 }
 
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
@@ -103,19 +147,7 @@ TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool
   } catch (const std::exception& e) {
     return finish(TestStatus::Unknown, fmt::format("llc: {}", e.what()));
   }
-  codegen::CompiledTest program;
-  try {
-    program = codegen::to_compiled_test(compiled, v.test);
-  } catch (const std::exception& e) {
-    return finish(TestStatus::Unknown, fmt::format("llc's code: {}", e.what()));
-  }
-  TestVerification judged = verify_compiled(v.test, program, options.sim, options.model, cache, options.confirm_engine);
-  // What llc removed, merged or reordered (not an error: the program is judged as compiled).
-  std::size_t problems = 0;
-  for (const codegen::LlcThread& t : compiled.threads) problems += t.problems.size();
-  if (problems > 0 && judged.status == TestStatus::Sound)
-    judged.reason +=
-        fmt::format(" (llc removed, merged or reordered accesses in {} thread{})", problems, problems == 1 ? "" : "s");
+  TestVerification judged = verify_llc_result(v.test, compiled, options, cache);
   judged.seconds = seconds_since(start);
   return judged;
 }

@@ -52,6 +52,10 @@ struct LlcTool {
 // LlcError "llc-19 not found: install Debian package llvm-19" when it is missing.
 LlcTool find_llc(std::string_view name);
 
+// The AMDGPU processors this llc knows (`llc -march=amdgcn -mcpu=help`, read once per llc);
+// empty when it lists none (then nothing is known either way).
+std::vector<std::string> llc_processors(const LlcTool& llc);
+
 // The Debian package that provides a tool named like `llc-19` or `opt-16`; "" if unknown.
 std::string debian_package_for(std::string_view tool);
 
@@ -59,7 +63,8 @@ std::string debian_package_for(std::string_view tool);
 std::vector<std::string> llc_command(const LlcTool& llc, const Target& target);
 
 // Runs llc on the module for the target and returns the assembly. Throws LlcError with llc's
-// messages when it fails.
+// messages when it fails, and when it does not know the processor (llc then compiles for a
+// generic one, or crashes: its code is not the target's either way).
 std::string run_llc(const LlcTool& llc, std::string_view ir, const Target& target);
 
 struct LlcThread {

@@ -45,6 +45,12 @@ TestVerification verify_compiled(const litmus::Test& test, const codegen::Compil
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
                                 VerificationCache& cache);
 
+// llc's output for `test` (as observe_everything gives it), already imported
+// (codegen::import_llc_assembly), judged as verify_via_llc judges it: the same verdict and
+// notes for recorded output, without running llc.
+TestVerification verify_llc_result(const litmus::Test& test, const codegen::LlcResult& compiled,
+                                   const LlcVerifyOptions& options, VerificationCache& cache);
+
 // Every test, `options.jobs` at a time; the report keeps the order of `tests`.
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
                             const LlcVerifyOptions& options, VerificationCache& cache,
