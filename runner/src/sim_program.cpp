@@ -504,6 +504,7 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   p.lds_counter = model.slot(model.lds_counter);
   p.locations = test.location_names();
   p.l2_maintenance = starts(compiled.target, "gfx90a") || starts(compiled.target, "gfx94");
+  p.workgroup_span = workgroup_span(*target, compiled.flavour);
   int group_index = 0;
   for (const std::string& name : p.locations) {
     bool group = test.segment_of(name) == litmus::Segment::Group;
@@ -689,6 +690,30 @@ std::optional<std::string> register_hazard(const SimProgram& program, std::size_
 }  // namespace hsalit::runner::detail
 
 namespace hsalit::runner {
+
+std::string_view to_string(WorkgroupSpan span) {
+  switch (span) {
+    case WorkgroupSpan::OneCu: return "one CU";
+    case WorkgroupSpan::Wgp: return "the CUs of a WGP";
+    case WorkgroupSpan::Agent: return "any CUs of the agent";
+  }
+  return "?";
+}
+
+// AMDGPUUsage, "Memory Model GFX10-GFX11": "In CU wavefront execution mode the wavefronts
+// may be executed by different SIMDs in the same CU. In WGP wavefront execution mode the
+// wavefronts may be executed by different SIMDs in different CUs in the same WGP", and "a
+// buffer_gl0_inv is required for coherence between wavefronts executing in the same
+// work-group as they may be executing on SIMDs of different CUs that access different L0s";
+// WGP mode is LLVM's default, the tables' `cumode` flavour is CU mode (GFX12 alike).
+// "Memory Model GFX90A" (and GFX942): "The wavefronts for a single work-group are executed
+// in the same CU but may be executed by different SIMDs. The exception is when in tgsplit
+// execution mode when the wavefronts may be executed by different SIMDs in different CUs."
+WorkgroupSpan workgroup_span(const codegen::Target& target, std::string_view flavour) {
+  if (flavour == "tgsplit") return WorkgroupSpan::Agent;
+  if (target.generation >= 10 && flavour != "cumode") return WorkgroupSpan::Wgp;
+  return WorkgroupSpan::OneCu;
+}
 
 std::vector<std::string> register_hazards(const LoweredProgram& lowered) {
   std::vector<std::string> out;

@@ -11,6 +11,7 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/ast.hpp"
+#include "hsalit/runner/sim.hpp"
 
 namespace hsalit::runner::detail {
 
@@ -111,6 +112,7 @@ struct SimProgram {
   bool l2_maintenance = false;        // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
   std::vector<std::string> counters;  // the target's wait counters, by index (codegen::CounterModel::names)
   int lds_counter = -1;               // the index of the one LDS and FLAT operations share (lgkmcnt, dscnt)
+  WorkgroupSpan workgroup_span = WorkgroupSpan::OneCu;  // the CUs a work-group's waves may run on
 };
 
 // Throws std::runtime_error naming the instruction it cannot simulate. The program's
