@@ -237,8 +237,7 @@ PlacementCursor::PlacementCursor(const litmus::Test& test, WorkgroupSpan span, b
 
 // The units of the agents' partitions, each spread the first way: the agents in order, an
 // agent's units by their block.
-std::vector<PlacementCursor::Unit> PlacementCursor::units(
-    const std::vector<std::vector<int>>& group_partitions) const {
+std::vector<PlacementCursor::Unit> PlacementCursor::units(const std::vector<std::vector<int>>& group_partitions) const {
   std::vector<Unit> out;
   for (std::size_t agent = 0; agent < members_.size(); ++agent) {
     const std::vector<int>& part = group_partitions[agent];
@@ -301,8 +300,7 @@ void PlacementCursor::place(Placement& p, const std::vector<Unit>& units) const 
   p.cu_of_wave.assign(base_.workgroup_of_wave.size(), -1);
   for (const Unit& unit : units) {
     const int first_cu = static_cast<int>(p.agent_of_cu.size());
-    const int blocks =
-        unit.cu_blocks.empty() ? 0 : *std::max_element(unit.cu_blocks.begin(), unit.cu_blocks.end()) + 1;
+    const int blocks = unit.cu_blocks.empty() ? 0 : *std::max_element(unit.cu_blocks.begin(), unit.cu_blocks.end()) + 1;
     p.agent_of_cu.insert(p.agent_of_cu.end(), static_cast<std::size_t>(blocks), unit.agent);
     for (std::size_t i = 0; i < unit.waves.size(); ++i)
       p.cu_of_wave[static_cast<std::size_t>(unit.waves[i])] = first_cu + unit.cu_blocks[i];
@@ -2582,11 +2580,12 @@ std::string key_of(const litmus::Test& test, const codegen::CompiledTest& compil
                    const SimOptions& o) {
   const HardwareAssumptions& hw = o.hw;
   std::string key =
-      fmt::format("{}{}{}{}{} {} {} {}{}{}{}{}{} {} {} {}\n", hw.lds_queues, hw.channel_per_location,
+      fmt::format("{}{}{}{}{} {} {} {}{}{}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
                   hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states, o.timeout_seconds,
                   o.keep_traces, o.explore_placements, o.partial_order_reduction, o.independent_steps,
-                  o.pass_invisible_steps, o.one_cu_misses, compiled.target, compiled.generic,
-                  program ? to_string(program->workgroup_span) : std::string_view(compiled.flavour));
+                  o.pass_invisible_steps, o.one_cu_misses, compiled.target, compiled.generic);
+  // Where the waves of a work-group may run: the placements searched.
+  key += fmt::format("{}\n", program ? to_string(program->workgroup_span) : std::string_view(compiled.flavour));
   const std::optional<std::string> one_cu = program ? one_cu_key(test, *program, o) : std::nullopt;
   if (one_cu)
     key += *one_cu;

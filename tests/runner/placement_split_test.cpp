@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/gcn.hpp"
 #include "hsalit/codegen/mapping.hpp"
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/evaluate.hpp"
@@ -60,8 +61,7 @@ std::string canonical(const Placement& p) {
 // work-groups with at most one other); Agent: anything.
 bool allowed(const Placement& p, WorkgroupSpan span) {
   std::map<int, std::set<int>> cus_of_group;
-  for (std::size_t w = 0; w < p.cu_of_wave.size(); ++w)
-    cus_of_group[p.workgroup_of_wave[w]].insert(p.cu_of_wave[w]);
+  for (std::size_t w = 0; w < p.cu_of_wave.size(); ++w) cus_of_group[p.workgroup_of_wave[w]].insert(p.cu_of_wave[w]);
   std::map<int, std::set<int>> linked;  // per CU, the other CUs a work-group of it is on
   for (const auto& [g, cus] : cus_of_group) {
     if (span == WorkgroupSpan::OneCu && cus.size() > 1) return false;
@@ -156,14 +156,14 @@ TEST(PlacementSplit, WavesOfAWorkGroupSpreadAsTheSpanAllows) {
 // and the separate-CU cursor (rule 5) visits the finest: each work-group on CUs no other
 // uses, each on as many CUs as the span allows.
 TEST(PlacementSplit, CursorVisitsEveryAllowedPlacementOnceAndCountsThem) {
-  for (const auto& [threads, scopes] : std::vector<std::pair<int, std::string>>{
-           {4, "(agent (wg 0 1) (wg 2 3))"},
-           {4, "(agent (wg 0 1 2) (wg 3))"},
-           {4, "(agent (wg 0) (wg 1) (wg 2 3))"},
-           {5, "(agent (wg 0 1) (wg 2 3 4))"},
-           {5, "(agent (wg 0 1) (wg 2)) (agent (wg 3 4))"},
-           {4, "(agent (wg (wave 0 1) 2 3))"},
-           {5, "(agent (wg 0 1 2 3 4))"}}) {
+  for (const auto& [threads, scopes] :
+       std::vector<std::pair<int, std::string>>{{4, "(agent (wg 0 1) (wg 2 3))"},
+                                                {4, "(agent (wg 0 1 2) (wg 3))"},
+                                                {4, "(agent (wg 0) (wg 1) (wg 2 3))"},
+                                                {5, "(agent (wg 0 1) (wg 2 3 4))"},
+                                                {5, "(agent (wg 0 1) (wg 2)) (agent (wg 3 4))"},
+                                                {4, "(agent (wg (wave 0 1) 2 3))"},
+                                                {5, "(agent (wg 0 1 2 3 4))"}}) {
     const litmus::Test t = stores_under(threads, scopes);
     for (WorkgroupSpan span : {WorkgroupSpan::OneCu, WorkgroupSpan::Wgp, WorkgroupSpan::Agent}) {
       const std::string what = scopes + ", " + std::string(to_string(span));
@@ -290,6 +290,26 @@ bool reaches(const litmus::Test& test, const std::string& target, const codegen:
   return false;
 }
 
+// Whether random runs reach a final state satisfying the test's condition.
+bool reaches_at_random(const litmus::Test& test, const std::string& target, const codegen::MappingTable& table,
+                       const std::string& flavour) {
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  codegen::CompileOptions co;
+  co.flavour = flavour;
+  const codegen::CompiledTest compiled = codegen::compile(test, catalog.get(target), catalog, table, co);
+  const SimResult r = run_random(test, compiled, 20'000, 1);
+  EXPECT_FALSE(r.unknown) << *r.unknown;
+  for (const auto& [o, n] : r.histogram) {
+    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+      for (std::size_t i = 0; i < r.observed.size(); ++i)
+        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
+      return 0;
+    };
+    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
+  }
+  return false;
+}
+
 // GFX10-GFX11 in WGP mode: the two waves of a work-group may run on the two CUs of its
 // processor, each with its own L0, so the work-group acquire's buffer_gl0_inv is what keeps
 // message passing within the work-group; in CU mode they share the L0 and the table omits it.
@@ -302,6 +322,9 @@ TEST(PlacementSplit, WgpModeNeedsTheWorkGroupAcquiresL0Invalidate) {
   EXPECT_TRUE(reaches(mp, "gfx1030", broken, "opencl"));
   EXPECT_FALSE(reaches(mp, "gfx1030", shipped, "cumode"));
   EXPECT_FALSE(reaches(mp, "gfx1030", broken, "cumode"));
+  // Random runs place the waves the same ways.
+  EXPECT_TRUE(reaches_at_random(mp, "gfx1030", broken, "hsa"));
+  EXPECT_FALSE(reaches_at_random(mp, "gfx1030", broken, "cumode"));
 }
 
 // GFX90A in tgsplit mode: the waves of a work-group may run on any CUs of the agent, so the
@@ -314,6 +337,7 @@ TEST(PlacementSplit, TgsplitNeedsTheWorkGroupAcquiresL1Invalidate) {
   EXPECT_TRUE(reaches(mp, "gfx90a", broken, "tgsplit"));
   EXPECT_FALSE(reaches(mp, "gfx90a", shipped, "hsa"));
   EXPECT_FALSE(reaches(mp, "gfx90a", broken, "hsa"));
+  EXPECT_TRUE(reaches_at_random(mp, "gfx90a", broken, "tgsplit"));
 }
 
 // Fact 10 of docs/verification.md asks, thread by thread, whether a thread keeps program
@@ -343,6 +367,41 @@ exists (1:r0=0)
   EXPECT_FALSE(keeps("gfx1030", "gfx10-11", "hsa"));
   EXPECT_TRUE(keeps("gfx90a", "gfx90a", "hsa"));
   EXPECT_FALSE(keeps("gfx90a", "gfx90a", "tgsplit"));
+}
+
+// Two flavours that compile a test to the same code run it on different placements (WGP mode
+// or CU mode), so a kept search of one does not answer the other.
+TEST(PlacementSplit, KeptSearchesTellTheSpansApart) {
+  const litmus::Test t = parse(R"(LISA CoRR
+{ x = 0; }
+ P0      | P1       ;
+ w[] x 1 | r[] r0 x ;
+         | r[] r1 x ;
+scopes: (agent (wg 0 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  auto compiled = [&](const std::string& flavour) {
+    codegen::CompileOptions co;
+    co.flavour = flavour;
+    return codegen::compile(t, catalog.get("gfx1030"), catalog, shipped_table("gfx10-11"), co);
+  };
+  const codegen::CompiledTest wgp = compiled("hsa"), cu = compiled("cumode");
+  std::string wgp_code, cu_code;
+  for (const codegen::CompiledThread& th : wgp.threads)
+    for (const codegen::Instruction& ins : th.code) wgp_code += codegen::print(ins) + "\n";
+  for (const codegen::CompiledThread& th : cu.threads)
+    for (const codegen::Instruction& ins : th.code) cu_code += codegen::print(ins) + "\n";
+  ASSERT_EQ(wgp_code, cu_code);
+  EXPECT_NE(simulation_key(t, wgp), simulation_key(t, cu));
+  SimulationMemo memo(8);
+  const SimOptions o;
+  const std::shared_ptr<const SimResult> on_one_cu = run_exhaustive(t, cu, o, memo);
+  const std::shared_ptr<const SimResult> split = run_exhaustive(t, wgp, o, memo);
+  // The stale second read needs the reader on the other CU of the processor.
+  const SimOutcome stale{{1, 0}};  // 1:r0, 1:r1
+  EXPECT_EQ(on_one_cu->histogram.count(stale), 0u);
+  EXPECT_EQ(split->histogram.count(stale), 1u);
 }
 
 std::set<SimOutcome> outcome_set(const SimResult& r) {
