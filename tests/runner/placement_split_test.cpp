@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
@@ -21,6 +22,7 @@
 #include "hsalit/runner/sim.hpp"
 #include "litmus_support.hpp"
 #include "mapping_support.hpp"
+#include "sim_support.hpp"
 
 namespace hsalit::runner {
 namespace {
@@ -402,6 +404,87 @@ exists (1:r0=1 /\ 1:r1=0)
   const SimOutcome stale{{1, 0}};  // 1:r0, 1:r1
   EXPECT_EQ(on_one_cu->histogram.count(stale), 0u);
   EXPECT_EQ(split->histogram.count(stale), 1u);
+}
+
+// Where the program-order readings (docs/simulator.md, "Program order kept"; facts 8 to 10 of
+// docs/verification.md) say yes for code whose work-groups may split, the search reaches only
+// SC final states; and one_cu_unordered_pairs answers nothing for a work-group of several
+// waves. Every library test, for gfx1030 in WGP mode and gfx90a in tgsplit mode, under the
+// default assumptions, `l1-store-at-l2` and the remedies of docs/mappings.md.
+TEST(PlacementSplit, ProgramOrderReadingsHoldOnSplitWorkGroups) {
+  std::vector<std::pair<std::string, SimOptions>> assumptions(3);
+  assumptions[0].first = "default";
+  assumptions[1].first = "l1-store-at-l2";
+  ASSERT_TRUE(apply_assumption("l1-store-at-l2", assumptions[1].second.hw));
+  assumptions[2].first = "remedies";
+  ASSERT_TRUE(apply_assumption("l1-store-at-l2", assumptions[2].second.hw) &&
+              apply_assumption("one-channel", assumptions[2].second.hw));
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  std::size_t kept = 0, threads_kept = 0, not_kept = 0;
+  for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file);
+    ASSERT_TRUE(parsed.ok()) << file;
+    const litmus::Test& test = *parsed.test;
+    for (const auto& [target, table, flavour] :
+         {std::tuple{"gfx1030", "gfx10-11", "hsa"}, std::tuple{"gfx90a", "gfx90a", "tgsplit"}}) {
+      codegen::CompileOptions co;
+      co.flavour = flavour;
+      codegen::CompiledTest compiled;
+      try {
+        compiled = codegen::compile(test, catalog.get(target), catalog, shipped_table(table), co);
+      } catch (const std::exception&) {
+        continue;
+      }
+      const LoweredProgram lowered = lower_program(test, compiled);
+      // Per thread, the locations a thread of another work-group writes (as fact 10 marks them).
+      std::vector<std::vector<bool>> written_elsewhere(test.threads.size());
+      const std::vector<std::string> locations = test.location_names();
+      for (std::size_t t = 0; t < test.threads.size(); ++t)
+        for (const std::string& name : locations) {
+          bool written = false;
+          for (std::size_t u = 0; u < test.threads.size(); ++u)
+            if (test.scopes.instance(static_cast<int>(u), litmus::Scope::WorkGroup) !=
+                test.scopes.instance(static_cast<int>(t), litmus::Scope::WorkGroup))
+              for (const litmus::Instruction& ins : test.threads[u].code)
+                written = written || (ins.writes_memory() && (ins.addr.base.kind != litmus::Expr::Kind::Location ||
+                                                              ins.addr.base.name == name));
+          written_elsewhere[t].push_back(written);
+        }
+      const bool several_waves_in_a_group = [&] {
+        const Placement first = placements(test).front();
+        for (std::size_t w = 1; w < first.workgroup_of_wave.size(); ++w)
+          for (std::size_t v = 0; v < w; ++v)
+            if (first.workgroup_of_wave[v] == first.workgroup_of_wave[w]) return true;
+        return false;
+      }();
+      for (const auto& [name, o] : assumptions) {
+        const std::string what = file.string() + ", " + target + " " + flavour + ", " + name;
+        if (several_waves_in_a_group) {
+          for (std::size_t t = 0; t < test.threads.size(); ++t) {
+            EXPECT_FALSE(one_cu_unordered_pairs(test, lowered, static_cast<int>(t), o)) << what;
+          }
+        }
+        const bool whole = keeps_program_order(test, lowered, o);
+        bool each = true;
+        for (std::size_t t = 0; t < test.threads.size(); ++t)
+          each = each && thread_keeps_program_order(test, lowered, static_cast<int>(t), written_elsewhere[t], o);
+        if (!whole && !each) {
+          ++not_kept;
+          continue;
+        }
+        const SimResult r = run_exhaustive(test, compiled, o);
+        const std::optional<bool> sc = test_support::only_sc_final_states(test, r);
+        if (r.unknown || !sc) continue;
+        EXPECT_TRUE(*sc) << what << ": its code keeps program order (" << (whole ? "whole" : "thread by thread")
+                         << "), yet it reaches a final state that no SC interleaving reaches";
+        kept += whole;
+        threads_kept += each;
+      }
+    }
+  }
+  EXPECT_GT(kept, 20u);
+  EXPECT_GT(threads_kept, 20u);
+  EXPECT_GT(not_kept, 100u);
 }
 
 std::set<SimOutcome> outcome_set(const SimResult& r) {
