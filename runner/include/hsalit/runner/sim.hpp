@@ -66,7 +66,7 @@ struct SimOptions {
   // (support::default_memory_limit).
   std::uint64_t memory_limit = support::default_memory_limit();
   bool keep_traces = true;         // one trace per outcome in exhaustive mode (shortest)
-  bool explore_placements = true;  // every placement of work-groups on compute units
+  bool explore_placements = true;  // every placement of waves on compute units (docs/simulator.md, "Placement")
   // Exhaustive search takes steps that commute with all others alone and leaves out L1
   // lines no load reads through the L1 (docs/simulator.md, "Reductions"); the set of
   // outcomes is the same either way. Off: every interleaving of every step.
@@ -77,9 +77,10 @@ struct SimOptions {
   bool independent_steps = true;
   // With the reductions on, lines that may be filled at any time and stores that reach their
   // CU's L1 only through the L2 (`l1-store-at-l2`), exhaustive search explores only the
-  // placements that put each work-group on a CU of its own: a CU shared by two work-groups
-  // reaches no final state that separate CUs do not (docs/simulator.md, "Reductions", rule
-  // 5). Off: every placement of work-groups on CUs. The outcomes are the same.
+  // finest placements: each work-group on a CU of its own (split over two, or over one CU
+  // per wave, where the work-group span allows it): a CU shared by two sets of waves reaches
+  // no final state that separate CUs do not (docs/simulator.md, "Reductions", rule 5). Off:
+  // every placement of waves on CUs. The outcomes are the same.
   bool separate_cus = true;
   // With the reductions on, exhaustive search leaves the L1 out of a placement that puts
   // every wave on one CU (one L2, and no instruction that may use a register before the load
