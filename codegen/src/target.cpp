@@ -42,6 +42,7 @@ TargetCatalog TargetCatalog::from_json(const json& doc) {
     target.name = name;
     target.generation = t.at("generation");
     target.mapping = t.at("mapping");
+    target.memory_model = t.at("memory_model");
     std::string global = t.at("global");
     target.global = global == "buffer" ? GlobalForm::Buffer : global == "flat" ? GlobalForm::Flat : GlobalForm::Global;
     target.flat = t.at("flat");
@@ -145,11 +146,9 @@ const TargetInstructions& target_instructions(const Target& t) {
       {"th", "scope"}};
   if (t.generation <= 6) return gfx6;
   if (t.generation <= 8) return gfx7_8;
-  if (t.generation == 9) {
-    if (t.name == "gfx90a") return gfx90a;
-    if (t.name.starts_with("gfx94") || t.name.starts_with("gfx95")) return gfx940;
-    return gfx9;
-  }
+  if (t.memory_model == "gfx90a") return gfx90a;
+  if (t.memory_model == "gfx942") return gfx940;
+  if (t.generation == 9) return gfx9;
   if (t.generation <= 11) return gfx10_11;
   return gfx12;
 }

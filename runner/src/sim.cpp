@@ -50,6 +50,8 @@ bool apply_assumption(std::string_view name, HardwareAssumptions& hw) {
     hw.l1_store_visible_early = false;
   else if (name == "l2-per-agent")
     hw.l2_per_agent = true;
+  else if (name == "l2-per-xcd")
+    hw.l2_per_xcd = true;
   else
     return false;
   return true;
@@ -193,7 +195,7 @@ std::uint64_t wgp_placement_count(const std::vector<std::size_t>& waves_of_kind,
 }  // namespace
 
 bool shared_cu_adds_nothing(const HardwareAssumptions& hw) {
-  return !hw.l1_store_visible_early && hw.l1_spontaneous_fill && !hw.l2_per_agent;
+  return !hw.l1_store_visible_early && hw.l1_spontaneous_fill && !hw.l2_per_agent && !hw.l2_per_xcd;
 }
 
 PlacementCursor::PlacementCursor(const litmus::Test& test, WorkgroupSpan span, bool separate_cus_only)
@@ -440,7 +442,18 @@ Word entry_instruction(Word meta) { return meta & 0xffff; }
 Word entry_location(Word meta) { return (meta >> 16) & 0xff; }
 Word entry_lane(Word meta) { return (meta >> 24) & 0xf; }
 
-enum class Step : std::uint8_t { Issue, Drain, LdsPerform, Evict, Fill, L2Writeback, L2Fill, L2Evict };
+enum class Step : std::uint8_t {
+  Issue,
+  Drain,
+  LdsPerform,
+  Evict,
+  Fill,
+  L2Writeback,
+  L2Fill,
+  L2Evict,
+  Gl1Fill,
+  Gl1Evict
+};
 
 struct Transition {
   Step step = Step::Issue;
@@ -484,7 +497,8 @@ struct Code {
   AddressForm form = AddressForm::Global;
   bool scalar_move = false;  // s_mov_b32 writes an SGPR
   bool has_source = false;   // Move: a source operand the lowering understood
-  bool bypass_l1 = false, flat = false, invalidate_l2 = false, system_scope = false;
+  bool bypass_l1 = false, bypass_gl1 = true, flat = false, invalidate_l1 = false, invalidate_gl1 = false,
+       invalidate_l2 = false, system_scope = false;
   std::uint8_t width = 1;
   int atomic_kind = 0;
   std::int32_t dst = -1;  // word of the destination register
@@ -573,14 +587,14 @@ Future future_of_instruction(const SimInstruction& ins, int loc) {
   switch (ins.op) {
     case SimOp::VectorLoad:
       f.vm = at;
-      if (!ins.bypass_l1) f.l1_read = at;
+      if (!ins.bypass_l1 || !ins.bypass_gl1) f.l1_read = at;
       break;
     case SimOp::VectorStore:
     case SimOp::VectorAtomic: f.vm = f.vm_write = at; break;
     case SimOp::LdsLoad: f.lds = at; break;
     case SimOp::LdsStore:
     case SimOp::LdsAtomic: f.lds = f.lds_write = at; break;
-    case SimOp::InvalidateL1: f.invalidates_l1 = true; break;
+    case SimOp::Invalidate: f.invalidates_l1 = ins.invalidate_l1 || ins.invalidate_gl1; break;
     default: break;
   }
   for (const Src* src : {&ins.a, &ins.b, &ins.base, &ins.offset})
@@ -675,7 +689,7 @@ int litmus_location(const litmus::Test& test, const SimProgram& program, int thr
 std::vector<bool> vector_locations(const litmus::Test& test, const SimProgram& program, int thread, bool l1_reads) {
   std::vector<bool> out(program.locations.size());
   for (const SimInstruction& ins : program.threads[static_cast<std::size_t>(thread)].code) {
-    const bool counted = l1_reads ? ins.op == SimOp::VectorLoad && !ins.bypass_l1
+    const bool counted = l1_reads ? ins.op == SimOp::VectorLoad && (!ins.bypass_l1 || !ins.bypass_gl1)
                                   : ins.op == SimOp::VectorStore || ins.op == SimOp::VectorAtomic;
     if (!counted) continue;
     const int loc = litmus_location(test, program, thread, ins.litmus_instruction);
@@ -770,6 +784,12 @@ bool accesses_in_program_order(const litmus::Test& test, const SimProgram& progr
   return true;
 }
 
+// Whether the L2 is not one point of coherence: per agent (`l2-per-agent`, targets with L2
+// maintenance) or per group of CUs of an agent (`l2-per-xcd`, GFX942); rules 12 and 14.
+bool several_l2s(const HardwareAssumptions& hw, const SimProgram& program) {
+  return program.l2_maintenance && (hw.l2_per_agent || (hw.l2_per_xcd && program.l2_per_xcd));
+}
+
 class Machine {
  public:
   // `one_cu_misses`: with the reductions on, a placement that puts every wave on one CU is
@@ -838,8 +858,7 @@ class Machine {
     bool one_cu = true;
     for (std::size_t w = 1; w < static_cast<std::size_t>(wave_count); ++w)
       one_cu = one_cu && placement.cu_of_wave[w] == placement.cu_of_wave[0];
-    one_cu_misses_ = one_cu_misses && one_cu && lazy_lines_ && opt_.one_cu_misses &&
-                     !(opt_.hw.l2_per_agent && p_.l2_maintenance) &&
+    one_cu_misses_ = one_cu_misses && one_cu && lazy_lines_ && opt_.one_cu_misses && !several_l2s(opt_.hw, p_) &&
                      std::none_of(p_.threads.begin(), p_.threads.end(), may_use_outstanding_result);
     candidates_cap_ = 1;  // the initial value, then at most one value per write to the L2
     for (const detail::SimThread& th : p_.threads)
@@ -906,17 +925,22 @@ class Machine {
       }
     }
     fillable_ = std::move(fillable);
+    next = layout_gl1(test, next);
     memory_ = next;
     next += 2 * static_cast<int>(locations);
-    // Per-agent L2 (docs/simulator.md, rule 12): per agent and location (state, lo, hi), state
-    // 0 invalid, 1 clean, 2 dirty; lines of locations no thread of the agent names are left out.
-    l2_agents_ = opt_.hw.l2_per_agent && p_.l2_maintenance;
+    // Per-agent L2 (docs/simulator.md, rule 12): per L2 and location (state, lo, hi), state
+    // 0 invalid, 1 clean, 2 dirty; lines of locations no thread of the L2 names are left out.
+    // One L2 per agent; under `l2-per-xcd` (GFX942) one per group of CUs that run one
+    // work-group's waves (rule 14).
+    l2_agents_ = several_l2s(opt_.hw, p_);
+    l2_per_xcd_ = l2_agents_ && opt_.hw.l2_per_xcd && p_.l2_per_xcd;
     if (l2_agents_) {
-      for (int a : placement.agent_of_cu) agents_ = std::max(agents_, a + 1);
+      l2_of_cu_ = l2_per_xcd_ ? workgroup_cu_groups() : placement.agent_of_cu;
+      for (int a : l2_of_cu_) agents_ = std::max(agents_, a + 1);
       agent_line_.assign(static_cast<std::size_t>(agents_), std::vector<int>(locations, -1));
       for (std::size_t t = 0; t < p_.threads.size(); ++t) {
-        int cu = placement.cu_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])];
-        auto a = static_cast<std::size_t>(placement.agent_of_cu[static_cast<std::size_t>(cu)]);
+        const int cu = waves_[static_cast<std::size_t>(placement.wave_of_thread[t])].cu;
+        auto a = static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(cu)]);
         for (int loc : p_.threads[t].non_glc_loads)
           if (agent_line_[a][static_cast<std::size_t>(loc)] < 0) {
             agent_line_[a][static_cast<std::size_t>(loc)] = next;
@@ -949,6 +973,9 @@ class Machine {
         c.scalar_move = ins.op == SimOp::Move && scalar_destination(ins);
         c.has_source = ins.a.file != RegFile::None;
         c.bypass_l1 = ins.bypass_l1;
+        c.bypass_gl1 = ins.bypass_gl1;
+        c.invalidate_l1 = ins.invalidate_l1;
+        c.invalidate_gl1 = ins.invalidate_gl1;
         c.flat = ins.flat;
         c.invalidate_l2 = ins.invalidate_l2;
         c.system_scope = ins.system_scope;
@@ -973,7 +1000,7 @@ class Machine {
 
     // What each thread may still do from each instruction on (rule 4), with the location each
     // memory instruction names by its litmus instruction (checked when it issues).
-    independent_ = opt_.partial_order_reduction && opt_.independent_steps && !l2_agents_ && locations <= 64;
+    independent_ = opt_.partial_order_reduction && opt_.independent_steps && !l2_agents_ && !gl1_ && locations <= 64;
     if (independent_) {
       future_.resize(p_.threads.size());
       own_.resize(p_.threads.size());
@@ -1043,6 +1070,8 @@ class Machine {
     }
     for (const std::vector<int>& a : agent_line_)
       for (int l : a) lines += l >= 0;
+    for (const std::vector<int>& g : gl1_line_)
+      for (int l : g) lines += l >= 0;
     return waves_.size() * (2 + static_cast<std::size_t>(candidates_cap_)) + queues + lines;
   }
   const std::vector<Word>& initial() const { return initial_; }
@@ -1136,7 +1165,7 @@ class Machine {
         if (C.line[l] < 0) continue;
         if (s[C.line[l]])
           out.push_back({Step::Evict, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(l)});
-        else if (!store_in_flight(s, C, static_cast<int>(l)))
+        else if (l1_fill_value(s, static_cast<int>(c), static_cast<int>(l)))
           out.push_back({Step::Fill, static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(l)});
       }
     }
@@ -1146,6 +1175,15 @@ class Machine {
         if (line < 0) continue;
         Step st = s[line] == 2 ? Step::L2Writeback : s[line] == 1 ? Step::L2Evict : Step::L2Fill;
         out.push_back({st, static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(l)});
+      }
+    for (std::size_t g = 0; g < gl1_line_.size(); ++g)
+      for (std::size_t l = 0; l < gl1_line_[g].size(); ++l) {
+        const int line = gl1_line_[g][l];
+        if (line < 0) continue;
+        if (s[line])
+          out.push_back({Step::Gl1Evict, static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(l)});
+        else if (!wgp_store_in_flight(s, static_cast<int>(g), static_cast<int>(l)))
+          out.push_back({Step::Gl1Fill, static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(l)});
       }
     return invisible_step;
   }
@@ -1206,12 +1244,14 @@ class Machine {
       case Step::Evict: std::fill_n(s + cus_[t.a].line[t.b], 3, 0); break;
       case Step::Fill: {
         Word* line = s + cus_[t.a].line[t.b];
-        Value64 v = l2(s, t.a, t.b);
+        Value64 v = *l1_fill_value(s, t.a, t.b);
         line[0] = 1;
         line[1] = v.lo;
         line[2] = v.hi;
         break;
       }
+      case Step::Gl1Fill: fill_gl1(s, t.a, t.b); break;
+      case Step::Gl1Evict: std::fill_n(s + gl1_line_[t.a][t.b], 3, 0); break;
       case Step::L2Writeback: writeback_l2(s, t.a, t.b); break;
       case Step::L2Fill: {
         int line = agent_line_[t.a][t.b];
@@ -1237,7 +1277,14 @@ class Machine {
         if (ins.op == SimOp::Barrier && (s[L.header] >> 8 & 0xff)) return fmt::format("P{} leaves the barrier", thread);
         int line = l1_line(s, L, current(s, L));
         std::string l1;
-        if (line >= 0 && t.b == 0)
+        const Code& cur = current(s, L);
+        const int gl1 = cur.op == SimOp::VectorLoad && !cur.bypass_gl1 && (line < 0 || t.b == 0)
+                            ? gl1_line(L.cu, global_location(s, cur))
+                            : -1;
+        if (gl1 >= 0 && s[gl1])
+          l1 = fmt::format(" ({}hits WGP {}'s GL1 line, which holds {})", line >= 0 ? "misses in its L0, " : "",
+                           wgp_of_cu_[static_cast<std::size_t>(L.cu)], static_cast<std::int32_t>(s[gl1 + 1]));
+        else if (line >= 0 && t.b == 0)
           l1 = fmt::format(" (misses in CU {}'s L1)", L.cu);
         else if (line >= 0)
           // The line's value came from a fill (the L2's value then) or from a store of this
@@ -1270,8 +1317,8 @@ class Machine {
       }
       case Step::Evict: return fmt::format("CU {} L1 evicts the line of {}", t.a, p_.locations[t.b]);
       case Step::Fill:
-        return fmt::format("CU {} L1 fills the line of {} from L2 (value {})", t.a, p_.locations[t.b],
-                           static_cast<std::int32_t>(l2(s, t.a, t.b).lo));
+        return fmt::format("CU {} L1 fills the line of {} from {} (value {})", t.a, p_.locations[t.b],
+                           gl1_ ? "the GL1" : "L2", static_cast<std::int32_t>(l1_fill_value(s, t.a, t.b)->lo));
       case Step::L2Writeback:
         return fmt::format("agent {} L2 writes back the line of {} (value {})", t.a, p_.locations[t.b],
                            static_cast<std::int32_t>(s[agent_line_[t.a][t.b] + 1]));
@@ -1279,6 +1326,10 @@ class Machine {
         return fmt::format("agent {} L2 fills the line of {} from memory (value {})", t.a, p_.locations[t.b],
                            static_cast<std::int32_t>(s[memory_ + 2 * t.b]));
       case Step::L2Evict: return fmt::format("agent {} L2 evicts the clean line of {}", t.a, p_.locations[t.b]);
+      case Step::Gl1Fill:
+        return fmt::format("WGP {} GL1 fills the line of {} from L2 (value {})", t.a, p_.locations[t.b],
+                           static_cast<std::int32_t>(s[memory_ + 2 * t.b]));
+      case Step::Gl1Evict: return fmt::format("WGP {} GL1 evicts the line of {}", t.a, p_.locations[t.b]);
     }
     return "?";
   }
@@ -1329,7 +1380,7 @@ class Machine {
     const CuLayout& C = cus_[static_cast<std::size_t>(cu)];
     int line = C.line[static_cast<std::size_t>(loc)];
     set_candidates(s, line, value);
-    if (!store_in_flight(s, C, loc)) add_candidate_checked(s, line, l2(s, cu, loc));
+    if (std::optional<Value64> fill = l1_fill_value(s, cu, loc)) add_candidate_checked(s, line, *fill);
   }
   void add_candidate_checked(Word* s, int line, Value64 v) const {
     if (static_cast<int>(s[line]) >= candidates_cap_) {
@@ -1347,15 +1398,15 @@ class Machine {
   }
   int l2_cell(const Word* s, int cu, int loc) const {
     if (l2_agents_) {
-      int line = agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(cu)])]
-                            [static_cast<std::size_t>(loc)];
+      int line =
+          agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(cu)])][static_cast<std::size_t>(loc)];
       if (line >= 0 && s[line] != 0) return line + 1;
     }
     return memory_ + 2 * loc;
   }
   // The value some CU sees may have changed: every lazy L1 line that may be filled now may take it.
   void l2_changed(Word* s, int loc) const {
-    if (!lazy_lines_) return;
+    if (!lazy_lines_ || gl1_) return;  // with a GL1 the L0s fill from it (fill_gl1)
     for (std::size_t c = 0; c < cus_.size(); ++c) {
       const CuLayout& C = cus_[c];
       if (C.line[static_cast<std::size_t>(loc)] >= 0 && !store_in_flight(s, C, loc))
@@ -1369,10 +1420,115 @@ class Machine {
     s[memory_ + 2 * loc] = s[line + 1], s[memory_ + 2 * loc + 1] = s[line + 2];
     l2_changed(s, loc);
   }
+  // ---- The GL1 (GFX10-GFX12; docs/simulator.md, rule 13) ----
+  // One GL1 per WGP: the CUs that hold the waves of one work-group share it (in WGP mode a
+  // work-group's waves run on both CUs of its WGP). Work-groups on different WGPs get
+  // different GL1s even where the hardware's shader array would share one: sharing only
+  // narrows what a GL1 may hold (a store invalidates the line and blocks its fills until it
+  // is performed), as separate CUs cover a shared one (rule 5 of the reductions). A line is
+  // explicit, (valid, lo, hi), filled from the L2 and evicted by steps of their own; the L0s
+  // of the WGP fill from it.
+  int layout_gl1(const litmus::Test& test, int next) {
+    gl1_ = p_.gl1;
+    if (!gl1_) return next;
+    const std::size_t locations = p_.locations.size(), cus = cus_.size();
+    wgp_of_cu_ = workgroup_cu_groups();
+    int wgps = 0;
+    for (int w : wgp_of_cu_) wgps = std::max(wgps, w + 1);
+    // Lines for the locations a load of the WGP reads through the GL1, and those its L0s hold.
+    std::vector<std::vector<std::uint8_t>> used(static_cast<std::size_t>(wgps), std::vector<std::uint8_t>(locations));
+    for (std::size_t c = 0; c < cus; ++c)
+      for (std::size_t l = 0; l < locations; ++l)
+        if (cus_[c].line[l] >= 0) used[static_cast<std::size_t>(wgp_of_cu_[c])][l] = 1;
+    for (std::size_t t = 0; t < p_.threads.size() && !one_cu_misses_; ++t) {
+      const detail::SimThread& th = p_.threads[t];
+      const int wgp =
+          wgp_of_cu_[static_cast<std::size_t>(waves_[static_cast<std::size_t>(placement_.wave_of_thread[t])].cu)];
+      for (const SimInstruction& ins : th.code) {
+        if (ins.op != SimOp::VectorLoad || ins.bypass_gl1) continue;
+        const int loc = litmus_location(test, static_cast<int>(t), ins.litmus_instruction);
+        if (loc >= 0) {
+          used[static_cast<std::size_t>(wgp)][static_cast<std::size_t>(loc)] = 1;
+        } else {  // unknown address: every location the thread names
+          for (int l : th.non_glc_loads) used[static_cast<std::size_t>(wgp)][static_cast<std::size_t>(l)] = 1;
+        }
+      }
+    }
+    gl1_line_.assign(static_cast<std::size_t>(wgps), std::vector<int>(locations, -1));
+    for (std::size_t g = 0; g < used.size(); ++g)
+      for (std::size_t l = 0; l < locations; ++l)
+        if (used[g][l]) {
+          gl1_line_[g][l] = next;
+          next += 3;
+        }
+    return next;
+  }
+  // Per CU, its group among the CUs joined by running waves of one work-group (the WGP of a
+  // work-group in WGP mode, the CUs of a tgsplit work-group), numbered from 0.
+  std::vector<int> workgroup_cu_groups() const {
+    const std::size_t cus = cus_.size();
+    std::vector<int> root(cus);
+    for (std::size_t c = 0; c < cus; ++c) root[c] = static_cast<int>(c);
+    auto find = [&](int c) {
+      while (root[static_cast<std::size_t>(c)] != c) c = root[static_cast<std::size_t>(c)];
+      return c;
+    };
+    for (const WaveLayout& a : waves_)
+      for (const WaveLayout& b : waves_)
+        if (a.workgroup == b.workgroup) root[static_cast<std::size_t>(find(a.cu))] = find(b.cu);
+    std::vector<int> group(cus, -1), group_of_root(cus, -1);
+    int groups = 0;
+    for (std::size_t c = 0; c < cus; ++c) {
+      int& g = group_of_root[static_cast<std::size_t>(find(static_cast<int>(c)))];
+      if (g < 0) g = groups++;
+      group[c] = g;
+    }
+    return group;
+  }
+  // The GL1 line of `loc` that CU `cu` reads through, or -1.
+  int gl1_line(int cu, int loc) const {
+    if (!gl1_ || loc < 0) return -1;
+    return gl1_line_[static_cast<std::size_t>(wgp_of_cu_[static_cast<std::size_t>(cu)])][static_cast<std::size_t>(loc)];
+  }
+  // A GL1 line is not filled while a store or atomic of a CU of its WGP to the location is on
+  // its way to the L2 (as rule 6 for the L1).
+  bool wgp_store_in_flight(const Word* s, int wgp, int loc) const {
+    for (std::size_t c = 0; c < cus_.size(); ++c)
+      if (wgp_of_cu_[c] == wgp && store_in_flight(s, cus_[c], loc)) return true;
+    return false;
+  }
+  // The value an L1 (L0) line of CU `cu` may take by a fill now: nothing while a store of the
+  // CU to the location is on its way (rule 6); with a GL1, its line's value if valid (a fill
+  // through an invalid GL1 line is a GL1 fill first); else the L2's value.
+  std::optional<Value64> l1_fill_value(const Word* s, int cu, int loc) const {
+    if (store_in_flight(s, cus_[static_cast<std::size_t>(cu)], loc)) return std::nullopt;
+    if (!gl1_) return l2(s, cu, loc);
+    const int line = gl1_line(cu, loc);
+    if (line < 0 || !s[line]) return std::nullopt;
+    return Value64{s[line + 1], s[line + 2]};
+  }
+  // A GL1 fill: the line takes the L2's value, which every L0 of the WGP that may fill now may take.
+  void fill_gl1(Word* s, int wgp, int loc) const {
+    const int line = gl1_line_[static_cast<std::size_t>(wgp)][static_cast<std::size_t>(loc)];
+    s[line] = 1, s[line + 1] = s[memory_ + 2 * loc], s[line + 2] = s[memory_ + 2 * loc + 1];
+    if (!lazy_lines_) return;
+    for (std::size_t c = 0; c < cus_.size(); ++c) {
+      const int l0 = cus_[c].line[static_cast<std::size_t>(loc)];
+      if (wgp_of_cu_[c] == wgp && l0 >= 0 && !store_in_flight(s, cus_[c], loc))
+        add_candidate_checked(s, l0, Value64{s[line + 1], s[line + 2]});
+    }
+  }
+  // buffer_gl1_inv, global_inv of SCOPE_DEV or wider: every line of the CU's GL1.
+  void invalidate_gl1(Word* s, int cu) const {
+    const int wgp = wgp_of_cu_[static_cast<std::size_t>(cu)];
+    for (int line : gl1_line_[static_cast<std::size_t>(wgp)])
+      if (line >= 0) std::fill_n(s + line, 3, 0);
+  }
+
   // buffer_wbl2 (write back dirty lines) or buffer_invl2 (invalidate clean lines) of an agent.
   void maintain_l2(Word* s, int cu, bool writeback) const {
     if (!l2_agents_) return;
-    int agent = placement_.agent_of_cu[static_cast<std::size_t>(cu)];
+    int agent = l2_of_cu_[static_cast<std::size_t>(cu)];
     for (std::size_t loc = 0; loc < p_.locations.size(); ++loc) {
       int line = agent_line_[static_cast<std::size_t>(agent)][loc];
       if (line < 0) continue;
@@ -1481,8 +1637,9 @@ class Machine {
       case SimOp::CompareEq:
       case SimOp::CompareNe:
       case SimOp::Select: return !touches_pending_result(s, L, c);
-      case SimOp::WritebackL2:
-      case SimOp::InvalidateL2: return !l2_agents_;
+      case SimOp::WritebackL2: return !l2_agents_;
+      case SimOp::Invalidate:  // L2 lines only: nothing to do with one L2
+        return !l2_agents_ && !c.invalidate_l1 && !c.invalidate_gl1;
       default: return false;
     }
   }
@@ -1574,9 +1731,9 @@ class Machine {
         for (const WaveLayout& o : waves_)
           if (&o != &L && o.workgroup == L.workgroup && future_of(s, o).lds) return false;
         return true;
-      case SimOp::InvalidateL1: {  // a CU without lines: nothing to invalidate
+      case SimOp::Invalidate: {  // a CU without lines: nothing to invalidate
         const std::vector<int>& lines = cus_[static_cast<std::size_t>(L.cu)].line;
-        return std::all_of(lines.begin(), lines.end(), [](int l) { return l < 0; });
+        return !l2_agents_ && !gl1_ && std::all_of(lines.begin(), lines.end(), [](int l) { return l < 0; });
       }
       default: return false;
     }
@@ -1800,9 +1957,11 @@ class Machine {
         }
         break;
       case SimOp::WritebackL2: maintain_l2(s, L.cu, true); break;
-      case SimOp::InvalidateL2: maintain_l2(s, L.cu, false); break;
-      case SimOp::InvalidateL1: {
+      case SimOp::Invalidate: {
+        // The outer levels first, so that the L0 lines take what is left there (rule 8).
         if (c.invalidate_l2) maintain_l2(s, L.cu, false);
+        if (c.invalidate_gl1) invalidate_gl1(s, L.cu);
+        if (!c.invalidate_l1) break;
         const CuLayout& C = cus_[static_cast<std::size_t>(L.cu)];
         for (std::size_t loc = 0; loc < C.line.size(); ++loc) {
           if (C.line[loc] < 0) continue;
@@ -1864,6 +2023,26 @@ class Machine {
             return;
           }
         }
+        if (c.op == SimOp::VectorLoad && !c.bypass_gl1) {
+          // Past the L0 (a miss there, or bypassed), a valid GL1 line answers (rule 13), and
+          // the L0 line, if the load reads through it, takes its value.
+          const int g = gl1_line(L.cu, loc);
+          if (g >= 0 && s[g]) {
+            const Value64 v{s[g + 1], s[g + 2]};
+            if (!c.bypass_l1 && line >= 0) {
+              if (lazy_lines_)
+                settle(s, L.cu, loc, v);
+              else
+                s[line] = 1, s[line + 1] = v.lo, s[line + 2] = v.hi;
+            }
+            e[0] |= kPerformed;
+            e[1] = v.lo, e[2] = v.hi, e[3] = 0, e[4] = 0;
+            retire(s, wi);
+            return;
+          }
+        }
+        if (c.op != SimOp::VectorLoad)
+          if (const int g = gl1_line(L.cu, loc); g >= 0) std::fill_n(s + g, 3, 0);  // write-through, invalidating
         if (line >= 0 && lazy_lines_ && c.op != SimOp::VectorLoad) {
           // A store updates a valid line (early visibility) or invalidates it; an atomic
           // invalidates it; either way no fill until it has reached the L2.
@@ -1911,15 +2090,18 @@ class Machine {
     const Code& code = code_of_entry(L, e[0]);
     int loc = static_cast<int>(entry_location(e[0]));
     int cell = memory_ + 2 * loc;
-    if (l2_agents_ && agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(c)])]
-                                 [static_cast<std::size_t>(loc)] >= 0) {
+    if (l2_agents_ &&
+        agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)] >=
+            0) {
       // Per-agent L2: the request is performed in the agent's line (filled from memory on a
       // miss; a store or atomic makes it dirty), a system-scope atomic at memory (after the
       // line is written back; the line is then invalid).
-      int line = agent_line_[static_cast<std::size_t>(placement_.agent_of_cu[static_cast<std::size_t>(c)])]
-                            [static_cast<std::size_t>(loc)];
-      if (code.op == SimOp::VectorAtomic && code.system_scope) {
-        writeback_l2(s, placement_.agent_of_cu[static_cast<std::size_t>(c)], loc);
+      int line =
+          agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)];
+      // Under `l2-per-xcd` every atomic is performed at memory: atomics of agent scope must be
+      // atomic across the agent's L2s (rule 14).
+      if (code.op == SimOp::VectorAtomic && (code.system_scope || l2_per_xcd_)) {
+        writeback_l2(s, l2_of_cu_[static_cast<std::size_t>(c)], loc);
         std::fill_n(s + line, 3, 0);
       } else {
         if (s[line] == 0) s[line] = 1, s[line + 1] = s[cell], s[line + 2] = s[cell + 1];
@@ -2000,6 +2182,8 @@ class Machine {
   std::vector<int> lane_of_thread_;
   std::vector<std::vector<std::uint8_t>> fillable_;  // per CU and location, before the reduction
   bool l2_agents_ = false;                           // per-agent L2 (l2-per-agent, GFX90A/GFX94x)
+  bool l2_per_xcd_ = false;                          // several L2s per agent (l2-per-xcd, GFX942)
+  std::vector<int> l2_of_cu_;                        // with l2_agents_: the L2 of each CU
   int agents_ = 0;
   std::vector<std::vector<int>> agent_line_;  // per agent and location: first word of the L2 line, or -1
   bool lazy_lines_ = false;                   // L1 lines as sets of values (no fill or evict steps)
@@ -2008,6 +2192,9 @@ class Machine {
   // nothing), what it does itself, and the location it names (-1: not known statically); per
   // thread, the state word of its VGPR 0.
   bool independent_ = false;
+  bool gl1_ = false;                        // a GL1 per WGP (rule 13)
+  std::vector<int> wgp_of_cu_;              // with a GL1: the WGP (GL1) of each CU
+  std::vector<std::vector<int>> gl1_line_;  // per WGP and location: (valid, lo, hi), or -1
   std::vector<std::vector<Future>> future_, own_;
   std::vector<std::vector<int>> static_location_;
   std::vector<int> vgpr_base_;
@@ -2246,7 +2433,7 @@ bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& 
 bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, const SimOptions& options) {
   const HardwareAssumptions& hw = options.hw;
   const SimProgram& program = lowered.program();
-  if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12: L2s that hold stale lines
+  if (several_l2s(hw, program)) return false;  // rule 12: L2s that hold stale lines
   // The cheapest reading first: each thread's order on its own.
   for (std::size_t t = 0; t < program.threads.size(); ++t)
     if (!accesses_in_program_order(test, program, static_cast<int>(t), hw)) return false;
@@ -2475,7 +2662,7 @@ bool walk_one_cu_thread(const detail::SimThread& th, Each each) {
 // Whether every placement exhaustive search explores puts every wave on one CU with one
 // L2 (rule 12) and each wave runs one thread (lanes of one wave share its counters).
 bool every_wave_on_one_cu(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
-  if (o.hw.l2_per_agent && program.l2_maintenance) return false;
+  if (several_l2s(o.hw, program)) return false;
   return every_explored_placement(test, program, o, [](const Placement& placement) {
     if (placement.agent_of_cu.size() != 1) return false;
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
@@ -2493,9 +2680,7 @@ bool append_one_cu_thread(std::string& key, const detail::SimThread& th, const s
   const bool walked = walk_one_cu_thread(th, [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
     // Left out: L1 invalidations (the CU holds no line, rule 6), L2 maintenance (one L2),
     // and whether a load bypasses the L1 (every load misses).
-    if (ins.op == SimOp::InvalidateL1 || ins.op == SimOp::WritebackL2 || ins.op == SimOp::InvalidateL2 ||
-        ins.op == SimOp::Nop)
-      return;
+    if (ins.op == SimOp::Invalidate || ins.op == SimOp::WritebackL2 || ins.op == SimOp::Nop) return;
     ++kept;
     append_raw(key, ins.op);
     append_raw(key, ins.dst);
@@ -2579,13 +2764,11 @@ void append_compiled_code(std::string& key, const codegen::CompiledTest& compile
 std::string key_of(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimProgram* program,
                    const SimOptions& o) {
   const HardwareAssumptions& hw = o.hw;
-  std::string key =
-      fmt::format("{}{}{}{}{} {} {} {}{}{}{}{}{} {} {}\n", hw.lds_queues, hw.channel_per_location,
-                  hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, o.max_states, o.timeout_seconds,
-                  o.keep_traces, o.explore_placements, o.partial_order_reduction, o.independent_steps,
-                  o.pass_invisible_steps, o.one_cu_misses, compiled.target, compiled.generic);
-  // Where the waves of a work-group may run: the placements searched.
-  key += fmt::format("{}\n", program ? to_string(program->workgroup_span) : std::string_view(compiled.flavour));
+  std::string key = fmt::format("{}{}{}{}{}{} {} {} {}{}{}{}{}{} {} {} {}\n", hw.lds_queues, hw.channel_per_location,
+                                hw.l1_store_visible_early, hw.l1_spontaneous_fill, hw.l2_per_agent, hw.l2_per_xcd,
+                                o.max_states, o.timeout_seconds, o.keep_traces, o.explore_placements,
+                                o.partial_order_reduction, o.independent_steps, o.pass_invisible_steps, o.one_cu_misses,
+                                compiled.target, compiled.flavour, compiled.generic);
   const std::optional<std::string> one_cu = program ? one_cu_key(test, *program, o) : std::nullopt;
   if (one_cu)
     key += *one_cu;
@@ -2625,7 +2808,7 @@ bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& 
   const SimProgram& program = lowered.program();
   if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return false;
   if (written_elsewhere.size() != program.locations.size()) return false;
-  if (hw.l2_per_agent && program.l2_maintenance) return false;  // rule 12
+  if (several_l2s(hw, program)) return false;  // rule 12
   if (!accesses_in_program_order(test, program, thread, hw)) return false;
   if (may_use_outstanding_result(program.threads[static_cast<std::size_t>(thread)])) return false;  // rule 2
   const std::vector<bool> l1_read = vector_locations(test, program, thread, true);
@@ -2782,7 +2965,9 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
               case Step::Evict:
               case Step::Fill:
               case Step::L2Fill:
-              case Step::L2Evict: return w_cache;
+              case Step::L2Evict:
+              case Step::Gl1Fill:
+              case Step::Gl1Evict: return w_cache;
               case Step::L2Writeback: return w_drain;
             }
             return w_issue;

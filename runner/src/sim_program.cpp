@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/runner/sim.hpp"
 
 namespace hsalit::runner::detail {
@@ -17,6 +18,13 @@ using codegen::Instruction;
 using codegen::Operand;
 
 namespace {
+
+// What the lowering asks of the target's generation: its counters and its caches.
+struct Generation {
+  const codegen::CounterModel& counters;
+  const codegen::MemoryHierarchy& caches;
+  codegen::WorkgroupSpan span;
+};
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
@@ -54,20 +62,22 @@ int atomic_kind_of(std::string_view m) {
   throw std::runtime_error(fmt::format("the simulator cannot execute '{}': {}", codegen::print(ins), why));
 }
 
-SimInstruction lower_memory(const Instruction& ins) {
+SimInstruction lower_memory(const Instruction& ins, const Generation& gen) {
   SimInstruction s;
   const std::string& m = ins.mnemonic;
   InstrClass k = ins.kind();
   std::vector<Operand> ops = ins.operands;
   s.width = (contains(m, "x2") || contains(m, "b64") || contains(m, "u64")) ? 2 : 1;
   s.imm_offset = ins.offset.value_or(0);
-  s.bypass_l1 = ins.policy.glc || ins.policy.sc0 || ins.policy.sc1 || ins.policy.nt ||
-                (!ins.policy.scope.empty() && ins.policy.scope != "SCOPE_CU");
+  // The levels the access passes, from its cache bits as its generation reads them.
+  const codegen::CachePath path = gen.caches.access(ins, gen.span);
+  s.bypass_l1 = path.bypass_l1;
+  s.bypass_gl1 = path.bypass_gl1 || !gen.caches.has_gl1();
+  s.system_scope = path.system_scope;
   auto need = [&](std::size_t n) {
     if (ops.size() != n) unsupported(ins, fmt::format("expected {} operands", n));
   };
   bool atomic = k == InstrClass::VectorAtomic || k == InstrClass::LdsAtomic;
-  s.system_scope = ins.policy.sc1;
   if (atomic) {
     s.atomic_kind = atomic_kind_of(m);
     if (s.atomic_kind < 0) unsupported(ins, "unknown atomic operation");
@@ -156,7 +166,8 @@ SimInstruction lower_memory(const Instruction& ins) {
   return s;
 }
 
-SimInstruction lower_one(const Instruction& ins, const codegen::CounterModel& model) {
+SimInstruction lower_one(const Instruction& ins, const Generation& gen) {
+  const codegen::CounterModel& model = gen.counters;
   const std::string& m = ins.mnemonic;
   std::vector<Operand> v = values(ins);
   SimInstruction s;
@@ -182,14 +193,17 @@ SimInstruction lower_one(const Instruction& ins, const codegen::CounterModel& mo
                  : SimOp::Wait;
       return s;
     case InstrClass::CacheInvalidate:
-      // Vector L1 (GFX6-GFX9 buffer_wbinvl1*, GFX940 buffer_inv, GFX10+ GL0, GFX12 global_inv).
-      // buffer_invl2 and GFX94x buffer_inv sc1 invalidate the agent's L2 (docs/simulator.md, rule 12).
-      s.op = m == "buffer_invl2" ? SimOp::InvalidateL2 : m == "buffer_gl1_inv" ? SimOp::Nop : SimOp::InvalidateL1;
-      s.invalidate_l2 = m == "buffer_inv" && ins.policy.sc1;
+    case InstrClass::CacheWriteback: {
+      // What the generation says the instruction does (docs/simulator.md, rules 8 and 12).
+      const codegen::CacheMaintenance effect = gen.caches.maintenance(ins);
+      s.invalidate_l1 = effect.invalidate_l1;
+      s.invalidate_gl1 = effect.invalidate_gl1;
+      s.invalidate_l2 = effect.invalidate_l2;
+      s.op = effect.writeback_l2                                                     ? SimOp::WritebackL2
+             : effect.invalidate_l1 || effect.invalidate_gl1 || effect.invalidate_l2 ? SimOp::Invalidate
+                                                                                     : SimOp::Nop;
       return s;
-    case InstrClass::CacheWriteback:
-      s.op = m == "buffer_wbl2" ? SimOp::WritebackL2 : SimOp::Nop;  // docs/simulator.md, rule 12
-      return s;
+    }
     case InstrClass::ScalarLoad:
       if (v.size() != 3) unsupported(ins, "expected s_load DST, s[0:1], OFFSET");
       s.op = SimOp::ScalarLoad;
@@ -207,7 +221,7 @@ SimInstruction lower_one(const Instruction& ins, const codegen::CounterModel& mo
     case InstrClass::LdsLoad:
     case InstrClass::LdsStore:
     case InstrClass::LdsAtomic: {
-      s = lower_memory(ins);
+      s = lower_memory(ins, gen);
       for (const std::string& counter : model.issued(ins))
         if (int slot = model.slot(counter); slot >= 0) s.counters |= static_cast<std::uint8_t>(1u << slot);
       return s;
@@ -499,12 +513,16 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   const codegen::Target* target = codegen::TargetCatalog::builtin().find(compiled.target);
   if (!target) throw std::runtime_error(fmt::format("the simulator does not know target '{}'", compiled.target));
   const codegen::CounterModel model = codegen::counter_model(*target);
+  const codegen::MemoryHierarchy& caches = codegen::memory_hierarchy(*target);
+  const Generation gen{model, caches, caches.workgroup_span(compiled.flavour)};
   if (model.names.size() > kCounters) throw std::logic_error("a counter model with more counters than the simulator");
   p.counters = model.names;
   p.lds_counter = model.slot(model.lds_counter);
   p.locations = test.location_names();
-  p.l2_maintenance = starts(compiled.target, "gfx90a") || starts(compiled.target, "gfx94");
-  p.workgroup_span = workgroup_span(*target, compiled.flavour);
+  p.l2_maintenance = caches.l2_maintenance();
+  p.gl1 = caches.has_gl1();
+  p.l2_per_xcd = caches.several_l2s_per_agent();
+  p.workgroup_span = gen.span;
   int group_index = 0;
   for (const std::string& name : p.locations) {
     bool group = test.segment_of(name) == litmus::Segment::Group;
@@ -541,7 +559,7 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
         continue;
       }
       std::vector<SimInstruction> steps = lower_extended(ct.code, i, masks);
-      if (steps.empty()) steps.push_back(lower_one(ins, model));
+      if (steps.empty()) steps.push_back(lower_one(ins, gen));
       for (SimInstruction& s : steps) {
         bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
         branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
@@ -690,30 +708,6 @@ std::optional<std::string> register_hazard(const SimProgram& program, std::size_
 }  // namespace hsalit::runner::detail
 
 namespace hsalit::runner {
-
-std::string_view to_string(WorkgroupSpan span) {
-  switch (span) {
-    case WorkgroupSpan::OneCu: return "one CU";
-    case WorkgroupSpan::Wgp: return "the CUs of a WGP";
-    case WorkgroupSpan::Agent: return "any CUs of the agent";
-  }
-  return "?";
-}
-
-// AMDGPUUsage, "Memory Model GFX10-GFX11": "In CU wavefront execution mode the wavefronts
-// may be executed by different SIMDs in the same CU. In WGP wavefront execution mode the
-// wavefronts may be executed by different SIMDs in different CUs in the same WGP", and "a
-// buffer_gl0_inv is required for coherence between wavefronts executing in the same
-// work-group as they may be executing on SIMDs of different CUs that access different L0s";
-// WGP mode is LLVM's default, the tables' `cumode` flavour is CU mode (GFX12 alike).
-// "Memory Model GFX90A" (and GFX942): "The wavefronts for a single work-group are executed
-// in the same CU but may be executed by different SIMDs. The exception is when in tgsplit
-// execution mode when the wavefronts may be executed by different SIMDs in different CUs."
-WorkgroupSpan workgroup_span(const codegen::Target& target, std::string_view flavour) {
-  if (flavour == "tgsplit") return WorkgroupSpan::Agent;
-  if (target.generation >= 10 && flavour != "cumode") return WorkgroupSpan::Wgp;
-  return WorkgroupSpan::OneCu;
-}
 
 std::vector<std::string> register_hazards(const LoweredProgram& lowered) {
   std::vector<std::string> out;

@@ -32,9 +32,8 @@ enum class SimOp : std::uint8_t {
   BranchVcc,
   Wait,
   Barrier,
-  InvalidateL1,
-  WritebackL2,   // buffer_wbl2: the agent's dirty L2 lines to memory (l2-per-agent)
-  InvalidateL2,  // buffer_invl2: the agent's clean L2 lines (l2-per-agent)
+  Invalidate,   // the levels its invalidate_* fields name (codegen::CacheMaintenance)
+  WritebackL2,  // buffer_wbl2: the agent's dirty L2 lines to memory (l2-per-agent)
   VectorLoad,
   VectorStore,
   VectorAtomic,
@@ -73,14 +72,17 @@ struct SimInstruction {
   Src base;    // SGPR pair/quad (global, buffer) or VGPR pair (flat) or VGPR (LDS)
   Src offset;  // VGPR offset (global) or none
   std::int64_t imm_offset = 0;
-  int width = 1;               // dwords
-  int data = -1;               // first VGPR of the stored value / atomic operand
-  int compare = -1;            // first VGPR of the cas compare value
-  int atomic_kind = 0;         // codegen::AtomicOp
-  bool bypass_l1 = false;      // glc (and the equivalents of later generations) on a load
-  bool flat = false;           // FLAT instruction: counted by the LDS counter too
-  bool invalidate_l2 = false;  // InvalidateL1 that also invalidates the L2 (GFX94x buffer_inv sc1)
-  bool system_scope = false;   // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
+  int width = 1;                // dwords
+  int data = -1;                // first VGPR of the stored value / atomic operand
+  int compare = -1;             // first VGPR of the cas compare value
+  int atomic_kind = 0;          // codegen::AtomicOp
+  bool bypass_l1 = false;       // a load that misses the CU's vector L1 / L0 (codegen::CachePath)
+  bool bypass_gl1 = true;       // a load that misses the GL1 (GFX10-GFX12; every load elsewhere)
+  bool flat = false;            // FLAT instruction: counted by the LDS counter too
+  bool invalidate_l1 = false;   // Invalidate: the CU's vector L1 / L0
+  bool invalidate_gl1 = false;  // Invalidate: the GL1 (GFX10-GFX11 buffer_gl1_inv, GFX12 global_inv)
+  bool invalidate_l2 = false;   // Invalidate: the agent's clean L2 lines (buffer_invl2, GFX94x buffer_inv sc1)
+  bool system_scope = false;    // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
   // The instruction lowered, for traces and messages (its text and table row): a view into
   // the CompiledTest, which outlives the program (lower's callers simulate while holding it).
   const codegen::Instruction* source = nullptr;
@@ -110,6 +112,8 @@ struct SimProgram {
   std::vector<int> lds_slot;           // per location: byte offset / 8, or -1
   std::vector<SimThread> threads;
   bool l2_maintenance = false;        // the target has buffer_wbl2/buffer_invl2 (GFX90A, GFX94x)
+  bool gl1 = false;                   // a GL1 between the L0s and the L2 (GFX10-GFX12)
+  bool l2_per_xcd = false;            // an agent may span several L2s (GFX942; l2-per-xcd)
   std::vector<std::string> counters;  // the target's wait counters, by index (codegen::CounterModel::names)
   int lds_counter = -1;               // the index of the one LDS and FLAT operations share (lgkmcnt, dscnt)
   WorkgroupSpan workgroup_span = WorkgroupSpan::OneCu;  // the CUs a work-group's waves may run on

@@ -235,21 +235,6 @@ TEST(PlacementSplit, CountsLargeSpreadsWithoutBuildingThem) {
             std::numeric_limits<std::uint64_t>::max());  // Bell(30) > 2^64
 }
 
-// The span each shipped table flavour runs in.
-TEST(PlacementSplit, TargetAndFlavourChooseTheSpan) {
-  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  EXPECT_EQ(workgroup_span(catalog.get("gfx900"), "hsa"), WorkgroupSpan::OneCu);
-  EXPECT_EQ(workgroup_span(catalog.get("gfx90a"), "hsa"), WorkgroupSpan::OneCu);
-  EXPECT_EQ(workgroup_span(catalog.get("gfx90a"), "tgsplit"), WorkgroupSpan::Agent);
-  EXPECT_EQ(workgroup_span(catalog.get("gfx942"), "tgsplit"), WorkgroupSpan::Agent);
-  EXPECT_EQ(workgroup_span(catalog.get("gfx950"), "tgsplit"), WorkgroupSpan::Agent);
-  for (const char* target : {"gfx1030", "gfx1100", "gfx1200"}) {
-    EXPECT_EQ(workgroup_span(catalog.get(target), "hsa"), WorkgroupSpan::Wgp) << target;
-    EXPECT_EQ(workgroup_span(catalog.get(target), "opencl"), WorkgroupSpan::Wgp) << target;
-    EXPECT_EQ(workgroup_span(catalog.get(target), "cumode"), WorkgroupSpan::OneCu) << target;
-  }
-}
-
 // A shipped table's document, changed by `edit`.
 codegen::MappingTable shipped_table(const std::string& name, const std::function<void(json&)>& edit = {}) {
   std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/codegen/mappings/" + name + ".json");

@@ -1758,8 +1758,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 
   // Code dominance (fact 3) needs lines that may be evicted at any time and one L2 (see
   // code_at_least); the narrower scopes of fact 4 need it and the hsa model's scope inclusion.
-  const bool code_order =
-      !bound_options.every_variation && options.sim.hw.l1_spontaneous_fill && !options.sim.hw.l2_per_agent;
+  const bool code_order = !bound_options.every_variation && options.sim.hw.l1_spontaneous_fill &&
+                          !options.sim.hw.l2_per_agent && !options.sim.hw.l2_per_xcd;
   const SearchSettings settings{
       .table = table,
       .target = *target,
@@ -1811,7 +1811,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // Fact 5 (bound.hpp): with one L2 a space with work-groups in several agents is decided by
   // the space with them in one agent, which the bound holds when it has diff-wg placements.
   const bool merge_agents = bound_options.one_agent && !bound_options.every_variation && !options.sim.hw.l2_per_agent &&
-                            options.sim.explore_placements &&
+                            !options.sim.hw.l2_per_xcd && options.sim.explore_placements &&
                             std::find(bound.placements.begin(), bound.placements.end(),
                                       litmus::ThreadRelation::DifferentWorkGroup) != bound.placements.end();
   auto stopping = [&] { return control.stop || control.stop_space != kNoStop; };

@@ -27,6 +27,9 @@ struct Target {
   std::string name;
   int generation = 9;
   std::string mapping;  // the default mapping table
+  // The memory model of its generation: the AMDGPUUsage section the simulator executes
+  // (memory_hierarchy.hpp): gfx6-9, gfx90a, gfx942, gfx10-11 or gfx12.
+  std::string memory_model;
   GlobalForm global = GlobalForm::Global;
   bool flat = true;           // has FLAT instructions (generic address space)
   std::string naming;         // key of the naming scheme

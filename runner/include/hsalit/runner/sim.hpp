@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/ast.hpp"
 #include "hsalit/support/memory.hpp"
 #include "hsalit/support/recently_used.hpp"
@@ -47,12 +48,18 @@ struct HardwareAssumptions {
   // evicted at any time. Off: one L2 for all agents, the point of coherence
   // (docs/simulator.md, rule 12). Other targets ignore it.
   bool l2_per_agent = false;
+  // GFX942: "fewer (possibly one) larger agents with groups of CUs on each agent each sharing
+  // separate L2 caches" (AMDGPUUsage, Memory Model GFX942). Each group of CUs that runs one
+  // work-group has an L2 of its own, written back and invalidated as under l2_per_agent
+  // (buffer_wbl2, buffer_inv sc1), and every atomic is performed at memory (docs/simulator.md,
+  // rule 14). Off: one L2 per agent. Other targets ignore it.
+  bool l2_per_xcd = false;
 };
 
 // The assumptions by the names `--assume` takes; apply_assumption sets one (false for a name
 // that is not one of them).
 inline constexpr std::string_view kAssumptionNames =
-    "lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent";
+    "lds-sc, lds-queues, one-channel, no-l1-fill, l1-store-at-l2, l2-per-agent, l2-per-xcd";
 bool apply_assumption(std::string_view name, HardwareAssumptions& hw);
 
 struct SimOptions {
@@ -99,18 +106,9 @@ struct SimOptions {
   int jobs = 1;
 };
 
-// How far the waves of one work-group may be spread (docs/simulator.md, "Placement"): over
-// one CU (GFX6-GFX9, GFX90A and GFX94x without tgsplit, GFX10-GFX12 in CU mode), over the two
-// CUs of a work-group processor (GFX10-GFX12 in WGP mode, the default), or over any CUs of
-// the agent (GFX90A and GFX94x in tgsplit mode). Each CU has its own vector L1 (GFX10-GFX12:
-// L0) and its own request queues; the LDS stays one per work-group.
-enum class WorkgroupSpan : std::uint8_t { OneCu, Wgp, Agent };
-std::string_view to_string(WorkgroupSpan span);
-// The span of a work-group for code compiled for `target` in a mapping table's `flavour`
-// (AMDGPUUsage, "Memory Model GFX10-GFX11", "Memory Model GFX90A", "Memory Model GFX942"):
-// WGP mode on GFX10 and later unless the flavour is `cumode`, any CU in the `tgsplit`
-// flavour, one CU otherwise.
-WorkgroupSpan workgroup_span(const codegen::Target& target, std::string_view flavour);
+// How far the waves of one work-group may be spread (docs/simulator.md, "Placement"): the
+// target's memory hierarchy says it per table flavour (codegen::MemoryHierarchy::workgroup_span).
+using codegen::WorkgroupSpan;
 
 // Where the threads run: thread -> wave, wave -> work-group, wave -> CU, CU -> agent. The
 // waves of a work-group are on one CU, or on several where the span allows it.

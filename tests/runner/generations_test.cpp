@@ -1,0 +1,154 @@
+// The simulator executes each generation's caches as its description says
+// (codegen::memory_hierarchy; docs/simulator.md, "Generations" and rule 13): each cache
+// instruction a shipped table relies on is shown necessary by a weak outcome the simulator
+// reaches without it and not with it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/runner/sim.hpp"
+#include "litmus_support.hpp"
+#include "mapping_support.hpp"
+
+namespace hsalit::runner {
+namespace {
+
+using test_support::compile_for;
+using test_support::library_test;
+
+// Whether exhaustive search reaches the test's `exists` outcome (1:r0=1 /\ 1:r1=0 for the
+// MP tests used here).
+bool reaches_weak(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options = {}) {
+  SimResult r = run_exhaustive(test, compiled, options);
+  EXPECT_FALSE(r.unknown) << *r.unknown;
+  auto at = [&](const std::string& thread_name) {
+    for (std::size_t i = 0; i < r.observed.size(); ++i)
+      if ((r.observed[i].thread ? std::to_string(*r.observed[i].thread) + ":" : std::string()) + r.observed[i].name ==
+          thread_name)
+        return i;
+    ADD_FAILURE() << "no observed " << thread_name;
+    return std::size_t{0};
+  };
+  const std::size_t r0 = at("1:r0"), r1 = at("1:r1");
+  return std::any_of(r.histogram.begin(), r.histogram.end(),
+                     [&](const auto& e) { return e.first.values[r0] == 1 && e.first.values[r1] == 0; });
+}
+
+// The compiled code with every instruction `drop` selects removed, or changed by `change`.
+codegen::CompiledTest edited(codegen::CompiledTest c, const std::function<bool(codegen::Instruction&)>& drop) {
+  for (codegen::CompiledThread& t : c.threads) std::erase_if(t.code, drop);
+  return c;
+}
+bool mnemonic_is(const codegen::Instruction& ins, const char* m) { return ins.mnemonic == m; }
+
+// GFX10-GFX11: an agent-scope acquire invalidates the GL1 and then the L0. Without
+// buffer_gl1_inv the L0 refills from a GL1 line filled before the flag was read.
+TEST(SimGenerations, Gfx10AcquireNeedsGl1Invalidate) {
+  const litmus::Test test = library_test("canonical/MP+agent+agent_diff-wg.litmus");
+  for (const char* target : {"gfx1030", "gfx1100"}) {
+    const codegen::CompiledTest shipped = compile_for(test, target);
+    EXPECT_FALSE(reaches_weak(test, shipped)) << target;
+    EXPECT_TRUE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "buffer_gl1_inv"); })))
+        << target;
+    EXPECT_TRUE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "buffer_gl0_inv"); })))
+        << target;
+  }
+}
+
+// GFX12: global_inv of SCOPE_DEV invalidates the GL1 and the L0; one of SCOPE_SE only the L0.
+TEST(SimGenerations, Gfx12AgentAcquireNeedsDeviceScopeInvalidate) {
+  const litmus::Test test = library_test("canonical/MP+agent+agent_diff-wg.litmus");
+  const codegen::CompiledTest shipped = compile_for(test, "gfx1200");
+  EXPECT_FALSE(reaches_weak(test, shipped));
+  EXPECT_TRUE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "global_inv"); })));
+  codegen::CompiledTest narrower = shipped;
+  int changed = 0;
+  for (codegen::CompiledThread& t : narrower.threads)
+    for (codegen::Instruction& ins : t.code)
+      if (ins.mnemonic == "global_inv" && ins.policy.scope == "SCOPE_DEV") ins.policy.scope = "SCOPE_SE", ++changed;
+  EXPECT_GT(changed, 0);
+  EXPECT_TRUE(reaches_weak(test, narrower));
+}
+
+// A load that bypasses the L0 but not the GL1 (GFX10 glc without dlc) may read a GL1 line
+// filled before a store it follows in coherence order: relaxed agent-scope loads need dlc on
+// GFX10 for coherence (CoRR), GFX11's glc bypasses both.
+TEST(SimGenerations, Gfx10AgentLoadNeedsDlc) {
+  const litmus::Test test = test_support::parse(R"(LISA CoRR+rlx-agent_diff-wg
+{ x=0; }
+ P0                      | P1                       ;
+ w[atomic,rlx,agent] x 1 | r[atomic,rlx,agent] r0 x ;
+                         | r[atomic,rlx,agent] r1 x ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=1 /\ 1:r1=0)
+)");
+  const codegen::CompiledTest shipped = compile_for(test, "gfx1030");
+  EXPECT_FALSE(reaches_weak(test, shipped));
+  codegen::CompiledTest without_dlc = shipped;
+  int changed = 0;
+  for (codegen::CompiledThread& t : without_dlc.threads)
+    for (codegen::Instruction& ins : t.code)
+      if (ins.policy.dlc) ins.policy.dlc = false, ++changed;
+  EXPECT_EQ(changed, 2);
+  EXPECT_TRUE(reaches_weak(test, without_dlc));
+  EXPECT_FALSE(reaches_weak(test, compile_for(test, "gfx1100")));
+}
+
+// gfx950 is a GFX942 target: under `l2-per-agent` a system-scope release writes its agent's L2
+// back (buffer_wbl2 sc0 sc1); without it the other agent reads the old data from memory.
+TEST(SimGenerations, Gfx950SystemReleaseNeedsL2Writeback) {
+  const litmus::Test test = library_test("canonical/MP+system+system_diff-agent.litmus");
+  SimOptions per_agent;
+  per_agent.hw.l2_per_agent = true;
+  for (const char* target : {"gfx942", "gfx950"}) {
+    const codegen::CompiledTest shipped = compile_for(test, target);
+    EXPECT_FALSE(reaches_weak(test, shipped, per_agent)) << target;
+    EXPECT_TRUE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "buffer_wbl2"); }), per_agent))
+        << target;
+  }
+}
+
+// GFX942 with an agent over several L2s (`l2-per-xcd`): the agent-scope release writes its
+// L2 back (buffer_wbl2 sc1) and the acquire invalidates the reader's (buffer_inv sc1); either
+// missing, the data is read stale. Atomics stay atomic across the L2s.
+TEST(SimGenerations, Gfx942AgentOverSeveralL2sNeedsWritebackAndInvalidate) {
+  const litmus::Test test = library_test("canonical/MP+agent+agent_diff-wg.litmus");
+  SimOptions xcd;
+  xcd.hw.l2_per_xcd = true;
+  for (const char* target : {"gfx942", "gfx950"}) {
+    const codegen::CompiledTest shipped = compile_for(test, target);
+    EXPECT_FALSE(reaches_weak(test, shipped, xcd)) << target;
+    EXPECT_TRUE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "buffer_wbl2"); }), xcd))
+        << target;
+    codegen::CompiledTest l1_only = shipped;
+    for (codegen::CompiledThread& t : l1_only.threads)
+      for (codegen::Instruction& ins : t.code)
+        if (ins.mnemonic == "buffer_inv") ins.policy.sc1 = false, ins.policy.sc0 = true;
+    EXPECT_TRUE(reaches_weak(test, l1_only, xcd)) << target;
+    // One L2 per agent: the agent-scope L2 maintenance has nothing to do.
+    EXPECT_FALSE(reaches_weak(test, edited(shipped, [](auto& i) { return mnemonic_is(i, "buffer_wbl2"); }))) << target;
+  }
+  // gfx90a has one L2 per agent whatever the assumption.
+  const codegen::CompiledTest gfx90a = compile_for(test, "gfx90a");
+  EXPECT_FALSE(reaches_weak(test, gfx90a, xcd));
+}
+
+TEST(SimGenerations, AtomicsStayAtomicAcrossL2s) {
+  const litmus::Test test = library_test("canonical/FetchAdd2+agent_diff-wg.litmus");
+  SimOptions xcd;
+  xcd.hw.l2_per_xcd = true;
+  const codegen::CompiledTest shipped = compile_for(test, "gfx942");
+  const SimResult r = run_exhaustive(test, shipped, xcd);
+  ASSERT_FALSE(r.unknown);
+  std::size_t x = r.observed.size();
+  for (std::size_t i = 0; i < r.observed.size(); ++i)
+    if (!r.observed[i].thread && r.observed[i].name == "x") x = i;
+  ASSERT_LT(x, r.observed.size());
+  for (const auto& [outcome, count] : r.histogram) EXPECT_EQ(outcome.values[x], 2) << "an increment was lost";
+}
+
+}  // namespace
+}  // namespace hsalit::runner
