@@ -57,12 +57,18 @@ bool apply_assumption(std::string_view name, HardwareAssumptions& hw) {
   return true;
 }
 
+int Placement::workgroups() const {
+  int count = 0;
+  for (int g : workgroup_of_wave) count = std::max(count, g + 1);
+  return count;
+}
+
 std::string Placement::describe() const {
   std::string out;
   for (std::size_t t = 0; t < wave_of_thread.size(); ++t) {
     int w = wave_of_thread[t];
     int g = workgroup_of_wave[static_cast<std::size_t>(w)];
-    int cu = cu_of_workgroup[static_cast<std::size_t>(g)];
+    int cu = cu_of_wave[static_cast<std::size_t>(w)];
     out += fmt::format("{}P{}: wave {} wg {} cu {} agent {}", t ? "; " : "", t, w, g, cu,
                        agent_of_cu[static_cast<std::size_t>(cu)]);
   }
@@ -73,20 +79,37 @@ std::string Placement::describe() const {
 
 namespace {
 
-// The next set partition after `blocks` in the order of restricted growth strings (each item's
-// block is at most one more than the largest before it): false after the last, the string
-// then back on the first (every item in block 0).
-bool next_partition(std::vector<int>& blocks) {
-  std::vector<int> largest_before(blocks.size(), -1);
-  for (std::size_t i = 1; i < blocks.size(); ++i) largest_before[i] = std::max(largest_before[i - 1], blocks[i - 1]);
-  for (std::size_t i = blocks.size(); i-- > 1;) {
-    if (blocks[i] <= largest_before[i]) {
-      ++blocks[i];
-      std::fill(blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, blocks.end(), 0);
+// The first set partition with at least `least` blocks in the order of restricted growth
+// strings (each item's block is at most one more than the largest before it): every item in
+// block 0 but the last least - 1, which open a block each.
+std::vector<int> first_partition(std::size_t items, int least) {
+  std::vector<int> blocks(items, 0);
+  const auto opened = static_cast<std::size_t>(std::max(least, 1) - 1);
+  for (std::size_t i = items > opened ? items - opened : 0; i < items; ++i)
+    blocks[i] = static_cast<int>(i - (items - opened) + 1);
+  return blocks;
+}
+
+// The next set partition after `blocks` with between `least` and `most` blocks, in the order
+// of restricted growth strings: false after the last, the string then back on the first.
+bool next_partition(std::vector<int>& blocks, int most = std::numeric_limits<int>::max(), int least = 1) {
+  const std::size_t n = blocks.size();
+  std::vector<int> largest_before(n, -1);
+  for (std::size_t i = 1; i < n; ++i) largest_before[i] = std::max(largest_before[i - 1], blocks[i - 1]);
+  for (std::size_t i = n; i-- > 1;) {
+    const auto tail = static_cast<int>(n - i - 1);
+    for (int v = blocks[i] + 1; v <= largest_before[i] + 1 && v < most; ++v) {
+      const int used = std::max(largest_before[i], v) + 1;
+      if (used + tail < least) continue;
+      blocks[i] = v;
+      // The smallest tail that reaches `least` blocks: zeros, then a new block per item.
+      const int opened = std::max(least - used, 0);
+      for (int k = 0; k < tail; ++k)
+        blocks[i + 1 + static_cast<std::size_t>(k)] = k < tail - opened ? 0 : used + k - (tail - opened);
       return true;
     }
   }
-  std::fill(blocks.begin(), blocks.end(), 0);
+  blocks = first_partition(n, least);
   return false;
 }
 
@@ -95,19 +118,78 @@ std::uint64_t saturating_multiply(std::uint64_t a, std::uint64_t b) {
   return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
 }
 
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+// 2^k, saturated.
+std::uint64_t saturating_power_of_two(std::size_t k) {
+  return k < 64 ? std::uint64_t{1} << k : std::numeric_limits<std::uint64_t>::max();
+}
+
 // The number of set partitions of `n` items (the Bell number), saturated.
 std::uint64_t partition_count(std::size_t n) {
   // The Bell triangle: each row starts with the last entry of the row before.
   std::vector<std::uint64_t> row = {1};
   for (std::size_t i = 1; i < n; ++i) {
     std::vector<std::uint64_t> next = {row.back()};
-    for (std::uint64_t x : row) {
-      std::uint64_t sum = 0;
-      next.push_back(__builtin_add_overflow(next.back(), x, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum);
-    }
+    for (std::uint64_t x : row) next.push_back(saturating_add(next.back(), x));
     row = std::move(next);
   }
   return row.back();
+}
+
+// The ways to put the waves of the work-groups on one work-group processor on its CUs, each
+// way once: all on one CU, or on both with a work-group that has waves on each (otherwise it
+// is the placement of two processors): 1 + (2^(waves-1) - 1) - (2^(groups-1) - 1), saturated.
+std::uint64_t wgp_spreads(std::size_t waves, std::size_t groups) {
+  if (waves == 0) return 1;
+  if (waves - 1 >= 64) return std::numeric_limits<std::uint64_t>::max();
+  return (std::uint64_t{1} << (waves - 1)) - (std::uint64_t{1} << (groups - 1)) + 1;
+}
+
+// Summed over the set partitions of work-groups onto work-group processors, the product of
+// each processor's wgp_spreads, saturated. Work-groups with as many waves are alike, so the
+// sum runs over how many of each kind remain (`left`, by kind), memoised: the block of the
+// first work-group left takes some of each kind along.
+std::uint64_t wgp_placement_count(const std::vector<std::size_t>& waves_of_kind, std::vector<std::size_t> left,
+                                  std::map<std::vector<std::size_t>, std::uint64_t>& memo) {
+  auto first = std::find_if(left.begin(), left.end(), [](std::size_t n) { return n > 0; });
+  if (first == left.end()) return 1;
+  if (auto it = memo.find(left); it != memo.end()) return it->second;
+  const std::vector<std::size_t> key = left;
+  const auto kind = static_cast<std::size_t>(first - left.begin());
+  --left[kind];
+  // Pascal's triangle up to the largest count, for the ways to choose the companions.
+  std::size_t largest = *std::max_element(left.begin(), left.end());
+  std::vector<std::vector<std::uint64_t>> choose(largest + 1);
+  for (std::size_t n = 0; n <= largest; ++n) {
+    choose[n].assign(n + 1, 1);
+    for (std::size_t k = 1; k < n; ++k) choose[n][k] = saturating_add(choose[n - 1][k - 1], choose[n - 1][k]);
+  }
+  std::uint64_t total = 0;
+  std::vector<std::size_t> taken(left.size(), 0);
+  while (true) {
+    std::uint64_t ways = 1;
+    std::size_t waves = waves_of_kind[kind], groups = 1;
+    std::vector<std::size_t> rest = left;
+    for (std::size_t k = 0; k < left.size(); ++k) {
+      ways = saturating_multiply(ways, choose[left[k]][taken[k]]);
+      waves += taken[k] * waves_of_kind[k];
+      groups += taken[k];
+      rest[k] -= taken[k];
+    }
+    ways = saturating_multiply(ways, wgp_spreads(waves, groups));
+    total = saturating_add(total, saturating_multiply(ways, wgp_placement_count(waves_of_kind, rest, memo)));
+    // The next choice of companions (an odometer over the kinds).
+    std::size_t k = 0;
+    while (k < taken.size() && taken[k] == left[k]) taken[k++] = 0;
+    if (k == taken.size()) break;
+    ++taken[k];
+  }
+  memo.emplace(key, total);
+  return total;
 }
 
 }  // namespace
@@ -116,8 +198,8 @@ bool shared_cu_adds_nothing(const HardwareAssumptions& hw) {
   return !hw.l1_store_visible_early && hw.l1_spontaneous_fill && !hw.l2_per_agent && !hw.l2_per_xcd;
 }
 
-PlacementCursor::PlacementCursor(const litmus::Test& test, bool separate_cus_only)
-    : separate_cus_only_(separate_cus_only) {
+PlacementCursor::PlacementCursor(const litmus::Test& test, WorkgroupSpan span, bool separate_cus_only)
+    : span_(span), separate_cus_only_(separate_cus_only) {
   const litmus::ScopeTree& tree = test.scopes;
   const int n = static_cast<int>(test.threads.size());
   std::map<std::uint32_t, int> waves, wgs, agents;
@@ -132,15 +214,18 @@ PlacementCursor::PlacementCursor(const litmus::Test& test, bool separate_cus_onl
     if (g.second) wg_agent.push_back(agents.emplace(ag, static_cast<int>(agents.size())).first->second);
     if (static_cast<int>(base_.workgroup_of_wave.size()) <= w) base_.workgroup_of_wave.push_back(g.first->second);
   }
-  workgroups_ = wg_agent.size();
   members_.resize(agents.size());
   for (int g = 0; g < static_cast<int>(wg_agent.size()); ++g)
     members_[static_cast<std::size_t>(wg_agent[g])].push_back(g);
-  // The first placement: every work-group of an agent on one CU (separately: each on its own).
+  waves_of_group_.resize(wg_agent.size());
+  for (int w = 0; w < static_cast<int>(base_.workgroup_of_wave.size()); ++w)
+    waves_of_group_[static_cast<std::size_t>(base_.workgroup_of_wave[static_cast<std::size_t>(w)])].push_back(w);
+  // The first placement: every work-group of an agent on one CU or processor (separately:
+  // each on its own; with Agent, the agent is the one unit).
   for (const std::vector<int>& members : members_) {
-    partitions_.emplace_back(members.size(), 0);
-    if (separate_cus_only_)
-      for (std::size_t i = 0; i < members.size(); ++i) partitions_.back()[i] = static_cast<int>(i);
+    group_partitions_.emplace_back(members.size(), 0);
+    if (separate_cus_only_ && span_ != WorkgroupSpan::Agent)
+      for (std::size_t i = 0; i < members.size(); ++i) group_partitions_.back()[i] = static_cast<int>(i);
   }
   // Lanes of a wave run one after another, in an order the compiler chooses: every order,
   // the first that of the threads.
@@ -148,52 +233,143 @@ PlacementCursor::PlacementCursor(const litmus::Test& test, bool separate_cus_onl
   for (int t = 0; t < n; ++t)
     base_.lanes_of_wave[static_cast<std::size_t>(base_.wave_of_thread[static_cast<std::size_t>(t)])].push_back(t);
   current_ = base_;
-  place_workgroups(current_, partitions_);
+  units_ = units(group_partitions_);
+  place(current_, units_);
 }
 
-void PlacementCursor::place_workgroups(Placement& p, const std::vector<std::vector<int>>& partitions) const {
-  p.agent_of_cu.clear();
-  p.cu_of_workgroup.assign(workgroups_, -1);
+// The units of the agents' partitions, each spread the first way: the agents in order, an
+// agent's units by their block.
+std::vector<PlacementCursor::Unit> PlacementCursor::units(const std::vector<std::vector<int>>& group_partitions) const {
+  std::vector<Unit> out;
   for (std::size_t agent = 0; agent < members_.size(); ++agent) {
-    const std::vector<int>& part = partitions[agent];
-    const int first_cu = static_cast<int>(p.agent_of_cu.size());
+    const std::vector<int>& part = group_partitions[agent];
     const int blocks = part.empty() ? 0 : *std::max_element(part.begin(), part.end()) + 1;
-    p.agent_of_cu.insert(p.agent_of_cu.end(), static_cast<std::size_t>(blocks), static_cast<int>(agent));
-    for (std::size_t i = 0; i < members_[agent].size(); ++i)
-      p.cu_of_workgroup[static_cast<std::size_t>(members_[agent][i])] = first_cu + part[i];
+    const std::size_t first = out.size();
+    out.resize(first + static_cast<std::size_t>(blocks), Unit{static_cast<int>(agent), {}, {}});
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      Unit& unit = out[first + static_cast<std::size_t>(part[i])];
+      const std::vector<int>& waves = waves_of_group_[static_cast<std::size_t>(members_[agent][i])];
+      unit.waves.insert(unit.waves.end(), waves.begin(), waves.end());
+    }
+  }
+  for (Unit& unit : out) {
+    std::sort(unit.waves.begin(), unit.waves.end());
+    unit.cu_blocks = first_partition(unit.waves.size(), least_cus(unit));
+  }
+  return out;
+}
+
+// The most CUs a unit's waves may use: one (OneCu), the processor's two (Wgp), one per wave
+// (Agent).
+int PlacementCursor::most_cus(const Unit& unit) const {
+  switch (span_) {
+    case WorkgroupSpan::OneCu: return 1;
+    case WorkgroupSpan::Wgp: return 2;
+    case WorkgroupSpan::Agent: return std::max(static_cast<int>(unit.waves.size()), 1);
+  }
+  return 1;
+}
+
+// The fewest: one, or with separate CUs only the most there is room for.
+int PlacementCursor::least_cus(const Unit& unit) const {
+  return separate_cus_only_ ? std::min(most_cus(unit), std::max(static_cast<int>(unit.waves.size()), 1)) : 1;
+}
+
+// Whether a unit's spread is one of those the cursor visits: on a work-group processor, two
+// CUs only where a work-group has waves on both (else it is two processors' placement).
+bool PlacementCursor::valid(const Unit& unit) const {
+  if (span_ != WorkgroupSpan::Wgp) return true;
+  if (std::find(unit.cu_blocks.begin(), unit.cu_blocks.end(), 1) == unit.cu_blocks.end()) return true;
+  std::map<int, int> first_block;  // per work-group, the CU of its first wave here
+  for (std::size_t i = 0; i < unit.waves.size(); ++i) {
+    const int g = base_.workgroup_of_wave[static_cast<std::size_t>(unit.waves[i])];
+    if (auto [it, fresh] = first_block.emplace(g, unit.cu_blocks[i]); !fresh && it->second != unit.cu_blocks[i])
+      return true;
+  }
+  return false;
+}
+
+// The unit's next spread over its CUs that the cursor visits: false after the last (then back
+// on the first).
+bool PlacementCursor::next_spread(Unit& unit) const {
+  while (next_partition(unit.cu_blocks, most_cus(unit), least_cus(unit)))
+    if (valid(unit)) return true;
+  return false;
+}
+
+void PlacementCursor::place(Placement& p, const std::vector<Unit>& units) const {
+  p.agent_of_cu.clear();
+  p.cu_of_wave.assign(base_.workgroup_of_wave.size(), -1);
+  for (const Unit& unit : units) {
+    const int first_cu = static_cast<int>(p.agent_of_cu.size());
+    const int blocks = unit.cu_blocks.empty() ? 0 : *std::max_element(unit.cu_blocks.begin(), unit.cu_blocks.end()) + 1;
+    p.agent_of_cu.insert(p.agent_of_cu.end(), static_cast<std::size_t>(blocks), unit.agent);
+    for (std::size_t i = 0; i < unit.waves.size(); ++i)
+      p.cu_of_wave[static_cast<std::size_t>(unit.waves[i])] = first_cu + unit.cu_blocks[i];
   }
 }
 
-// The order of placements(): the agents' partitions vary slowest, the first agent's slowest
-// of all, then the waves' lane orders, the last wave's fastest.
+// The order of placements(): the agents' partitions of their work-groups vary slowest, the
+// first agent's slowest of all, then the spread of each unit's waves over its CUs, the last
+// unit's fastest, then the waves' lane orders, the last wave's fastest.
 bool PlacementCursor::next() {
   for (std::size_t w = current_.lanes_of_wave.size(); w-- > 0;) {
     std::vector<int>& lanes = current_.lanes_of_wave[w];
     if (std::next_permutation(lanes.begin(), lanes.end())) return true;
   }
-  if (!separate_cus_only_)
-    for (std::size_t agent = partitions_.size(); agent-- > 0;)
-      if (next_partition(partitions_[agent])) {
-        place_workgroups(current_, partitions_);
+  for (std::size_t u = units_.size(); u-- > 0;)
+    if (next_spread(units_[u])) {
+      place(current_, units_);
+      return true;
+    }
+  if (!separate_cus_only_ && span_ != WorkgroupSpan::Agent)
+    for (std::size_t agent = group_partitions_.size(); agent-- > 0;)
+      if (next_partition(group_partitions_[agent])) {
+        units_ = units(group_partitions_);
+        place(current_, units_);
         return true;
       }
-  place_workgroups(current_, partitions_);
+  units_ = units(group_partitions_);
+  place(current_, units_);
   return false;
 }
 
 std::uint64_t PlacementCursor::count() const {
   std::uint64_t count = 1;
-  if (!separate_cus_only_)
-    for (const std::vector<int>& members : members_)
-      count = saturating_multiply(count, partition_count(members.size()));
+  for (std::size_t agent = 0; agent < members_.size(); ++agent) {
+    std::size_t waves = 0;
+    for (int g : members_[agent]) waves += waves_of_group_[static_cast<std::size_t>(g)].size();
+    if (separate_cus_only_) {
+      // Only a work-group processor of its own has several ways: its waves on both CUs.
+      if (span_ == WorkgroupSpan::Wgp)
+        for (int g : members_[agent]) {
+          const std::size_t own = waves_of_group_[static_cast<std::size_t>(g)].size();
+          if (own >= 2) count = saturating_multiply(count, saturating_power_of_two(own - 1) - 1);
+        }
+      continue;
+    }
+    switch (span_) {
+      case WorkgroupSpan::OneCu: count = saturating_multiply(count, partition_count(members_[agent].size())); break;
+      case WorkgroupSpan::Agent: count = saturating_multiply(count, partition_count(waves)); break;
+      case WorkgroupSpan::Wgp: {
+        std::map<std::size_t, std::size_t> groups_with;  // waves -> work-groups with as many
+        for (int g : members_[agent]) ++groups_with[waves_of_group_[static_cast<std::size_t>(g)].size()];
+        std::vector<std::size_t> waves_of_kind, left;
+        for (const auto& [w, groups] : groups_with) waves_of_kind.push_back(w), left.push_back(groups);
+        std::map<std::vector<std::size_t>, std::uint64_t> memo;
+        count = saturating_multiply(count, wgp_placement_count(waves_of_kind, left, memo));
+        break;
+      }
+    }
+  }
   for (const std::vector<int>& lanes : base_.lanes_of_wave)
     for (std::size_t k = 2; k <= lanes.size(); ++k) count = saturating_multiply(count, k);
   return count;
 }
 
 Placement PlacementCursor::draw(const std::function<std::uint32_t(std::uint32_t)>& below) const {
-  std::vector<std::vector<int>> partitions = partitions_;
-  if (!separate_cus_only_)
+  std::vector<std::vector<int>> partitions = group_partitions_;
+  if (!separate_cus_only_ && span_ != WorkgroupSpan::Agent)
     for (std::vector<int>& part : partitions) {
       int blocks = 0;
       for (int& block : part) {
@@ -201,16 +377,31 @@ Placement PlacementCursor::draw(const std::function<std::uint32_t(std::uint32_t)
         blocks = std::max(blocks, block + 1);
       }
     }
+  std::vector<Unit> drawn = units(partitions);
+  for (Unit& unit : drawn) {
+    const int most = most_cus(unit), least = least_cus(unit);
+    if (most == 1 || least >= static_cast<int>(unit.waves.size())) continue;  // one way only: the first
+    // Each wave joins a CU drawn before it or, while there is room, a new one; drawn again
+    // until it has the fewest CUs asked for.
+    int blocks = 0;
+    do {
+      blocks = 0;
+      for (int& block : unit.cu_blocks) {
+        block = static_cast<int>(below(static_cast<std::uint32_t>(std::min(blocks + 1, most))));
+        blocks = std::max(blocks, block + 1);
+      }
+    } while (blocks < least);
+  }
   Placement p = base_;
-  place_workgroups(p, partitions);
+  place(p, drawn);
   for (std::vector<int>& lanes : p.lanes_of_wave)
     for (std::size_t i = lanes.size(); i > 1; --i) std::swap(lanes[i - 1], lanes[below(static_cast<std::uint32_t>(i))]);
   return p;
 }
 
-std::vector<Placement> placements(const litmus::Test& test) {
+std::vector<Placement> placements(const litmus::Test& test, WorkgroupSpan span) {
   std::vector<Placement> out;
-  PlacementCursor cursor(test);
+  PlacementCursor cursor(test, span);
   do out.push_back(cursor.current());
   while (cursor.next());
   return out;
@@ -620,7 +811,7 @@ class Machine {
     }
     const int cus = static_cast<int>(placement.agent_of_cu.size());
     if (wave_count > kMaxUnits || cus > kMaxUnits) throw std::runtime_error("too many waves or compute units");
-    workgroups_ = static_cast<int>(placement.cu_of_workgroup.size());
+    workgroups_ = placement.workgroups();
     group_count_ = 0;
     for (int slot : p_.lds_slot) group_count_ = std::max(group_count_, slot + 1);
     lane_of_thread_.assign(p_.threads.size(), 0);
@@ -648,8 +839,7 @@ class Machine {
         use(scalar_destination(ins) ? sgprs : vgprs, ins.dst, ins.op == SimOp::ScalarLoad ? ins.dst_count : ins.width);
       }
       for (const auto& [name, vgpr] : th.registers) use(vgprs, vgpr, 1);
-      int cu = placement.cu_of_workgroup[static_cast<std::size_t>(
-          placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
+      int cu = placement.cu_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])];
       for (int loc : th.non_glc_loads) fillable[static_cast<std::size_t>(cu)][static_cast<std::size_t>(loc)] = 1;
       for (const SimInstruction& ins : th.code) {
         if (ins.op != SimOp::VectorLoad || ins.bypass_l1) continue;
@@ -665,12 +855,9 @@ class Machine {
     // Layout.
     lazy_lines_ = opt_.partial_order_reduction;
     // Rule 6: every wave on one CU, one L2, code that waits for its loads' registers.
-    auto cu_of_wave = [&](std::size_t w) {
-      return placement.cu_of_workgroup[static_cast<std::size_t>(placement.workgroup_of_wave[w])];
-    };
     bool one_cu = true;
     for (std::size_t w = 1; w < static_cast<std::size_t>(wave_count); ++w)
-      one_cu = one_cu && cu_of_wave(w) == cu_of_wave(0);
+      one_cu = one_cu && placement.cu_of_wave[w] == placement.cu_of_wave[0];
     one_cu_misses_ = one_cu_misses && one_cu && lazy_lines_ && opt_.one_cu_misses && !several_l2s(opt_.hw, p_) &&
                      std::none_of(p_.threads.begin(), p_.threads.end(), may_use_outstanding_result);
     candidates_cap_ = 1;  // the initial value, then at most one value per write to the L2
@@ -688,7 +875,7 @@ class Machine {
       L.threads = lanes_of_wave[static_cast<std::size_t>(w)];
       if (L.threads.size() > kMaxLanes) throw std::runtime_error("a wave has too many lanes");
       L.workgroup = placement.workgroup_of_wave[static_cast<std::size_t>(w)];
-      L.cu = placement.cu_of_workgroup[static_cast<std::size_t>(L.workgroup)];
+      L.cu = placement.cu_of_wave[static_cast<std::size_t>(w)];
       L.header = next;
       next += 3;
       L.sgprs = next;
@@ -2202,14 +2389,16 @@ class OutcomeCounter {
 constexpr const char* kDeadlock = "a wave waits forever (a barrier that part of its work-group never reaches)";
 
 // Calls `each(placement)` for each placement exhaustive search explores, in the order of
-// placements(), until it returns false: every one, or the first; with rule 5 of the
-// reductions, where a shared CU adds nothing, only those with separate CUs. One at a time:
+// placements() for the program's work-group span, until it returns false: every one, or the
+// first; with rule 5 of the reductions, where a shared CU adds nothing, only the finest (each
+// work-group, or each part of one the span lets split, on a CU of its own). One at a time:
 // they may number billions.
 template <typename Each>
-void for_each_explored_placement(const litmus::Test& test, const SimOptions& options, Each each) {
+void for_each_explored_placement(const litmus::Test& test, const SimProgram& program, const SimOptions& options,
+                                 Each each) {
   const bool separate = options.partial_order_reduction && options.separate_cus && options.explore_placements &&
                         shared_cu_adds_nothing(options.hw);
-  PlacementCursor cursor(test, separate);
+  PlacementCursor cursor(test, program.workgroup_span, separate);
   do {
     if (!each(cursor.current())) return;
   } while (options.explore_placements && cursor.next());
@@ -2218,9 +2407,11 @@ void for_each_explored_placement(const litmus::Test& test, const SimOptions& opt
 // Whether `holds(placement)` for every placement exhaustive search explores (stopping at the
 // first that fails).
 template <typename Holds>
-bool every_explored_placement(const litmus::Test& test, const SimOptions& options, Holds holds) {
+bool every_explored_placement(const litmus::Test& test, const SimProgram& program, const SimOptions& options,
+                              Holds holds) {
   bool all = true;
-  for_each_explored_placement(test, options, [&](const Placement& placement) { return all = holds(placement); });
+  for_each_explored_placement(test, program, options,
+                              [&](const Placement& placement) { return all = holds(placement); });
   return all;
 }
 
@@ -2256,7 +2447,7 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
     l1_read[t] = vector_locations(test, program, static_cast<int>(t), true);
     written[t] = vector_locations(test, program, static_cast<int>(t), false);
   }
-  return every_explored_placement(test, options, [&](const Placement& placement) {
+  return every_explored_placement(test, program, options, [&](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;  // lanes of one wave share its counters
     // With one CU a load that hits its L1 reads what the miss would have read (rule 6). With
@@ -2268,8 +2459,7 @@ bool keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered
     // there would have been issued before it, and would have kept the line invalid.
     if (placement.agent_of_cu.size() < 2) return true;
     auto cu_of = [&](std::size_t t) {
-      return placement.cu_of_workgroup[static_cast<std::size_t>(
-          placement.workgroup_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])])];
+      return placement.cu_of_wave[static_cast<std::size_t>(placement.wave_of_thread[t])];
     };
     for (std::size_t t = 0; t < threads; ++t) {
       const bool reads = std::find(l1_read[t].begin(), l1_read[t].end(), true) != l1_read[t].end();
@@ -2385,7 +2575,7 @@ SimResult search_exhaustive(const litmus::Test& test, const SimProgram& program,
     return !result.unknown;
   };
   try {
-    for_each_explored_placement(test, options, search_placement);
+    for_each_explored_placement(test, program, options, search_placement);
   } catch (const std::bad_alloc&) {
     // The system refused memory below the limit (another process holds it, or a ulimit).
     result.unknown = fmt::format("memory limit: the system refused more memory ({} states stored)", visited.size());
@@ -2474,7 +2664,7 @@ bool walk_one_cu_thread(const detail::SimThread& th, Each each) {
 // L2 (rule 12) and each wave runs one thread (lanes of one wave share its counters).
 bool every_wave_on_one_cu(const litmus::Test& test, const SimProgram& program, const SimOptions& o) {
   if (several_l2s(o.hw, program)) return false;
-  return every_explored_placement(test, o, [](const Placement& placement) {
+  return every_explored_placement(test, program, o, [](const Placement& placement) {
     if (placement.agent_of_cu.size() != 1) return false;
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
@@ -2625,12 +2815,20 @@ bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& 
   if (may_use_outstanding_result(program.threads[static_cast<std::size_t>(thread)])) return false;  // rule 2
   const std::vector<bool> l1_read = vector_locations(test, program, thread, true);
   const bool reads = std::find(l1_read.begin(), l1_read.end(), true) != l1_read.end();
-  return every_explored_placement(test, options, [&](const Placement& placement) {
+  return every_explored_placement(test, program, options, [&](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
     // As keeps_program_order reads a load through the L1 where there are several CUs.
     if (placement.agent_of_cu.size() < 2 || !reads) return true;
     if (hw.l1_store_visible_early) return false;
+    // A wave of its own work-group on another CU (a split work-group) may write what it
+    // reads; `written_elsewhere` speaks only of other work-groups, and the verdict must hold
+    // whatever the other threads' code.
+    const auto own_wave = static_cast<std::size_t>(placement.wave_of_thread[static_cast<std::size_t>(thread)]);
+    for (std::size_t w = 0; w < placement.cu_of_wave.size(); ++w)
+      if (placement.workgroup_of_wave[w] == placement.workgroup_of_wave[own_wave] &&
+          placement.cu_of_wave[w] != placement.cu_of_wave[own_wave])
+        return false;
     for (std::size_t loc = 0; loc < l1_read.size(); ++loc)
       if (l1_read[loc] && written_elsewhere[loc]) return false;
     return true;
@@ -2699,7 +2897,7 @@ SimResult run_random(const litmus::Test& test, const codegen::CompiledTest& comp
   result.observed = test.observed();
   // A machine per placement, built once, where they are few; otherwise each run draws a
   // placement of its own (PlacementCursor::draw) and builds its machine.
-  PlacementCursor cursor(test);
+  PlacementCursor cursor(test, program.workgroup_span);
   std::vector<Machine> machines;
   if (cursor.count() <= kPlacementsBuiltAtOnce) {
     do machines.emplace_back(test, program, cursor.current(), options, false);  // random runs draw L1 hits too

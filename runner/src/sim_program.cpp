@@ -577,6 +577,7 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
   p.l2_maintenance = caches.l2_maintenance();
   p.gl1 = caches.has_gl1();
   p.l2_per_xcd = caches.several_l2s_per_agent();
+  p.workgroup_span = gen.span;
   int group_index = 0;
   for (const std::string& name : p.locations) {
     bool group = test.segment_of(name) == litmus::Segment::Group;

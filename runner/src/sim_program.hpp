@@ -11,6 +11,7 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/ast.hpp"
+#include "hsalit/runner/sim.hpp"
 
 namespace hsalit::runner::detail {
 
@@ -116,6 +117,7 @@ struct SimProgram {
   bool l2_per_xcd = false;            // an agent may span several L2s (GFX942; l2-per-xcd)
   std::vector<std::string> counters;  // the target's wait counters, by index (codegen::CounterModel::names)
   int lds_counter = -1;               // the index of the one LDS and FLAT operations share (lgkmcnt, dscnt)
+  WorkgroupSpan workgroup_span = WorkgroupSpan::OneCu;  // the CUs a work-group's waves may run on
 };
 
 // Throws std::runtime_error naming the instruction it cannot simulate. The program's

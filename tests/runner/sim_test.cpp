@@ -268,13 +268,13 @@ TEST(Simulator, PlacementCursorVisitsEveryPlacementInOrder) {
     std::vector<std::string> expected;
     for (const Placement& p : all) expected.push_back(p.describe());
     EXPECT_EQ(visited, expected) << scopes;
-    PlacementCursor separate(t, true);
+    PlacementCursor separate(t, WorkgroupSpan::OneCu, true);
     std::vector<std::string> separated;
     do separated.push_back(separate.current().describe());
     while (separate.next());
     std::vector<std::string> expected_separate;
     for (const Placement& p : all)
-      if (p.cu_of_workgroup.size() == p.agent_of_cu.size()) expected_separate.push_back(p.describe());
+      if (static_cast<std::size_t>(p.workgroups()) == p.agent_of_cu.size()) expected_separate.push_back(p.describe());
     EXPECT_EQ(separated, expected_separate) << scopes;
     EXPECT_EQ(separate.count(), separated.size()) << scopes;
   }

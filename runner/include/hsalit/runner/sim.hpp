@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/ast.hpp"
 #include "hsalit/support/memory.hpp"
 #include "hsalit/support/recently_used.hpp"
@@ -72,7 +73,7 @@ struct SimOptions {
   // (support::default_memory_limit).
   std::uint64_t memory_limit = support::default_memory_limit();
   bool keep_traces = true;         // one trace per outcome in exhaustive mode (shortest)
-  bool explore_placements = true;  // every placement of work-groups on compute units
+  bool explore_placements = true;  // every placement of waves on compute units (docs/simulator.md, "Placement")
   // Exhaustive search takes steps that commute with all others alone and leaves out L1
   // lines no load reads through the L1 (docs/simulator.md, "Reductions"); the set of
   // outcomes is the same either way. Off: every interleaving of every step.
@@ -83,9 +84,10 @@ struct SimOptions {
   bool independent_steps = true;
   // With the reductions on, lines that may be filled at any time and stores that reach their
   // CU's L1 only through the L2 (`l1-store-at-l2`), exhaustive search explores only the
-  // placements that put each work-group on a CU of its own: a CU shared by two work-groups
-  // reaches no final state that separate CUs do not (docs/simulator.md, "Reductions", rule
-  // 5). Off: every placement of work-groups on CUs. The outcomes are the same.
+  // finest placements: each work-group on a CU of its own (split over two, or over one CU
+  // per wave, where the work-group span allows it): a CU shared by two sets of waves reaches
+  // no final state that separate CUs do not (docs/simulator.md, "Reductions", rule 5). Off:
+  // every placement of waves on CUs. The outcomes are the same.
   bool separate_cus = true;
   // With the reductions on, exhaustive search leaves the L1 out of a placement that puts
   // every wave on one CU (one L2, and no instruction that may use a register before the load
@@ -104,52 +106,86 @@ struct SimOptions {
   int jobs = 1;
 };
 
-// Where the threads run: thread -> wave, wave -> work-group, work-group -> CU, CU -> agent.
+// How far the waves of one work-group may be spread (docs/simulator.md, "Placement"): the
+// target's memory hierarchy says it per table flavour (codegen::MemoryHierarchy::workgroup_span).
+using codegen::WorkgroupSpan;
+
+// Where the threads run: thread -> wave, wave -> work-group, wave -> CU, CU -> agent. The
+// waves of a work-group are on one CU, or on several where the span allows it.
 struct Placement {
   std::vector<int> wave_of_thread;
   std::vector<int> workgroup_of_wave;
-  std::vector<int> cu_of_workgroup;
+  std::vector<int> cu_of_wave;
   std::vector<int> agent_of_cu;
   // Threads of each wave in the order its divergent lanes execute (the compiler's choice).
   std::vector<std::vector<int>> lanes_of_wave;
+  int workgroups() const;
+  // Per thread its wave, work-group, CU and agent ("P0: wave 0 wg 0 cu 0 agent 0; ..."), so
+  // the waves of a work-group split over CUs show each its own CU.
   std::string describe() const;
 };
 
 // All placements the scope tree allows: threads of one wavefront share a wave (their lanes
-// running one after another, in every order), waves of a work-group share a CU, and
-// work-groups of one agent go on the same or different CUs in every way (set partitions).
-std::vector<Placement> placements(const litmus::Test& test);
+// running one after another, in every order); work-groups of one agent go on the same or
+// different CUs (or work-group processors, for WorkgroupSpan::Wgp) in every way (set
+// partitions); the waves of a work-group share its CU (OneCu), are spread over the one or two
+// CUs of its work-group processor in every way (Wgp), or over the CUs of the agent in every
+// way (Agent: set partitions of the agent's waves). Each way of putting waves on CUs comes
+// once: a work-group processor's second CU is only used by a work-group that has waves on
+// both (otherwise the placement is the same as that of two processors).
+std::vector<Placement> placements(const litmus::Test& test, WorkgroupSpan span = WorkgroupSpan::OneCu);
 
 // The placements of placements(), one at a time and in the same order, without holding them
 // all: sixteen work-groups of one agent have more than ten billion. With `separate_cus_only`,
-// only those that put each work-group on a CU of its own (the reductions' rule 5).
+// only the finest (the reductions' rule 5): each work-group on a CU of its own (OneCu), each
+// on a work-group processor of its own with its waves on both CUs in every way where it has
+// two waves or more (Wgp), each wave on a CU of its own (Agent).
 class PlacementCursor {
  public:
-  explicit PlacementCursor(const litmus::Test& test, bool separate_cus_only = false);
+  explicit PlacementCursor(const litmus::Test& test, WorkgroupSpan span = WorkgroupSpan::OneCu,
+                           bool separate_cus_only = false);
   const Placement& current() const { return current_; }
   // Moves to the next placement; false after the last (the cursor is then back on the first).
   bool next();
   // How many placements the cursor visits, saturated at the largest std::uint64_t.
   std::uint64_t count() const;
   // A placement drawn at random, where there are too many to draw one by its index: each
-  // work-group of an agent joins one of the CUs drawn before it or a new one, uniformly, and
-  // each wave's lanes run in a uniformly random order. `below(n)` is uniform in [0, n).
+  // work-group of an agent joins one of the CUs (work-group processors) drawn before it or a
+  // new one, uniformly; where the span allows, each wave of a CU's (processor's, agent's)
+  // work-groups joins one of the CUs drawn before it for them or, while there is room, a new
+  // one, uniformly; and each wave's lanes run in a uniformly random order. `below(n)` is
+  // uniform in [0, n).
   Placement draw(const std::function<std::uint32_t(std::uint32_t)>& below) const;
 
  private:
-  void place_workgroups(Placement& p, const std::vector<std::vector<int>>& partitions) const;
+  // The waves that share CUs: those of one CU (OneCu), one work-group processor (Wgp) or one
+  // agent (Agent), and how they are spread over the unit's CUs.
+  struct Unit {
+    int agent = 0;
+    std::vector<int> waves;      // ascending
+    std::vector<int> cu_blocks;  // per wave, its CU among the unit's (restricted growth)
+  };
+  std::vector<Unit> units(const std::vector<std::vector<int>>& group_partitions) const;
+  int most_cus(const Unit& unit) const;
+  int least_cus(const Unit& unit) const;
+  bool valid(const Unit& unit) const;
+  bool next_spread(Unit& unit) const;
+  void place(Placement& p, const std::vector<Unit>& units) const;
+  WorkgroupSpan span_ = WorkgroupSpan::OneCu;
   Placement base_;
-  std::size_t workgroups_ = 0;
-  std::vector<std::vector<int>> members_;     // per agent, its work-groups
-  std::vector<std::vector<int>> partitions_;  // per agent, each member's CU among the agent's (restricted growth)
+  std::vector<std::vector<int>> members_;           // per agent, its work-groups
+  std::vector<std::vector<int>> waves_of_group_;    // per work-group, its waves
+  std::vector<std::vector<int>> group_partitions_;  // per agent, each member's unit among the agent's
+  std::vector<Unit> units_;
   bool separate_cus_only_ = false;
   Placement current_;
 };
 
-// Whether, under these assumptions, two work-groups sharing a CU reach no final state that
-// they do not reach on separate CUs (docs/simulator.md, "Reductions", rule 5): stores reach
-// their CU's L1 only through the L2, and lines may be filled at any time, so what one
-// work-group does to the shared L1 and queues only narrows what the other may read.
+// Whether, under these assumptions, two sets of waves sharing a CU (two work-groups, or the
+// parts of a work-group that may be split) reach no final state that they do not reach on
+// separate CUs (docs/simulator.md, "Reductions", rule 5): stores reach their CU's L1 only
+// through the L2, and lines may be filled at any time, so what one set does to the shared L1
+// and queues only narrows what the other may read.
 bool shared_cu_adds_nothing(const HardwareAssumptions& hw);
 
 // A final state: the values of the test's observed registers and locations.
@@ -228,8 +264,9 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
 // in program order, each at the one copy of its location and reading the latest write there,
 // whatever the other threads' code, given `written_elsewhere` (per location of the test,
 // whether a thread of another work-group may write it, standing for the waves of other
-// CUs). Where it is true for every thread, with every location another work-group's thread
-// writes marked, so is keeps_program_order.
+// CUs; where the work-group span lets the thread's own work-group split over CUs, a load
+// through the L1 there is answered no). Where it is true for every thread, with every location
+// another work-group's thread writes marked, so is keeps_program_order.
 bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, int thread,
                                 const std::vector<bool>& written_elsewhere, const SimOptions& options);
 
