@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/litmus/value_width.hpp"
 
@@ -669,6 +670,27 @@ class ThreadCompiler {
 
 }  // namespace
 
+namespace {
+
+// An element's cache bits in a flavour: those its `omit_bits_in` leaves out cleared.
+CachePolicy bits_in(const SequenceElement& e, const std::string& flavour) {
+  CachePolicy p = e.policy;
+  if (auto omit = e.omit_bits_in.find(flavour); omit != e.omit_bits_in.end())
+    for (const std::string& b : omit->second) {
+      if (b == "glc") p.glc = false;
+      if (b == "slc") p.slc = false;
+      if (b == "dlc") p.dlc = false;
+      if (b == "sc0") p.sc0 = false;
+      if (b == "sc1") p.sc1 = false;
+      if (b == "nt") p.nt = false;
+      if (b == "th") p.th.clear();
+      if (b == "scope") p.scope.clear();
+    }
+  return p;
+}
+
+}  // namespace
+
 std::vector<Instruction> expand_row(const MappingRow& row, const Target& target, std::optional<Instruction> access,
                                     std::string_view flavour) {
   std::vector<Instruction> out;
@@ -680,14 +702,15 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
       if (!access) throw std::logic_error("a sequence with an access element expanded without an access");
       Instruction a = *access;
       CachePolicy& p = a.policy;
-      p.glc |= e.policy.glc;
-      p.slc |= e.policy.slc;
-      p.dlc |= e.policy.dlc;
-      p.sc0 |= e.policy.sc0;
-      p.sc1 |= e.policy.sc1;
-      p.nt |= e.policy.nt;
-      if (!e.policy.th.empty()) p.th = e.policy.th;
-      if (!e.policy.scope.empty()) p.scope = e.policy.scope;
+      const CachePolicy bits = bits_in(e, f);
+      p.glc |= bits.glc;
+      p.slc |= bits.slc;
+      p.dlc |= bits.dlc;
+      p.sc0 |= bits.sc0;
+      p.sc1 |= bits.sc1;
+      p.nt |= bits.nt;
+      if (!bits.th.empty()) p.th = bits.th;
+      if (!bits.scope.empty()) p.scope = bits.scope;
       a.origin.row = row.id;
       a.origin.role = "access";
       out.push_back(std::move(a));
@@ -697,7 +720,7 @@ std::vector<Instruction> expand_row(const MappingRow& row, const Target& target,
     Instruction lit;
     auto sub = target.substitute.find(e.mnemonic);
     lit.mnemonic = sub == target.substitute.end() ? e.mnemonic : sub->second;
-    lit.policy = e.policy;
+    lit.policy = bits_in(e, f);
     lit.wait = e.wait;
     if (auto omit = e.omit_counters_in.find(f); omit != e.omit_counters_in.end()) {
       if (omit->second.count("vmcnt")) lit.wait.vmcnt.reset();
@@ -776,12 +799,26 @@ void check_table_applies(const Target& target, const MappingTable& table, const 
                                    fmt::join(table.flavours(), ", ")));
 }
 
+// Where a work-group's waves may run on any CUs of the agent (tgsplit) there is no LDS:
+// "The exception is when in tgsplit execution mode when no LDS is allocated as wavefronts of
+// the same work-group can be in different CUs" (AMDGPUUsage, Memory Model GFX90A and GFX942).
+void check_lds_allocated(const litmus::Test& test, const Target& target, const CompileOptions& options) {
+  if (memory_hierarchy(target).workgroup_span(options.flavour) != WorkgroupSpan::Agent) return;
+  for (const std::string& name : test.location_names())
+    if (test.segment_of(name) == litmus::Segment::Group)
+      throw CompileError(
+          fmt::format("group location '{}': the {} flavour allocates no LDS (AMDGPUUsage, {}: \"no LDS is "
+                      "allocated as wavefronts of the same work-group can be in different CUs\")",
+                      name, options.flavour, memory_hierarchy(target).section()));
+}
+
 }  // namespace
 
 CompiledTest compile(const litmus::Test& test, const Target& target, const TargetCatalog& catalog,
                      const MappingTable& table, const CompileOptions& options) {
   check_table_applies(target, table, options);
   check_constants(test);
+  check_lds_allocated(test, target, options);
   CompiledTest out{
       test.name, target.name, table.name(), options.flavour, options.generic, {}, wave_size(target, options)};
   for (std::size_t t = 0; t < test.threads.size(); ++t)
@@ -793,6 +830,7 @@ CompiledThread compile_thread(const litmus::Test& test, int thread, const Target
                               const MappingTable& table, const CompileOptions& options) {
   check_table_applies(target, table, options);
   check_constants(test);
+  check_lds_allocated(test, target, options);
   if (thread < 0 || static_cast<std::size_t>(thread) >= test.threads.size())
     throw CompileError(fmt::format("test {} has no thread P{}", test.name, thread));
   return ThreadCompiler(test, thread, target, catalog, table, options).run();

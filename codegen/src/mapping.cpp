@@ -237,6 +237,15 @@ class TableReader {
           counter(out.count);
         else if (key == "omit_in") {
           for (const std::string& f : strings(value, where, "omit_in")) out.omit_in.insert(f);
+        } else if (key == "omit_bits_in") {
+          if (!value.is_object()) fail(where, "'omit_bits_in' maps a flavour to cache bits");
+          for (const auto& [flavour, bits] : value.items())
+            for (const std::string& b : strings(bits, where, "omit_bits_in")) {
+              if (b != "glc" && b != "slc" && b != "dlc" && b != "sc0" && b != "sc1" && b != "nt" && b != "th" &&
+                  b != "scope")
+                fail(where, fmt::format("unknown cache bit '{}'", b));
+              out.omit_bits_in[flavour].insert(b);
+            }
         } else if (key == "omit_counters_in") {
           if (!value.is_object()) fail(where, "'omit_counters_in' maps a flavour to counters");
           for (const auto& [flavour, counters] : value.items())
@@ -464,10 +473,14 @@ MappingTable MappingTable::from_json(const json& doc, std::string_view origin, s
       if (std::find(t.targets_.begin(), t.targets_.end(), target) == t.targets_.end())
         reader.fail(fmt::format("row {} ({})", i, row.id),
                     fmt::format("target '{}' is not one of the table's", target));
-    for (const SequenceElement& e : row.sequence)
-      for (const std::string& f : e.omit_in)
+    for (const SequenceElement& e : row.sequence) {
+      std::vector<std::string> named(e.omit_in.begin(), e.omit_in.end());
+      for (const auto& [f, counters] : e.omit_counters_in) named.push_back(f);
+      for (const auto& [f, bits] : e.omit_bits_in) named.push_back(f);
+      for (const std::string& f : named)
         if (std::find(t.flavours_.begin(), t.flavours_.end(), f) == t.flavours_.end())
           reader.fail(fmt::format("row {} ({})", i, row.id), fmt::format("unknown flavour '{}'", f));
+    }
     t.rows_.push_back(std::move(row));
     reader.at_row(std::nullopt);
   }

@@ -1083,8 +1083,26 @@ class Machine {
   Word hit_choices(const Word* s, int w) const {
     const WaveLayout& L = waves_[static_cast<std::size_t>(w)];
     if ((s[L.header] & 0xff) >= L.threads.size()) return 0;
-    int line = l1_line(s, L, current(s, L));
-    return line >= 0 ? s[line] : 0;
+    const Code& c = current(s, L);
+    int line = l1_line(s, L, c);
+    if (line < 0 || own_request_queued(s, w, global_location(s, c))) return 0;
+    return s[line];
+  }
+
+  // Whether a request of wave `w` to `loc` waits in its CU's queue. A later load of the wave
+  // to the same location does not hit a cache line then: requests of a CU to one location
+  // are served in order (they share the queue of its channel, rule 9), so the later load
+  // cannot read an older value than the earlier one (a wave's accesses to one location stay
+  // coherent: "no special action is required for coherence between the lanes of a single
+  // wavefront"); it joins the queue behind it.
+  bool own_request_queued(const Word* s, int w, int loc) const {
+    if (loc < 0) return false;
+    const WaveLayout& L = waves_[static_cast<std::size_t>(w)];
+    const Word* q = s + cus_[static_cast<std::size_t>(L.cu)].queue[static_cast<std::size_t>(channel(loc))];
+    for (Word i = 0; i < q[0]; ++i)
+      if (static_cast<int>(q[1 + i] & 0xff) == w && static_cast<int>(entry_location(s[request_entry(q[1 + i])])) == loc)
+        return true;
+    return false;
   }
 
   static Value64 split(std::int64_t v) {
@@ -1282,7 +1300,7 @@ class Machine {
         const int gl1 = cur.op == SimOp::VectorLoad && !cur.bypass_gl1 && (line < 0 || t.b == 0)
                             ? gl1_line(L.cu, global_location(s, cur))
                             : -1;
-        if (gl1 >= 0 && s[gl1])
+        if (gl1 >= 0 && s[gl1] && !own_request_queued(s, t.a, global_location(s, cur)))
           l1 = fmt::format(" ({}hits WGP {}'s GL1 line, which holds {})", line >= 0 ? "misses in its L0, " : "",
                            wgp_of_cu_[static_cast<std::size_t>(L.cu)], static_cast<std::int32_t>(s[gl1 + 1]));
         else if (line >= 0 && t.b == 0)
@@ -1716,6 +1734,8 @@ class Machine {
         if (x < 0) return false;
         const bool line = cus_[static_cast<std::size_t>(L.cu)].line[static_cast<std::size_t>(x)] >= 0 &&
                           (c.op != SimOp::VectorLoad || !c.bypass_l1);
+        // A load whose hits wait for the wave's own queued request: the drain enables them.
+        if (line && c.op == SimOp::VectorLoad && own_request_queued(s, w, x)) return false;
         const std::uint64_t same_queue = opt_.hw.channel_per_location ? location_bit(x) : ~std::uint64_t{0};
         for (const WaveLayout& o : waves_) {
           if (&o == &L || (o.cu != L.cu && !line)) continue;
@@ -2015,7 +2035,7 @@ class Machine {
               retire(s, wi);
               return;
             }
-          } else if (line >= 0 && s[line]) {
+          } else if (line >= 0 && s[line] && !own_request_queued(s, wi, loc)) {
             // A hit in the vector L1 returns the line's value (possibly stale: the L1 is not
             // coherent between CUs, AMDGPUUsage "Memory Model").
             e[0] |= kPerformed;
@@ -2028,7 +2048,7 @@ class Machine {
           // Past the L0 (a miss there, or bypassed), a valid GL1 line answers (rule 13), and
           // the L0 line, if the load reads through it, takes its value.
           const int g = gl1_line(L.cu, loc);
-          if (g >= 0 && s[g]) {
+          if (g >= 0 && s[g] && !own_request_queued(s, wi, loc)) {
             const Value64 v{s[g + 1], s[g + 2]};
             if (!c.bypass_l1 && line >= 0) {
               if (lazy_lines_)

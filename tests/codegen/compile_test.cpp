@@ -166,6 +166,54 @@ TEST(Compile, OpenClFlavourDropsWhatTheTableSays) {
   EXPECT_LT(opencl_waits, hsa_waits);
 }
 
+// Execution-mode flavours leave the bits out that the document omits in that mode
+// (omit_bits_in): "If not TgSplit execution mode, omit glc=1" (GFX90A), "If CU wavefront
+// execution mode, omit glc=1" (GFX10-GFX11), and GFX12's work-group scope, SCOPE_SE in WGP mode
+// and none in CU mode.
+TEST(Compile, ExecutionModeFlavoursSetTheAccessBitsTheDocumentGives) {
+  const litmus::Test load = parse(R"(LISA wg-load
+{ x = 0; }
+ P0                    ;
+ r[atomic,rlx,wg] r0 x ;
+exists (0:r0=0)
+)");
+  auto access = [&](const std::string& target, const std::string& flavour) {
+    const CompiledTest c = compile_for(load, target, "", CompileOptions{flavour, false});
+    const std::vector<std::string> a = texts(c.threads[0], "access");
+    return a.empty() ? std::string() : a.front();
+  };
+  EXPECT_NE(access("gfx90a", "tgsplit").find(" glc"), std::string::npos) << access("gfx90a", "tgsplit");
+  EXPECT_EQ(access("gfx90a", "hsa").find(" glc"), std::string::npos) << access("gfx90a", "hsa");
+  EXPECT_NE(access("gfx1030", "hsa").find(" glc"), std::string::npos) << access("gfx1030", "hsa");
+  EXPECT_EQ(access("gfx1030", "cumode").find(" glc"), std::string::npos) << access("gfx1030", "cumode");
+  EXPECT_NE(access("gfx1200", "hsa").find("scope:SCOPE_SE"), std::string::npos) << access("gfx1200", "hsa");
+  EXPECT_EQ(access("gfx1200", "cumode").find("scope:"), std::string::npos) << access("gfx1200", "cumode");
+}
+
+// tgsplit allocates no LDS ("no LDS is allocated as wavefronts of the same work-group can be in
+// different CUs", AMDGPUUsage, Memory Model GFX90A and GFX942): a test with a group location
+// is refused in that flavour, naming the location and the sentence.
+TEST(Compile, TgsplitRefusesGroupLocations) {
+  const litmus::Test group = parse(R"(LISA group
+{ x = 0; }
+ P0      ;
+ w[] x 1 ;
+regions: x:group
+exists (x=1)
+)");
+  for (const char* target : {"gfx90a", "gfx942", "gfx950"}) {
+    EXPECT_NO_THROW(compile_for(group, target, "", CompileOptions{"hsa", false})) << target;
+    try {
+      compile_for(group, target, "", CompileOptions{"tgsplit", false});
+      ADD_FAILURE() << target << ": compiled";
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find("group location 'x': the tgsplit flavour allocates no LDS"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // The register wait before the store of a loaded value, per generation: GFX6-GFX9 count the
 // store between them in vmcnt (vmcnt(1) waits for the load), GFX10-GFX11 count it in vscnt
 // (vmcnt(0): the load is the last vmcnt operation), GFX12 has loadcnt (AMDGPUUsage, Memory

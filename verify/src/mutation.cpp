@@ -51,6 +51,11 @@ json element_to_json(const codegen::SequenceElement& e) {
     for (const auto& [flavour, counters] : e.omit_counters_in) m[flavour] = counters;
     out["omit_counters_in"] = m;
   }
+  if (!e.omit_bits_in.empty()) {
+    json m = json::object();
+    for (const auto& [flavour, bits] : e.omit_bits_in) m[flavour] = bits;
+    out["omit_bits_in"] = m;
+  }
   return out;
 }
 
@@ -114,8 +119,10 @@ std::vector<Mutant> mutants(const codegen::MappingTable& table, std::span<const 
         seq.erase(seq.begin() + static_cast<std::ptrdiff_t>(ei));
         out.push_back(std::move(m));
       }
+      const auto omitted_bits = e.omit_bits_in.find(std::string(flavour));
       for (const char* b : kBits) {
         if (!bit(e.policy, b)) continue;
+        if (omitted_bits != e.omit_bits_in.end() && omitted_bits->second.count(b)) continue;  // not in this flavour
         Mutant m{row.id, fmt::format("clear {} of element {} ({})", b, ei, element_text(e)), doc};
         m.table["rows"][ri]["sequence"][ei].erase(b);
         out.push_back(std::move(m));

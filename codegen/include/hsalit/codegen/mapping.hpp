@@ -56,6 +56,7 @@ struct SequenceElement {
   std::optional<int> count;                                       // s_waitcnt_vscnt / gfx12 s_wait_* counter
   std::set<std::string> omit_in;                                  // flavours that leave this element out
   std::map<std::string, std::set<std::string>> omit_counters_in;  // flavour -> counters left out
+  std::map<std::string, std::set<std::string>> omit_bits_in;      // flavour -> cache bits left out (glc, sc0, ...)
 };
 
 struct RowSource {
