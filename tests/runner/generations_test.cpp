@@ -170,5 +170,15 @@ TEST(SimGenerations, AgentScopeAccessesAreCoherentAcrossL2s) {
     EXPECT_FALSE(o.values[at[0]] == 1 && o.values[at[1]] == 0 && o.values[at[2]] == 1 && o.values[at[3]] == 0);
 }
 
+// A wave's later load of a location does not hit a cache line while its earlier request to the
+// location waits in the CU's queue: in WGP mode, with the writer on the other CU of the WGP,
+// CoRR with work-group atomics stays coherent (the second load once hit a GL1 line filled
+// before the store while the first, glc, load was still queued).
+TEST(SimGenerations, LaterLoadDoesNotOvertakeTheWavesQueuedRequest) {
+  const litmus::Test test = library_test("canonical/CoRR+rlx-wg_same-wg.litmus");
+  for (const char* target : {"gfx1030", "gfx1100", "gfx1200"})
+    EXPECT_FALSE(reaches_weak(test, compile_for(test, target))) << target;
+}
+
 }  // namespace
 }  // namespace hsalit::runner
