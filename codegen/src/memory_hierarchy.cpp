@@ -92,7 +92,8 @@ class Gfx942Hierarchy final : public MemoryHierarchy {
     // "Atomic read-modify-write instructions implicitly bypass the L1 cache. Therefore, they do
     // not use the sc0 bit for coherence ... They do use sc1 to indicate system or agent scope
     // coherence."
-    p.system_scope = ins.kind() == InstrClass::VectorAtomic && ins.policy.sc1;
+    // System scope: sc1 on an atomic, sc0 sc1 on a load or store ("system scope").
+    p.system_scope = ins.kind() == InstrClass::VectorAtomic ? ins.policy.sc1 : ins.policy.sc0 && ins.policy.sc1;
     // Loads and stores: "Set SC bits to indicate agent scope" (sc1) or system scope (sc0 sc1):
     // coherent across the agent's L2s.
     p.agent_scope = ins.kind() != InstrClass::VectorAtomic && ins.policy.sc1;

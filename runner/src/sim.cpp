@@ -1432,12 +1432,14 @@ class Machine {
         add_candidate_checked(s, C.line[static_cast<std::size_t>(loc)], l2(s, static_cast<int>(c), loc));
     }
   }
-  void writeback_l2(Word* s, int agent, int loc) const {
+  // `notify` false: inside a step that goes on to change the value again (a request performed
+  // at memory), so no L1 fill can take the value in between.
+  void writeback_l2(Word* s, int agent, int loc, bool notify = true) const {
     int line = agent_line_[static_cast<std::size_t>(agent)][static_cast<std::size_t>(loc)];
     if (line < 0 || s[line] != 2) return;
     s[line] = 1;
     s[memory_ + 2 * loc] = s[line + 1], s[memory_ + 2 * loc + 1] = s[line + 2];
-    l2_changed(s, loc);
+    if (notify) l2_changed(s, loc);
   }
   // ---- The GL1 (GFX10-GFX12; docs/simulator.md, rule 13) ----
   // One GL1 per WGP: the CUs that hold the waves of one work-group share it (in WGP mode a
@@ -2115,14 +2117,16 @@ class Machine {
         agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)] >=
             0) {
       // Per-agent L2: the request is performed in the agent's line (filled from memory on a
-      // miss; a store or atomic makes it dirty), a system-scope atomic at memory (after the
+      // miss; a store or atomic makes it dirty), a system-scope access at memory (after the
       // line is written back; the line is then invalid).
       int line =
           agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)];
       // Under `l2-per-xcd` every atomic, and every load and store of agent or system scope, is
       // performed at memory: they must be coherent across the agent's L2s (rule 14).
-      if ((code.op == SimOp::VectorAtomic && (code.system_scope || l2_per_xcd_)) || (l2_per_xcd_ && code.agent_scope)) {
-        writeback_l2(s, l2_of_cu_[static_cast<std::size_t>(c)], loc);
+      if (code.system_scope || (l2_per_xcd_ && (code.op == SimOp::VectorAtomic || code.agent_scope))) {
+        // One step: the write-back, the invalidation and the access at memory (no fill sees the
+        // line's old value in between).
+        writeback_l2(s, l2_of_cu_[static_cast<std::size_t>(c)], loc, false);
         std::fill_n(s + line, 3, 0);
       } else {
         if (s[line] == 0) s[line] = 1, s[line + 1] = s[cell], s[line + 2] = s[cell + 1];

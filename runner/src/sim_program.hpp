@@ -82,7 +82,7 @@ struct SimInstruction {
   bool invalidate_l1 = false;   // Invalidate: the CU's vector L1 / L0
   bool invalidate_gl1 = false;  // Invalidate: the GL1 (GFX10-GFX11 buffer_gl1_inv, GFX12 global_inv)
   bool invalidate_l2 = false;   // Invalidate: the agent's clean L2 lines (buffer_invl2, GFX94x buffer_inv sc1)
-  bool system_scope = false;    // an atomic with sc1 (GFX94x): performed at memory under l2-per-agent
+  bool system_scope = false;    // system scope (GFX94x): performed at memory under l2-per-agent
   bool agent_scope = false;     // a load or store with sc1 (GFX94x): performed at memory under l2-per-xcd
   // The instruction lowered, for traces and messages (its text and table row): a view into
   // the CompiledTest, which outlives the program (lower's callers simulate while holding it).

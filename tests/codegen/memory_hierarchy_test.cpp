@@ -71,6 +71,8 @@ TEST(MemoryHierarchy, LoadBypassBitsPerGeneration) {
   EXPECT_FALSE(path("gfx942", "global_load_dword v1, v0, s[2:3] nt").bypass_l1);
   EXPECT_TRUE(path("gfx942", "global_atomic_add v0, v1, s[2:3] sc1").system_scope);
   EXPECT_FALSE(path("gfx942", "global_load_dword v1, v0, s[2:3] sc1").system_scope);
+  EXPECT_TRUE(path("gfx942", "global_load_dword v1, v0, s[2:3] sc0 sc1").system_scope);
+  EXPECT_TRUE(path("gfx942", "global_store_dword v0, v1, s[2:3] sc0 sc1").system_scope);
   // GFX10: glc misses the L0, dlc the GL1; GFX11: glc misses both.
   const CachePath gfx10_glc = path("gfx1030", "global_load_dword v1, v0, s[2:3] glc");
   EXPECT_TRUE(gfx10_glc.bypass_l1);

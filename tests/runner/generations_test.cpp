@@ -180,5 +180,47 @@ TEST(SimGenerations, LaterLoadDoesNotOvertakeTheWavesQueuedRequest) {
     EXPECT_FALSE(reaches_weak(test, compile_for(test, target))) << target;
 }
 
+// An access performed at memory past its L2 (system scope under `l2-per-agent`, agent scope
+// under `l2-per-xcd`) writes the line back, invalidates it and accesses memory in one step: no
+// L1 fill takes the line's old value in between (a wave then read another wave's older store
+// after its own, CoWR).
+TEST(SimGenerations, AccessAtMemoryIsOneStep) {
+  const litmus::Test test = test_support::parse(R"(LISA CoWR
+{ x = 0; }
+ P0                      | P1                   ;
+ w[atomic,rlx,agent] x 2 | w[atomic,rlx,wg] x 1 ;
+ r[atomic,rlx,wg] r0 x   |                      ;
+scopes: (agent (wg 0 1))
+exists (0:r0=1 /\ x=2)
+)");
+  SimOptions xcd;
+  xcd.hw.l2_per_xcd = true;
+  const SimResult r = run_exhaustive(test, compile_for(test, "gfx942"), xcd);
+  ASSERT_FALSE(r.unknown);
+  std::size_t r0 = r.observed.size(), x = r.observed.size();
+  for (std::size_t i = 0; i < r.observed.size(); ++i) (r.observed[i].thread ? r0 : x) = i;
+  for (const auto& [o, count] : r.histogram) EXPECT_FALSE(o.values[r0] == 1 && o.values[x] == 2);
+}
+
+// System-scope seq_cst stores and loads (sc0 sc1) are coherent across agents' L2s under
+// `l2-per-agent`: SB with them keeps its forbidden outcome out (the flag store once stayed in
+// its agent's L2).
+TEST(SimGenerations, SystemScopeAccessesAreCoherentAcrossAgents) {
+  const litmus::Test test = library_test("classic/SB+sc-system_diff-agent.litmus");
+  SimOptions per_agent;
+  per_agent.hw.l2_per_agent = true;
+  codegen::CompileOptions sc_orders;
+  sc_orders.sc_acquire_release = true;
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  const codegen::Target& t = catalog.get("gfx942");
+  const codegen::CompiledTest compiled =
+      codegen::compile(test, t, catalog, codegen::MappingTable::builtin(t.mapping), sc_orders);
+  const SimResult r = run_exhaustive(test, compiled, per_agent);
+  ASSERT_FALSE(r.unknown);
+  for (const auto& [o, count] : r.histogram)
+    EXPECT_FALSE(std::all_of(o.values.begin(), o.values.begin() + 2, [](std::int64_t v) { return v == 0; }))
+        << format_outcome(test, r, o);
+}
+
 }  // namespace
 }  // namespace hsalit::runner

@@ -26,9 +26,11 @@ std::string_view to_string(WorkgroupSpan span);
 
 // What a vector memory access does at each cache level, from its cache bits.
 struct CachePath {
-  bool bypass_l1 = false;     // a load misses (and evicts) its CU's vector L1 (the L0 from GFX10)
-  bool bypass_gl1 = false;    // a load misses the GL1 (GFX10-GFX12: the L1 of a shader array)
-  bool system_scope = false;  // an atomic performed at memory past the agent's L2 (GFX942 sc1)
+  bool bypass_l1 = false;   // a load misses (and evicts) its CU's vector L1 (the L0 from GFX10)
+  bool bypass_gl1 = false;  // a load misses the GL1 (GFX10-GFX12: the L1 of a shader array)
+  // An access coherent at system scope (GFX942: sc1 on an atomic, sc0 sc1 on a load or store):
+  // performed at memory past the agent's L2 under `l2-per-agent`.
+  bool system_scope = false;
   // A load or store coherent at agent scope or wider (GFX942 sc1): performed at memory where an
   // agent spans several L2s (`l2-per-xcd`).
   bool agent_scope = false;
