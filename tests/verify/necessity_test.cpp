@@ -126,7 +126,9 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Necessity);
 INSTANTIATE_TEST_SUITE_P(ShippedTables, Necessity, testing::ValuesIn(checked_configurations()),
                          [](const testing::TestParamInfo<std::size_t>& info) {
                            std::string name = configuration_name(survivors_document()["configurations"][info.param]);
-                           std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(ch); }, '_');
+                           std::replace_if(
+                               name.begin(), name.end(),
+                               [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
                            return name;
                          });
 
