@@ -29,7 +29,7 @@ TEST(Library, IsNotEmptyAndHasEveryFolder) {
   ASSERT_FALSE(files.empty()) << "no *.litmus under " << kLibrary;
   std::map<std::string, int> per_folder;
   for (const fs::path& f : files) ++per_folder[f.parent_path().filename().string()];
-  for (const char* folder : {"canonical", "spec", "classic"})
+  for (const char* folder : {"canonical", "spec", "classic", "mechanisms"})
     EXPECT_GT(per_folder[folder], 0) << "no tests in litmus/library/" << folder;
 }
 

@@ -58,10 +58,14 @@ void workgroup_release_waits_for_vmcnt(json& table, SimOptions&, codegen::Compil
 // forbidden outcome through on gfx900 under the default hardware assumptions.
 const std::map<std::string, KnownFinding>& known_findings() {
   static const std::string kFinding2 = "finding 2: the GFX6-GFX9 workgroup release is not cumulative";
+  static const KnownFinding kFinding1 = {
+      "finding 1: scacq/screl as LLVM acquire/release is not SC (--sc-orders removes it)",
+      [](json&, SimOptions&, codegen::CompileOptions& co) { co.sc_acquire_release = true; }};
   static const std::map<std::string, KnownFinding> findings = {
-      {"classic/SB+sc-system_diff-agent.litmus",
-       {"finding 1: scacq/screl as LLVM acquire/release is not SC (--sc-orders removes it)",
-        [](json&, SimOptions&, codegen::CompileOptions& co) { co.sc_acquire_release = true; }}},
+      {"classic/SB+sc-system_diff-agent.litmus", kFinding1},
+      {"mechanisms/SB+sc-agent_diff-wg.litmus", kFinding1},
+      {"mechanisms/SB+sc-agent_same-wg+group-x.litmus", kFinding1},
+      {"mechanisms/SB+sc-wg_same-wg+group-x.litmus", kFinding1},
       {"canonical/ISA2+wg+system_diff-wg.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
       {"canonical/ISA2+wg-agent+system_diff-wg.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
       {"spec/HSA-3.13.1.4_ISA2-wg-system.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
