@@ -13,6 +13,7 @@
 #include "hsalit/runner/sim.hpp"
 #include "litmus_support.hpp"
 #include "mapping_support.hpp"
+#include "sim_support.hpp"
 
 namespace hsalit::runner {
 namespace {
@@ -20,22 +21,12 @@ namespace {
 using test_support::compile_for;
 using test_support::library_test;
 
-// Whether exhaustive search reaches the test's `exists` outcome (1:r0=1 /\ 1:r1=0 for the
-// MP tests used here).
+// Whether exhaustive search reaches the test's `exists` outcome (1:r0=1 /\ 1:r1=0 for the MP
+// and CoRR tests used here).
 bool reaches_weak(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options = {}) {
   SimResult r = run_exhaustive(test, compiled, options);
   EXPECT_FALSE(r.unknown) << *r.unknown;
-  auto at = [&](const std::string& thread_name) {
-    for (std::size_t i = 0; i < r.observed.size(); ++i)
-      if ((r.observed[i].thread ? std::to_string(*r.observed[i].thread) + ":" : std::string()) + r.observed[i].name ==
-          thread_name)
-        return i;
-    ADD_FAILURE() << "no observed " << thread_name;
-    return std::size_t{0};
-  };
-  const std::size_t r0 = at("1:r0"), r1 = at("1:r1");
-  return std::any_of(r.histogram.begin(), r.histogram.end(),
-                     [&](const auto& e) { return e.first.values[r0] == 1 && e.first.values[r1] == 0; });
+  return test_support::condition_reached(test, r);
 }
 
 // The compiled code with every instruction `drop` selects removed, or changed by `change`.

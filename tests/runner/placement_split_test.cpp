@@ -266,15 +266,7 @@ bool reaches(const litmus::Test& test, const std::string& target, const codegen:
   const codegen::CompiledTest compiled = codegen::compile(test, catalog.get(target), catalog, table, co);
   const SimResult r = run_exhaustive(test, compiled);
   EXPECT_FALSE(r.unknown) << *r.unknown;
-  for (const auto& [o, n] : r.histogram) {
-    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
-      for (std::size_t i = 0; i < r.observed.size(); ++i)
-        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
-      return 0;
-    };
-    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
-  }
-  return false;
+  return test_support::condition_reached(test, r);
 }
 
 // Whether random runs reach a final state satisfying the test's condition.
@@ -286,15 +278,7 @@ bool reaches_at_random(const litmus::Test& test, const std::string& target, cons
   const codegen::CompiledTest compiled = codegen::compile(test, catalog.get(target), catalog, table, co);
   const SimResult r = run_random(test, compiled, 20'000, 1);
   EXPECT_FALSE(r.unknown) << *r.unknown;
-  for (const auto& [o, n] : r.histogram) {
-    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
-      for (std::size_t i = 0; i < r.observed.size(); ++i)
-        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
-      return 0;
-    };
-    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
-  }
-  return false;
+  return test_support::condition_reached(test, r);
 }
 
 // GFX10-GFX11 in WGP mode: the two waves of a work-group may run on the two CUs of its

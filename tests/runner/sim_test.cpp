@@ -39,15 +39,7 @@ bool reaches_condition(const litmus::Test& test, const codegen::MappingTable& ta
   codegen::CompiledTest compiled = codegen::compile(test, catalog.get(target), catalog, table, co);
   SimResult r = run_exhaustive(test, compiled, options);
   EXPECT_FALSE(r.unknown) << *r.unknown;
-  for (const auto& [o, n] : r.histogram) {
-    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
-      for (std::size_t i = 0; i < r.observed.size(); ++i)
-        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
-      return 0;
-    };
-    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
-  }
-  return false;
+  return test_support::condition_reached(test, r);
 }
 
 const char* kMpAgent = R"(LISA MP-agent

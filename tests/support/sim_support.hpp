@@ -13,6 +13,7 @@
 
 #include "hsalit/codegen/gcn.hpp"
 #include "hsalit/litmus/ast.hpp"
+#include "hsalit/litmus/evaluate.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/sc.hpp"
@@ -27,6 +28,19 @@ inline std::string code_text(const codegen::CompiledTest& c, bool waits = true) 
     for (const codegen::Instruction& ins : t.code)
       if (waits || ins.mnemonic != "s_waitcnt") all += codegen::print(ins) + "\n";
   return all;
+}
+
+// Whether some final state `r` reached satisfies the test's condition (its `exists` clause).
+inline bool condition_reached(const litmus::Test& test, const runner::SimResult& r) {
+  for (const auto& [o, n] : r.histogram) {
+    auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
+      for (std::size_t i = 0; i < r.observed.size(); ++i)
+        if (r.observed[i].thread == ref.thread && r.observed[i].name == ref.name) return o.values[i];
+      return 0;
+    };
+    if (litmus::evaluate(test.condition.prop, value, [](const std::string&) { return std::int64_t{-1}; })) return true;
+  }
+  return false;
 }
 
 // Whether every final state `r` reached is a final state of an SC interleaving of `test`,
