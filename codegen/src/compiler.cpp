@@ -676,16 +676,7 @@ namespace {
 CachePolicy bits_in(const SequenceElement& e, const std::string& flavour) {
   CachePolicy p = e.policy;
   if (auto omit = e.omit_bits_in.find(flavour); omit != e.omit_bits_in.end())
-    for (const std::string& b : omit->second) {
-      if (b == "glc") p.glc = false;
-      if (b == "slc") p.slc = false;
-      if (b == "dlc") p.dlc = false;
-      if (b == "sc0") p.sc0 = false;
-      if (b == "sc1") p.sc1 = false;
-      if (b == "nt") p.nt = false;
-      if (b == "th") p.th.clear();
-      if (b == "scope") p.scope.clear();
-    }
+    for (const std::string& b : omit->second) p.clear(b);  // names checked when the table was read
   return p;
 }
 

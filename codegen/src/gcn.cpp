@@ -10,6 +10,26 @@
 
 namespace hsalit::codegen {
 
+bool* CachePolicy::flag(std::string_view name) {
+  if (name == "glc") return &glc;
+  if (name == "slc") return &slc;
+  if (name == "dlc") return &dlc;
+  if (name == "sc0") return &sc0;
+  if (name == "sc1") return &sc1;
+  if (name == "nt") return &nt;
+  return nullptr;
+}
+
+bool CachePolicy::clear(std::string_view name) {
+  if (bool* f = flag(name)) {
+    *f = false;
+    return true;
+  }
+  if (name == "th") th.clear();
+  if (name == "scope") scope.clear();
+  return name == "th" || name == "scope";
+}
+
 namespace {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 }  // namespace
@@ -271,18 +291,8 @@ std::optional<Instruction> parse_instruction(std::string_view line, std::string&
     };
     if (counter("vmcnt", ins.wait.vmcnt) || counter("expcnt", ins.wait.expcnt) || counter("lgkmcnt", ins.wait.lgkmcnt))
       continue;
-    if (t == "glc")
-      ins.policy.glc = true;
-    else if (t == "slc")
-      ins.policy.slc = true;
-    else if (t == "dlc")
-      ins.policy.dlc = true;
-    else if (t == "sc0")
-      ins.policy.sc0 = true;
-    else if (t == "sc1")
-      ins.policy.sc1 = true;
-    else if (t == "nt")
-      ins.policy.nt = true;
+    if (bool* f = ins.policy.flag(t))
+      *f = true;
     else if (starts_with(t, "th:"))
       ins.policy.th = t.substr(3);
     else if (starts_with(t, "scope:"))

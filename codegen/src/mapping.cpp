@@ -212,18 +212,8 @@ class TableReader {
         };
         if (key == "op")
           continue;
-        else if (key == "glc")
-          flag(out.policy.glc);
-        else if (key == "slc")
-          flag(out.policy.slc);
-        else if (key == "dlc")
-          flag(out.policy.dlc);
-        else if (key == "sc0")
-          flag(out.policy.sc0);
-        else if (key == "sc1")
-          flag(out.policy.sc1);
-        else if (key == "nt")
-          flag(out.policy.nt);
+        else if (bool* slot = out.policy.flag(key))
+          flag(*slot);
         else if (key == "th" || key == "scope") {
           if (!value.is_string()) fail(where, fmt::format("'{}' is a string", key));
           (key == "th" ? out.policy.th : out.policy.scope) = value.get<std::string>();
@@ -241,9 +231,7 @@ class TableReader {
           if (!value.is_object()) fail(where, "'omit_bits_in' maps a flavour to cache bits");
           for (const auto& [flavour, bits] : value.items())
             for (const std::string& b : strings(bits, where, "omit_bits_in")) {
-              if (b != "glc" && b != "slc" && b != "dlc" && b != "sc0" && b != "sc1" && b != "nt" && b != "th" &&
-                  b != "scope")
-                fail(where, fmt::format("unknown cache bit '{}'", b));
+              if (CachePolicy probe; !probe.clear(b)) fail(where, fmt::format("unknown cache bit '{}'", b));
               out.omit_bits_in[flavour].insert(b);
             }
         } else if (key == "omit_counters_in") {

@@ -59,6 +59,10 @@ struct CachePolicy {
   std::string scope;  // gfx12 scope, e.g. SCOPE_SE, SCOPE_DEV, SCOPE_SYS
   friend bool operator==(const CachePolicy&, const CachePolicy&) = default;
   bool any() const { return glc || slc || dlc || sc0 || sc1 || nt || !th.empty() || !scope.empty(); }
+  // The flag named `name` (glc, slc, dlc, sc0, sc1, nt, as tables and assembly spell them), or nullptr.
+  bool* flag(std::string_view name);
+  // Clears the field named `name`: a flag, or GFX12's th or scope; false for any other name.
+  bool clear(std::string_view name);
 };
 
 // The counters of `s_waitcnt`; absent counters are not waited for.
