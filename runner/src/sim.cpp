@@ -2113,20 +2113,18 @@ class Machine {
     const Code& code = code_of_entry(L, e[0]);
     int loc = static_cast<int>(entry_location(e[0]));
     int cell = memory_ + 2 * loc;
-    if (l2_agents_ &&
-        agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)] >=
-            0) {
+    const int l2 = l2_agents_ ? l2_of_cu_[static_cast<std::size_t>(c)] : -1;
+    const int line = l2 >= 0 ? agent_line_[static_cast<std::size_t>(l2)][static_cast<std::size_t>(loc)] : -1;
+    if (line >= 0) {
       // Per-agent L2: the request is performed in the agent's line (filled from memory on a
       // miss; a store or atomic makes it dirty), a system-scope access at memory (after the
-      // line is written back; the line is then invalid).
-      int line =
-          agent_line_[static_cast<std::size_t>(l2_of_cu_[static_cast<std::size_t>(c)])][static_cast<std::size_t>(loc)];
-      // Under `l2-per-xcd` every atomic, and every load and store of agent or system scope, is
-      // performed at memory: they must be coherent across the agent's L2s (rule 14).
+      // line is written back; the line is then invalid). Under `l2-per-xcd` every atomic, and
+      // every load and store of agent or system scope, is performed at memory: they must be
+      // coherent across the agent's L2s (rule 14).
       if (code.system_scope || (l2_per_xcd_ && (code.op == SimOp::VectorAtomic || code.agent_scope))) {
         // One step: the write-back, the invalidation and the access at memory (no fill sees the
         // line's old value in between).
-        writeback_l2(s, l2_of_cu_[static_cast<std::size_t>(c)], loc, false);
+        writeback_l2(s, l2, loc, false);
         std::fill_n(s + line, 3, 0);
       } else {
         if (s[line] == 0) s[line] = 1, s[line + 1] = s[cell], s[line + 2] = s[cell + 1];
