@@ -65,6 +65,7 @@ const std::map<std::string, KnownFinding>& known_findings() {
       {"classic/SB+sc-system_diff-agent.litmus", kFinding1},
       {"mechanisms/SB+sc-agent_diff-wg.litmus", kFinding1},
       {"mechanisms/SB+sc-agent_same-wg+group-x.litmus", kFinding1},
+      {"mechanisms/SB+sc-system_same-wg+group-x.litmus", kFinding1},
       {"mechanisms/SB+sc-wg_same-wg+group-x.litmus", kFinding1},
       {"canonical/ISA2+wg+system_diff-wg.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
       {"canonical/ISA2+wg-agent+system_diff-wg.litmus", {kFinding2, workgroup_release_waits_for_vmcnt}},
