@@ -2827,11 +2827,11 @@ std::string simulation_key(const litmus::Test& test, const codegen::CompiledTest
 }
 
 bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, int thread,
-                                const std::vector<bool>& written_elsewhere, const SimOptions& options) {
+                                const std::vector<bool>& written_on_other_cus, const SimOptions& options) {
   const HardwareAssumptions& hw = options.hw;
   const SimProgram& program = lowered.program();
   if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return false;
-  if (written_elsewhere.size() != program.locations.size()) return false;
+  if (written_on_other_cus.size() != program.locations.size()) return false;
   if (several_l2s(hw, program)) return false;  // rule 12
   if (!accesses_in_program_order(test, program, thread, hw)) return false;
   if (may_use_outstanding_result(program.threads[static_cast<std::size_t>(thread)])) return false;  // rule 2
@@ -2840,21 +2840,21 @@ bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& 
   return every_explored_placement(test, program, options, [&](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
-    // As keeps_program_order reads a load through the L1 where there are several CUs.
+    // As keeps_program_order reads a load through the L1 where there are several CUs. A load
+    // through the GL1 alone (GFX10 `glc`) reads as one through the L0 does: a valid GL1 line
+    // holds the L2's value where no wave of another CU writes the location (rule 13: a store
+    // of either CU of the WGP invalidates it as it issues, and no fill comes before the store
+    // is performed), and it is performed as it issues, ahead of the wave's queued requests.
     if (placement.agent_of_cu.size() < 2 || !reads) return true;
     if (hw.l1_store_visible_early) return false;
-    // A wave of its own work-group on another CU (a split work-group) may write what it
-    // reads; `written_elsewhere` speaks only of other work-groups, and the verdict must hold
-    // whatever the other threads' code.
-    const auto own_wave = static_cast<std::size_t>(placement.wave_of_thread[static_cast<std::size_t>(thread)]);
-    for (std::size_t w = 0; w < placement.cu_of_wave.size(); ++w)
-      if (placement.workgroup_of_wave[w] == placement.workgroup_of_wave[own_wave] &&
-          placement.cu_of_wave[w] != placement.cu_of_wave[own_wave])
-        return false;
     for (std::size_t loc = 0; loc < l1_read.size(); ++loc)
-      if (l1_read[loc] && written_elsewhere[loc]) return false;
+      if (l1_read[loc] && written_on_other_cus[loc]) return false;
     return true;
   });
+}
+
+bool may_split_workgroups(const LoweredProgram& lowered) {
+  return lowered.program().workgroup_span != WorkgroupSpan::OneCu;
 }
 
 std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::Test& test,

@@ -792,6 +792,51 @@ TEST(BoundReduction, RaceFreeInOrderDecidesOnlySpacesWithoutCounterexamples) {
       &BoundStatistics::decided_race_free_in_order, 40, 2);
 }
 
+// Fact 10 where a work-group may split over CUs (GFX10-GFX12 WGP mode, tgsplit): a thread's
+// own work-group may then have a wave on another CU, so the locations the other threads of its
+// work-group write count as written on another CU, and the spaces fact 9 cannot read (it reads
+// one CU) in one work-group are read this way. Under the remedies and --sc-orders, with the
+// shipped table and every mutant of the rows its slices use, a space it decides holds no
+// counterexample (each decided space is searched as well); some mutants are killed in the
+// spaces it leaves to the search. Marking only other work-groups' writes makes it decide a
+// space that holds a counterexample.
+TEST(BoundReduction, RaceFreeInOrderKnowsSplitWorkGroups) {
+  const std::vector<litmus::GenerateOptions> slices = {
+      spec("threads=2,accesses=2,placements=same-wg,max=1000000000"),
+      spec("family=MP/SB/LB/CoRR/R/S,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg,max=1000000000")};
+  BoundOptions checked;
+  checked.check_unsearched_spaces = true;
+  for (const auto& [target, table_name, flavour, segments] :
+       {std::tuple{"gfx1030", "gfx10-11", "hsa", ""}, std::tuple{"gfx90a", "gfx90a", "tgsplit", "global"}}) {
+    SCOPED_TRACE(std::string(target) + " " + flavour);
+    VerifyOptions o = sc_options(true, true);
+    o.target = target;
+    o.compile.flavour = flavour;
+    const codegen::MappingTable shipped = codegen::MappingTable::builtin(table_name);
+    auto verify_all = [&](const codegen::MappingTable& table, std::set<std::string>* rows) {
+      std::pair<std::size_t, std::size_t> decided_and_counterexamples{0, 0};
+      for (litmus::GenerateOptions g : slices) {
+        if (*segments) g.segments = {litmus::Segment::Global};
+        const BoundVerification v = verify_bound(g, table, o, checked);
+        decided_and_counterexamples.first += v.statistics.decided_race_free_in_order;
+        decided_and_counterexamples.second += v.report.count(TestStatus::Counterexample);
+        if (rows) rows->insert(v.rows_used.begin(), v.rows_used.end());
+      }
+      return decided_and_counterexamples;
+    };
+    std::set<std::string> rows;
+    const auto [decided, counterexamples] = verify_all(shipped, &rows);
+    EXPECT_GT(decided, 20u);
+    EXPECT_EQ(counterexamples, 0u);
+    std::size_t killed = 0;
+    for (const Mutant& m : mutants(shipped, std::vector<std::string>(rows.begin(), rows.end()), flavour)) {
+      SCOPED_TRACE(m.row + ": " + m.change);
+      killed += verify_all(codegen::MappingTable::from_json(m.table, "mutant"), nullptr).second > 0;
+    }
+    EXPECT_GT(killed, 0u);
+  }
+}
+
 // How many weakest-code simulations a bound's search asked for, counting those left out.
 std::size_t weakest_code_tries(const BoundStatistics& s) { return s.weaker_code_simulations + s.weaker_code_left_out; }
 

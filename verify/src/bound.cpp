@@ -28,6 +28,7 @@
 
 #include "elapsed.hpp"
 #include "hsalit/codegen/gcn.hpp"
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/sc.hpp"
@@ -557,7 +558,10 @@ class OrderKept {
  public:
   enum class Decision { None, OneWorkGroup, RaceFreeInOrder };
 
-  explicit OrderKept(const SearchSettings& settings) : settings_(settings) {}
+  explicit OrderKept(const SearchSettings& settings)
+      : settings_(settings),
+        may_split_(codegen::memory_hierarchy(settings.target).workgroup_span(settings.options.compile.flavour) !=
+                   codegen::WorkgroupSpan::OneCu) {}
 
   // Which fact decides `space` (its shape's classes `shape`), if one does.
   Decision decides(const litmus::VariationSpace& space, const ShapeClasses& shape) {
@@ -567,32 +571,45 @@ class OrderKept {
         if (v.kind == Variation::Kind::Dependency) return Decision::None;  // the model's ldo: not read here
     const std::vector<int>& groups = space.workgroup_of_thread();
     const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
-    if (!(one_group ? settings_.bound.preserved_order : settings_.bound.race_free_in_order)) return Decision::None;
-    const std::optional<Facts> facts = one_group ? facts_in_one_group(slots) : facts_across_groups(space, shape);
-    if (!facts) return Decision::None;
+    if (one_group && settings_.bound.preserved_order && decided_by(space, shape, Decision::OneWorkGroup))
+      return Decision::OneWorkGroup;
+    // Fact 9 reads one CU; where a work-group may split over CUs (WGP or tgsplit mode), the
+    // spaces it leaves in one work-group are read as fact 10 reads spaces across work-groups.
+    if ((!one_group || may_split_) && settings_.bound.race_free_in_order &&
+        decided_by(space, shape, Decision::RaceFreeInOrder))
+      return Decision::RaceFreeInOrder;
+    return Decision::None;
+  }
+
+ private:
+  static constexpr std::size_t kThreadsCached = 1 << 16;
+
+  // Whether `fact` (OneWorkGroup: fact 9; RaceFreeInOrder: fact 10) decides the space, thread by
+  // thread, each thread's verdict kept by its key.
+  bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact) {
+    const bool fact9 = fact == Decision::OneWorkGroup;
+    const std::optional<Facts> facts = fact9 ? facts_in_one_group(space.slots()) : facts_across_groups(space, shape);
+    if (!facts) return false;
     std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
     for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
       std::pair<std::size_t, std::string> key{shape.thread_ids[t], facts->thread_keys[t]};
       {
         std::lock_guard lock(mutex_);
         if (auto it = by_thread_.find(key); it != by_thread_.end()) {
-          if (!it->second) return Decision::None;
+          if (!it->second) return false;
           continue;
         }
       }
       if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
-      const bool kept = one_group ? keeps_needed_order(space, shape.slots, static_cast<int>(t), *facts, *tests)
-                                  : keeps_program_order(space, shape.slots, static_cast<int>(t), *facts, *tests);
+      const bool kept = fact9 ? keeps_needed_order(space, shape.slots, static_cast<int>(t), *facts, *tests)
+                              : keeps_program_order(space, shape.slots, static_cast<int>(t), *facts, *tests);
       std::lock_guard lock(mutex_);
       if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
       by_thread_.emplace(std::move(key), kept);
-      if (!kept) return Decision::None;
+      if (!kept) return false;
     }
-    return one_group ? Decision::OneWorkGroup : Decision::RaceFreeInOrder;
+    return true;
   }
-
- private:
-  static constexpr std::size_t kThreadsCached = 1 << 16;
 
   // What a thread's verdict reads of the rest of its space. Fact 9: whether some fence of the
   // space may acquire, or release, with a scope that holds other threads (the sso shapes that
@@ -601,8 +618,8 @@ class OrderKept {
   // work-group writes it. `thread_keys` says the part of it that a thread's verdict reads.
   struct Facts {
     bool acquire_fence = false, release_fence = false;
-    std::vector<std::vector<bool>> race_free_choice;        // per slot and choice (fact 10)
-    std::vector<std::vector<bool>> written_by_other_group;  // per thread and location (fact 10)
+    std::vector<std::vector<bool>> race_free_choice;      // per slot and choice (fact 10)
+    std::vector<std::vector<bool>> written_on_other_cus;  // per thread and location (fact 10)
     std::vector<std::string> thread_keys;
   };
   // What the choices of one code class of a slot may be, in the model's terms: an atomic
@@ -645,12 +662,14 @@ class OrderKept {
     const std::vector<int>& groups = space.workgroup_of_thread();
     const std::size_t threads = shape.accesses.size();
     Facts out;
-    out.written_by_other_group.assign(threads, std::vector<bool>(shape.group.size(), false));
+    // The threads that may run on another CU than t: those of other work-groups, and where a
+    // work-group may split, every other one (runner::thread_keeps_program_order).
+    out.written_on_other_cus.assign(threads, std::vector<bool>(shape.group.size(), false));
     for (std::size_t t = 0; t < threads; ++t)
       for (std::size_t u = 0; u < threads; ++u)
-        if (groups[t] != groups[u])
+        if (groups[t] != groups[u] || (may_split_ && u != t))
           for (const ShapeClasses::Access& a : shape.accesses[u])
-            if (a.writes) out.written_by_other_group[t][a.location] = true;
+            if (a.writes) out.written_on_other_cus[t][a.location] = true;
     out.race_free_choice.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
       const litmus::Slot& slot = slots[k];
@@ -691,7 +710,7 @@ class OrderKept {
       for (const ShapeClasses::Access& a : shape.accesses[t]) {
         if (std::find(seen.begin(), seen.end(), a.location) != seen.end()) continue;
         seen.push_back(a.location);
-        out.thread_keys[t] += out.written_by_other_group[t][a.location] ? 'w' : '-';
+        out.thread_keys[t] += out.written_on_other_cus[t][a.location] ? 'w' : '-';
       }
     }
     return out;
@@ -759,7 +778,7 @@ class OrderKept {
   // Fact 10 for thread `t`: its code keeps program order for every kept choice of its slots.
   bool keeps_program_order(const litmus::VariationSpace& space, const SlotClassList& classes, int t, const Facts& facts,
                            litmus::SpaceTests& tests) const {
-    const std::vector<bool>& written = facts.written_by_other_group[static_cast<std::size_t>(t)];
+    const std::vector<bool>& written = facts.written_on_other_cus[static_cast<std::size_t>(t)];
     return every_product(
         space, classes, t, facts.race_free_choice, tests,
         [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>&) {
@@ -857,6 +876,7 @@ class OrderKept {
   }
 
   const SearchSettings& settings_;
+  const bool may_split_;  // the waves of a work-group may run on several CUs (WGP or tgsplit mode)
   std::mutex mutex_;
   std::map<std::pair<std::size_t, std::string>, bool> by_thread_;  // by thread id and Facts::thread_keys
 };

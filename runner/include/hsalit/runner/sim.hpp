@@ -262,13 +262,18 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
 
 // keeps_program_order's answer for one thread: whether every run performs `thread`'s accesses
 // in program order, each at the one copy of its location and reading the latest write there,
-// whatever the other threads' code, given `written_elsewhere` (per location of the test,
-// whether a thread of another work-group may write it, standing for the waves of other
-// CUs; where the work-group span lets the thread's own work-group split over CUs, a load
-// through the L1 there is answered no). Where it is true for every thread, with every location
-// another work-group's thread writes marked, so is keeps_program_order.
+// whatever the other threads' code, given `written_on_other_cus` (per location of the test,
+// whether a thread that an explored placement may put on a CU other than `thread`'s may write
+// it: every thread of another work-group, and where the work-group span lets the thread's own
+// work-group split over CUs (WGP or tgsplit mode, `may_split_workgroups`) every other thread of
+// its own). Where it is true for every thread, with those locations marked, so is
+// keeps_program_order.
 bool thread_keeps_program_order(const litmus::Test& test, const LoweredProgram& lowered, int thread,
-                                const std::vector<bool>& written_elsewhere, const SimOptions& options);
+                                const std::vector<bool>& written_on_other_cus, const SimOptions& options);
+
+// Whether the waves of one work-group may run on several CUs in the program's execution mode
+// (codegen::WorkgroupSpan: WGP mode on GFX10-GFX12, tgsplit on GFX90A and GFX942).
+bool may_split_workgroups(const LoweredProgram& lowered);
 
 // Exhaustive searches kept for programs searched again, by simulation_key(). The search
 // reads the compiled code, the test's scope tree, locations, segments, initial values,
