@@ -2880,6 +2880,71 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
   return pairs;
 }
 
+std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const litmus::Test& test,
+                                                                          const LoweredProgram& lowered, int thread,
+                                                                          const SimOptions& options) {
+  const SimProgram& program = lowered.program();
+  const HardwareAssumptions& hw = options.hw;
+  if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return std::nullopt;
+  // One L2 (rule 12), and stores that reach the L1s through the L2 (rule 7): every write is
+  // performed at one copy, and a cache line holds what the L2 held when it was filled.
+  if (several_l2s(hw, program) || hw.l1_store_visible_early) return std::nullopt;
+  // One work-group, one thread per wave: with one GL1 (WGP mode keeps a work-group on one WGP,
+  // rule 13) a valid GL1 line holds the L2's value, as no other WGP writes.
+  const bool one_group = every_explored_placement(test, program, options, [](const Placement& placement) {
+    for (const std::vector<int>& lanes : placement.lanes_of_wave)
+      if (lanes.size() > 1) return false;
+    return std::all_of(placement.workgroup_of_wave.begin(), placement.workgroup_of_wave.end(),
+                       [&](int g) { return g == placement.workgroup_of_wave.front(); });
+  });
+  if (!one_group) return std::nullopt;
+  std::vector<UnorderedPair> pairs;
+  std::vector<int> path;      // per earlier access: -1 the LDS, else its L2 channel
+  std::vector<int> written;   // per earlier access: the location it writes with vector memory, else -1
+  std::vector<int> accessed;  // per earlier access: the location it accesses with vector memory, else -1
+  std::vector<bool> clean;    // per earlier access: an L1 invalidation issued since it was waited for
+  bool named = true;          // every access names the litmus instruction it comes from
+  const bool walked =
+      walk_one_cu_thread(program.threads[static_cast<std::size_t>(thread)],
+                         [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
+                           if (ins.op == SimOp::Invalidate && ins.invalidate_l1) {
+                             for (std::size_t i = 0; i < earlier.size(); ++i) clean[i] = clean[i] || earlier[i].waited;
+                             return;
+                           }
+                           if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;
+                           named = named && ins.litmus_instruction >= 0;
+                           int here = -1;
+                           const int loc = litmus_location(test, program, thread, ins.litmus_instruction);
+                           if (is_vector_memory(ins.op)) {
+                             here = hw.channel_per_location ? loc : 0;
+                             if (here < 0 || loc < 0) named = false;  // a channel or location not known from the code
+                           }
+                           // A load that may hit its L1 (L0) or GL1 takes a value as it issues, ahead of its wave's
+                           // queued requests; through the L1, the value the line took when it was filled, which may
+                           // be before any earlier access of the thread unless the L1 was invalidated once that
+                           // access had completed (rules 6, 8 and 13). Not before an earlier write of its wave to
+                           // the same location: the write invalidates the L1 and GL1 lines as it issues, no line
+                           // is filled while it is queued, and the load does not hit while its wave's request to
+                           // the location is queued, so it reads the write or a later one (rules 6, 7 and 13).
+                           // Nor, through the GL1 alone, before an earlier read of the location: it does not hit
+                           // while that read is queued, and a valid GL1 line holds the L2's value of the moment.
+                           const bool cached_load = ins.op == SimOp::VectorLoad && (!ins.bypass_l1 || !ins.bypass_gl1);
+                           for (std::size_t i = 0; i < earlier.size(); ++i) {
+                             const OneCuAccess& a = earlier[i];
+                             const bool same = written[i] == loc || (ins.bypass_l1 && accessed[i] == loc);
+                             const bool early = cached_load && !same && (!a.waited || (!ins.bypass_l1 && !clean[i]));
+                             if ((path[i] != here && !a.waited) || early)
+                               pairs.push_back({a.litmus_instruction, ins.litmus_instruction});
+                           }
+                           path.push_back(here);
+                           written.push_back(is_vector_memory(ins.op) && ins.op != SimOp::VectorLoad ? loc : -1);
+                           accessed.push_back(is_vector_memory(ins.op) ? loc : -1);
+                           clean.push_back(false);
+                         });
+  if (!walked || !named) return std::nullopt;
+  return pairs;
+}
+
 std::shared_ptr<const SimResult> run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
                                                 const SimOptions& options, SimulationMemo& memo) {
   return run_exhaustive(test, compiled, lower_program(test, compiled), options, memo);

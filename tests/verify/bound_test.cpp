@@ -713,6 +713,98 @@ TEST(BoundReduction, OneCuReachesTheFinalStatesOfTheOrderItKeeps) {
   EXPECT_GT(beyond_sc, 100u);
 }
 
+// runner::split_workgroup_unordered_pairs: on a work-group whose waves may run on several CUs
+// (gfx1030 and gfx1200 in WGP mode, gfx90a and gfx942 in tgsplit mode), every final state the
+// search reaches is one of an interleaving that keeps each pair of a thread's accesses the
+// reading does not name (the machine's final states lie within those of the orders it
+// allows; unlike one CU, not every such order is a run). On the library's one-work-group
+// tests and random tests of one-work-group slices with fences, global and group locations,
+// under `l1-store-at-l2` with and without `one-channel` and `lds-sc`, with the shipped tables
+// and with the work-group acquire's L1 invalidation and the release's waits removed; it
+// fails when the pairs of a load that may hit its L1 or GL1 are left out.
+TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
+  const auto assumptions = assumption_sets({{"l1-store-at-l2"},
+                                            {"one-channel", "l1-store-at-l2"},
+                                            {"lds-sc", "l1-store-at-l2"},
+                                            {"lds-sc", "one-channel", "l1-store-at-l2"}});
+  const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  std::size_t compared = 0, with_pairs = 0, beyond_sc = 0;
+  for (const auto& [target, flavour] : {std::pair{"gfx1030", "hsa"}, std::pair{"gfx1200", "hsa"},
+                                        std::pair{"gfx90a", "tgsplit"}, std::pair{"gfx942", "tgsplit"}}) {
+    SCOPED_TRACE(std::string(target) + " " + flavour);
+    const codegen::Target& t = *catalog.find(target);
+    // The shipped table, and each mutant without an invalidation of a work-group acquire.
+    std::vector<codegen::MappingTable> tables{codegen::MappingTable::builtin(t.mapping)};
+    std::vector<std::string> rows;
+    for (const codegen::MappingRow& row : tables.front().rows())
+      if ((row.id.find("acquire") != std::string::npos || row.id.find("seq_cst") != std::string::npos) &&
+          (row.id.find("workgroup") != std::string::npos || row.id.find(".wg") != std::string::npos))
+        rows.push_back(row.id);
+    for (const Mutant& m : mutants(tables.front(), rows, flavour))
+      if (m.change.starts_with("remove element") && m.change.find("inv") != std::string::npos)
+        tables.push_back(codegen::MappingTable::from_json(m.table, "mutant"));
+    EXPECT_GT(tables.size(), 1u);
+    for (const codegen::MappingTable& table : tables) {
+      auto check = [&](const litmus::Test& test, const codegen::CompileOptions& given) {
+        if (!test.scopes.one_instance(litmus::Scope::WorkGroup)) return;
+        const litmus::Test observed = observe_everything(test);
+        codegen::CompileOptions compile = given;
+        compile.flavour = flavour;
+        codegen::CompiledTest code;
+        try {
+          code = codegen::compile(observed, t, catalog, table, compile);
+        } catch (const codegen::CompileError&) {
+          return;  // tgsplit refuses group locations
+        }
+        const runner::LoweredProgram lowered = runner::lower_program(observed, code);
+        ASSERT_TRUE(runner::may_split_workgroups(lowered));
+        for (const auto& [name, o] : assumptions) {
+          std::vector<std::vector<runner::UnorderedPair>> unordered;
+          for (std::size_t th = 0; th < observed.threads.size(); ++th) {
+            auto pairs = runner::split_workgroup_unordered_pairs(observed, lowered, static_cast<int>(th), o);
+            if (!pairs) return;
+            unordered.push_back(std::move(*pairs));
+          }
+          runner::SimOptions limited = o;
+          limited.max_states = 2'000'000;
+          const runner::SimResult r = runner::run_exhaustive(observed, code, limited);
+          const auto kept = test_support::kept_order_final_states(observed, unordered, r.observed);
+          const std::optional<bool> sc = test_support::only_sc_final_states(observed, r);
+          if (r.unknown || !kept || !sc) continue;
+          for (const auto& [outcome, count] : r.histogram) {
+            const model::Outcome reached{std::vector<model::Value>(outcome.values.begin(), outcome.values.end())};
+            EXPECT_TRUE(kept->count(reached))
+                << observed.name << " (" << name << ", " << (compile.sc_acquire_release ? "sc" : "acq/rel")
+                << "): a final state beyond the orders the pairs allow\n"
+                << test_support::code_text(code);
+          }
+          ++compared;
+          with_pairs += std::any_of(unordered.begin(), unordered.end(), [](const auto& u) { return !u.empty(); });
+          beyond_sc += *sc ? 0 : 1;
+        }
+      };
+      for_library_and_sampled_tests({"family=MP/SB/LB/R/S/2+2W/CoRR,fences=scar+scacq+screl,placements=same-wg,"
+                                     "segments=global+group,max=1000000000"},
+                                    1, check);
+      // Message passing without a branch: the data load after the acquire may hit a line filled
+      // before it, unless the acquire's invalidation follows its wait.
+      for (const std::string& reader :
+           {std::string(" r[atomic,scacq,wg] r0 y ;\n w[atomic,screl,wg] y 1 | r[] r1 x ;\n"),
+            std::string(" r[atomic,rlx,wg] r0 y ;\n w[atomic,screl,wg] y 1 | f[scacq,wg] ;\n"
+                        " | r[] r1 x ;\n")}) {
+        const litmus::ParseResult parsed =
+            litmus::parse_litmus("LISA MP\n{ x = 0; y = 0; }\n P0 | P1 ;\n w[] x 1 |" + reader +
+                                 "scopes: (agent (wg 0 1))\nexists (1:r0=1 /\\ 1:r1=0)\n");
+        ASSERT_TRUE(parsed.ok()) << reader;
+        check(*parsed.test, {});
+      }
+    }
+  }
+  EXPECT_GT(compared, 500u);
+  EXPECT_GT(with_pairs, 200u);
+  EXPECT_GT(beyond_sc, 20u);
+}
+
 // Facts 9 and 10 of verify/bound.hpp, on `slices`: a space `decided` counts holds no
 // counterexample. Each space they decide is searched as well (check_unsearched_spaces, which
 // throws at a counterexample or an unknown test there), under both sequence sets, under the
@@ -792,49 +884,54 @@ TEST(BoundReduction, RaceFreeInOrderDecidesOnlySpacesWithoutCounterexamples) {
       &BoundStatistics::decided_race_free_in_order, 40, 2);
 }
 
-// Fact 10 where a work-group may split over CUs (GFX10-GFX12 WGP mode, tgsplit): a thread's
-// own work-group may then have a wave on another CU, so the locations the other threads of its
-// work-group write count as written on another CU, and the spaces fact 9 cannot read (it reads
-// one CU) in one work-group are read this way. Under the remedies and --sc-orders, with the
-// shipped table and every mutant of the rows its slices use, a space it decides holds no
+// Facts 9 and 10 where a work-group may split over CUs (GFX10-GFX12 WGP mode, tgsplit), each
+// with the other off. Fact 9 reads the pairs runner::split_workgroup_unordered_pairs names.
+// Fact 10: a thread's own work-group may have a wave on another CU, so the locations the other
+// threads of its work-group write count as written on another CU, and the spaces in one
+// work-group are read this way too. Under the remedies and --sc-orders, with the shipped
+// table and every mutant of the rows its slices use, a space either decides holds no
 // counterexample (each decided space is searched as well); some mutants are killed in the
-// spaces it leaves to the search. Marking only other work-groups' writes makes it decide a
-// space that holds a counterexample.
-TEST(BoundReduction, RaceFreeInOrderKnowsSplitWorkGroups) {
+// spaces left to the search. Fact 10 marking only other work-groups' writes, or fact 9 reading
+// a load that may hit its L1 as performed in order, makes it decide a space that holds a
+// counterexample.
+TEST(BoundReduction, FactsNineAndTenKnowSplitWorkGroups) {
   const std::vector<litmus::GenerateOptions> slices = {
       spec("threads=2,accesses=2,placements=same-wg,max=1000000000"),
       spec("family=MP/SB/LB/CoRR/R/S,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg,max=1000000000")};
-  BoundOptions checked;
-  checked.check_unsearched_spaces = true;
   for (const auto& [target, table_name, flavour, segments] :
-       {std::tuple{"gfx1030", "gfx10-11", "hsa", ""}, std::tuple{"gfx90a", "gfx90a", "tgsplit", "global"}}) {
-    SCOPED_TRACE(std::string(target) + " " + flavour);
-    VerifyOptions o = sc_options(true, true);
-    o.target = target;
-    o.compile.flavour = flavour;
-    const codegen::MappingTable shipped = codegen::MappingTable::builtin(table_name);
-    auto verify_all = [&](const codegen::MappingTable& table, std::set<std::string>* rows) {
-      std::pair<std::size_t, std::size_t> decided_and_counterexamples{0, 0};
-      for (litmus::GenerateOptions g : slices) {
-        if (*segments) g.segments = {litmus::Segment::Global};
-        const BoundVerification v = verify_bound(g, table, o, checked);
-        decided_and_counterexamples.first += v.statistics.decided_race_free_in_order;
-        decided_and_counterexamples.second += v.report.count(TestStatus::Counterexample);
-        if (rows) rows->insert(v.rows_used.begin(), v.rows_used.end());
+       {std::tuple{"gfx1030", "gfx10-11", "hsa", ""}, std::tuple{"gfx90a", "gfx90a", "tgsplit", "global"}})
+    for (const bool fact9 : {true, false}) {
+      SCOPED_TRACE(std::string(target) + " " + flavour + (fact9 ? ", fact 9" : ", fact 10"));
+      BoundOptions checked;
+      checked.check_unsearched_spaces = true;
+      (fact9 ? checked.race_free_in_order : checked.preserved_order) = false;
+      VerifyOptions o = sc_options(true, true);
+      o.target = target;
+      o.compile.flavour = flavour;
+      const codegen::MappingTable shipped = codegen::MappingTable::builtin(table_name);
+      auto verify_all = [&](const codegen::MappingTable& table, std::set<std::string>* rows) {
+        std::pair<std::size_t, std::size_t> decided_and_counterexamples{0, 0};
+        for (litmus::GenerateOptions g : slices) {
+          if (*segments) g.segments = {litmus::Segment::Global};
+          const BoundVerification v = verify_bound(g, table, o, checked);
+          decided_and_counterexamples.first +=
+              fact9 ? v.statistics.decided_by_preserved_order : v.statistics.decided_race_free_in_order;
+          decided_and_counterexamples.second += v.report.count(TestStatus::Counterexample);
+          if (rows) rows->insert(v.rows_used.begin(), v.rows_used.end());
+        }
+        return decided_and_counterexamples;
+      };
+      std::set<std::string> rows;
+      const auto [decided, counterexamples] = verify_all(shipped, &rows);
+      EXPECT_GT(decided, 20u);
+      EXPECT_EQ(counterexamples, 0u);
+      std::size_t killed = 0;
+      for (const Mutant& m : mutants(shipped, std::vector<std::string>(rows.begin(), rows.end()), flavour)) {
+        SCOPED_TRACE(m.row + ": " + m.change);
+        killed += verify_all(codegen::MappingTable::from_json(m.table, "mutant"), nullptr).second > 0;
       }
-      return decided_and_counterexamples;
-    };
-    std::set<std::string> rows;
-    const auto [decided, counterexamples] = verify_all(shipped, &rows);
-    EXPECT_GT(decided, 20u);
-    EXPECT_EQ(counterexamples, 0u);
-    std::size_t killed = 0;
-    for (const Mutant& m : mutants(shipped, std::vector<std::string>(rows.begin(), rows.end()), flavour)) {
-      SCOPED_TRACE(m.row + ": " + m.change);
-      killed += verify_all(codegen::MappingTable::from_json(m.table, "mutant"), nullptr).second > 0;
+      EXPECT_GT(killed, 0u);
     }
-    EXPECT_GT(killed, 0u);
-  }
 }
 
 // How many weakest-code simulations a bound's search asked for, counting those left out.

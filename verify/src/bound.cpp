@@ -821,8 +821,10 @@ class OrderKept {
     return every_product(
         space, classes, t, {}, tests,
         [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>& choice) {
-          const std::optional<std::vector<runner::UnorderedPair>> pairs =
+          // One CU, or one work-group split over CUs (WGP or tgsplit mode).
+          std::optional<std::vector<runner::UnorderedPair>> pairs =
               runner::one_cu_unordered_pairs(test, lowered, t, settings_.options.sim);
+          if (!pairs) pairs = runner::split_workgroup_unordered_pairs(test, lowered, t, settings_.options.sim);
           if (!pairs) return false;
           std::vector<ClassOrders> orders(slots.size());
           for (const auto& [index, k] : access_slot)

@@ -260,6 +260,20 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
                                                                  const LoweredProgram& lowered, int thread,
                                                                  const SimOptions& options);
 
+// one_cu_unordered_pairs for one work-group whose waves may run on several CUs (WGP mode,
+// tgsplit; docs/simulator.md, "A split work-group"): with one L2, stores that reach the L1s
+// through it (`l1-store-at-l2`) and one thread per wave, every final state the search
+// reaches is that of an interleaving of the litmus accesses, each performed at once on the one
+// copy of its location and reading the latest write there, in which each thread performs in
+// program order every pair of its accesses but those named: two accesses on different paths
+// (the LDS and vector memory, or two L2 channels) with no `s_waitcnt` between them that waits
+// for the first, and an access followed by a load that may hit a cache: unless a wait has
+// waited for the access, and, for a load through the L1, an L1 invalidation has followed that
+// wait. nullopt where that does not hold or cannot be told.
+std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const litmus::Test& test,
+                                                                          const LoweredProgram& lowered, int thread,
+                                                                          const SimOptions& options);
+
 // keeps_program_order's answer for one thread: whether every run performs `thread`'s accesses
 // in program order, each at the one copy of its location and reading the latest write there,
 // whatever the other threads' code, given `written_on_other_cus` (per location of the test,
