@@ -204,6 +204,60 @@ TEST_F(Cli, CheckJsonHasTheDocumentedFieldsAndBothEnginesAgree) {
   EXPECT_EQ(results[0]["outcomes"], results[1]["outcomes"]);
 }
 
+// `--engine auto`, the default: the enum engine for a test of few candidate executions, Z3
+// for one of many (a writer and four readers of four loads: 2^16 rf choices), each naming
+// its choice and reason in --json, with the verdicts and outcomes of both named engines.
+TEST_F(Cli, CheckAutoEnginePicksEnumForFewCandidatesAndZ3ForManyWithTheSameVerdicts) {
+  auto row = [](const std::string& writer, const std::string& load) {
+    std::string r = " " + writer;
+    for (int reader = 0; reader < 4; ++reader) r += " | r[atomic," + load;
+    return r + " ;\n";
+  };
+  const std::string readers = "LISA MP-4readers\n{ x = 0; y = 0; }\n P0 | P1 | P2 | P3 | P4 ;\n" +
+                              row("w[atomic,rlx,agent] x 1", "scacq,agent] r0 y") +
+                              row("w[atomic,screl,agent] y 1", "rlx,agent] r1 x") + row("", "rlx,agent] r2 y") +
+                              row("", "rlx,agent] r3 x") +
+                              "scopes: (agent (wg 0) (wg 1) (wg 2) (wg 3) (wg 4))\nexists (1:r0=1 /\\ 1:r1=0)\n";
+  const std::pair<std::string, const char*> cases[] = {{write("mp.litmus", kRacyMp), "enum"},
+                                                       {write("readers.litmus", readers), "z3"}};
+  for (const auto& [file, picked] : cases) {
+    SCOPED_TRACE(file);
+    Outcome automatic = hsalit({"check", "--json", file});  // auto is the default
+    ASSERT_EQ(automatic.status, 0) << automatic.err;
+    const nlohmann::json a = nlohmann::json::parse(automatic.out);
+    EXPECT_EQ(a["engine"], picked);
+    EXPECT_NE(a["engine_reason"].get<std::string>().find(picked == std::string("enum") ? "few" : "many"),
+              std::string::npos)
+        << a["engine_reason"];
+    for (const char* engine : {"z3", "enum"}) {
+      Outcome named = hsalit({"check", "--json", "--engine", engine, file});
+      ASSERT_EQ(named.status, 0) << named.err;
+      const nlohmann::json n = nlohmann::json::parse(named.out);
+      EXPECT_EQ(n["engine"], engine);
+      EXPECT_EQ(n["engine_reason"], std::string("--engine ") + engine);
+      for (const char* key : {"result", "racy", "outcomes", "condition"}) EXPECT_EQ(n[key], a[key]) << key;
+    }
+    // herd7's text names no engine.
+    Outcome text = hsalit({"check", file});
+    EXPECT_EQ(text.out.find("engine"), std::string::npos) << text.out;
+  }
+  Outcome bad = hsalit({"check", "--engine", "fast", cases[0].first});
+  EXPECT_EQ(bad.status, 2);
+}
+
+// A campaign records `--engine` as given and, per test, the engine that ran and why.
+TEST_F(Cli, CampaignRecordsTheEngineThatAutoPickedPerTest) {
+  const std::string file = write("tests/mp.litmus", kRacyMp);
+  const fs::path out = dir_ / "out";
+  Outcome r = hsalit({"campaign", "-q", file, "--out", out.string()});
+  ASSERT_LE(r.status, 1) << r.err;
+  const nlohmann::json results = nlohmann::json::parse(read_file(out / "results.json"));
+  EXPECT_EQ(results["campaign"]["engine"], "auto");
+  const nlohmann::json& model = results["tests"][0]["model"];
+  EXPECT_EQ(model["engine"], "enum");
+  EXPECT_NE(model["engine_reason"].get<std::string>().find("few candidate executions"), std::string::npos) << model;
+}
+
 TEST_F(Cli, CheckGraphWritesADotWitnessWithTheRace) {
   std::string file = write("mp.litmus", kRacyMp);
   fs::path graphs = dir_ / "graphs";

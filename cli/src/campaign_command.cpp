@@ -39,7 +39,7 @@ struct CampaignCommandOptions {
   std::optional<std::uint64_t> iterations;
   std::uint64_t seed = 1;
   std::string model = "hsa";
-  std::string engine = "z3";
+  std::string engine = "auto";
   double time_limit = 60;
   unsigned jobs = 1;
   bool resume = false;
@@ -152,7 +152,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   auto variant = model::model_variant_from_string(opt.model);
   if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
   auto engine = model::engine_from_string(opt.engine);
-  if (!engine) return fail(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
+  if (!engine) return fail(fmt::format("unknown engine '{}' (auto, z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
   if (opt.resume && opt.force) return fail("--resume and --force exclude each other");
   std::optional<results::Shard> shard;
@@ -299,7 +299,7 @@ Command add_campaign_command(CLI::App& app) {
       ->check(seed_value())
       ->excludes(exhaustive);
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
-  cmd->add_option("--engine", opt->engine, "z3 (default) or enum");
+  cmd->add_option("--engine", opt->engine, "auto (default: per test, as for check), z3 or enum");
   cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)")->check(jobs_count());

@@ -169,7 +169,8 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
       ->allow_extra_args(false);
   cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)")->check(seconds_value());
   cmd.add_option("--engine", run.engine,
-                 "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
+                 "model engine: auto (default: per test, as for check), z3 or enum; counterexamples are "
+                 "confirmed by the other one");
   cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
@@ -184,9 +185,11 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
-  if (!engine) return fmt::format("unknown engine '{}' (z3, enum)", run.engine);
+  if (!engine) return fmt::format("unknown engine '{}' (auto, z3, enum)", run.engine);
   model.engine = *engine;
-  confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
+  confirm_engine = *engine == model::Engine::Auto ? model::Engine::Auto
+                   : *engine == model::Engine::Z3 ? model::Engine::Enum
+                                                  : model::Engine::Z3;
   sim.timeout_seconds = run.timeout;
   sim.memory_limit = model.memory_limit = run.memory_limit;
   for (const std::string& a : run.assume)

@@ -28,7 +28,7 @@ struct VerifyRunOptions {
   bool sc_orders = false;           // each command says what it selects
   std::vector<std::string> assume;
   double timeout = 60;  // simulator seconds per test
-  std::string engine = "z3";
+  std::string engine = "auto";
   int jobs = 1;
   std::string out;                 // the results folder, or none
   bool force = false;              // replace another run's results in `out`
@@ -40,7 +40,7 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
 // applies them: the simulator's time limit and assumptions, the model's engine, and the other
-// engine to confirm counterexamples. Returns the error for the user, if any.
+// engine to confirm counterexamples (Auto: the other of the one that answered). Returns the error for the user, if any.
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
 

@@ -228,6 +228,8 @@ json to_json(const TestRecord& t) {
        {{"status", stage_name(t.model.status)},
         {"reason", t.model.reason},
         {"result", t.model.result},
+        {"engine", t.model.engine},
+        {"engine_reason", t.model.engine_reason},
         {"racy", t.model.racy},
         {"race", t.model.race},
         {"allowed", allowed},
@@ -272,6 +274,8 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.model.status = m.enumerated("status", kStageNames);
   t.model.reason = m.str_or("reason", "");
   t.model.result = m.str_or("result", "");
+  t.model.engine = m.str_or("engine", "");
+  t.model.engine_reason = m.str_or("engine_reason", "");
   t.model.racy = m.boolean("racy");
   t.model.race = m.str_or("race", "");
   t.model.witness_dot = m.str_or("witness_dot", "");

@@ -83,8 +83,10 @@ struct ThreadCode {
 
 struct ModelStage {
   StageStatus status = StageStatus::Skipped;
-  std::string reason;  // Unknown or Skipped: why
-  std::string result;  // the condition's verdict: Ok, No (empty unless Ok status)
+  std::string reason;         // Unknown or Skipped: why
+  std::string result;         // the condition's verdict: Ok, No (empty unless Ok status)
+  std::string engine;         // the engine that ran (what --engine auto picked); empty in older files
+  std::string engine_reason;  // why that engine (model::CheckResult::engine_reason), or empty
   bool racy = false;
   std::string race;                     // `P0:1 w[] x 1` and `P1:0 r[] r0 x`, when racy
   std::vector<AllowedOutcome> allowed;  // sorted by outcome
