@@ -280,7 +280,7 @@ Command add_campaign_command(CLI::App& app) {
       "Check, compile, run and compare every test: allowed versus observed, with reports (docs/campaigns.md)");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
-  cmd->add_option("--target", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
+  cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
   cmd->add_option("--incantations", opt->incantations,
                   "hardware backends: comma-separated stress, shuffle, prestress, spacing (docs/hardware.md)");
   cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)")
@@ -292,7 +292,8 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1)");
   CLI::Option* exhaustive =
       cmd->add_flag("--exhaustive", opt->exhaustive, "every reachable outcome (the default on sim)");
-  cmd->add_option("--iterations", opt->iterations, "sample N runs per test (default on hardware: 100000)")
+  cmd->add_option("--iterations", opt->iterations,
+                  "sample N test instances per test (on hardware, whole launches of --instances; default there 100000)")
       ->check(positive_count())
       ->excludes(exhaustive);
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name")
@@ -300,7 +301,7 @@ Command add_campaign_command(CLI::App& app) {
       ->excludes(exhaustive);
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
   cmd->add_option("--engine", opt->engine, "auto (default: per test, as for check), z3 or enum");
-  cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
+  cmd->add_option("--timeout,--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");

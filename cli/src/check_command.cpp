@@ -16,6 +16,7 @@
 #include "hsalit/support/parallel.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "output_file.hpp"
 
 namespace hsalit::cli {
 
@@ -205,10 +206,11 @@ Command add_check_command(CLI::App& app) {
   CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
   cmd->add_option("--graph", opt->graph_dir,
                   "write a DOT witness execution per test into DIR, named after the test (docs/check-output.md)");
-  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
+  cmd->add_option("--timeout,--time-limit", opt->timeout, "seconds per test before the verdict is unknown (60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());
   add_memory_limit_option(cmd, opt->memory_limit);
+  add_output_file_option(cmd);
   cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");

@@ -158,7 +158,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
 
 }  // namespace
 
-void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias) {
   CLI::Option* inputs = cmd.add_option("inputs", run.inputs, "litmus files or folders");
   cmd.add_option("--generate", run.generate,
                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
@@ -167,7 +167,9 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
   cmd.add_option("--assume", run.assume,
                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)")->check(seconds_value());
+  cmd.add_option(time_limit_alias ? "--timeout,--time-limit" : "--timeout", run.timeout,
+                 "simulator seconds per test (default 60)")
+      ->check(seconds_value());
   cmd.add_option("--engine", run.engine,
                  "model engine: auto (default: per test, as for check), z3 or enum; counterexamples are "
                  "confirmed by the other one");

@@ -35,8 +35,9 @@ struct VerifyRunOptions {
   std::uint64_t memory_limit = 0;  // bytes, for the simulator and the model (--memory-limit)
 };
 
-// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit.
-void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit;
+// --time-limit too, as --timeout's other name, unless the command gives it a meaning of its own.
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias = true);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
 // applies them: the simulator's time limit and assumptions, the model's engine, and the other
