@@ -17,6 +17,7 @@
 #include "hsalit/support/interrupt.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "source_commit.hpp"
 
 namespace hsalit::cli {
 
@@ -201,6 +202,8 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   results::CampaignInfo info;
   info.hsalit_version = HSALIT_VERSION;
+  info.source_commit = source_commit();
+  info.source_modified = source_modified();
   info.target = cuda ? target_name : target->name;
   info.mapping = cuda ? "PTX (docs/hardware.md)" : table->name();
   info.mapping_file = opt.mapping_file;

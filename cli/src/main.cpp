@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "output_file.hpp"
+#include "source_commit.hpp"
 
 namespace {
 
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "hsalit: check litmus tests against the HSA memory model, compile them for AMD "
       "GPUs, run them and compare"};
-  app.set_version_flag("--version", std::string("hsalit ") + HSALIT_VERSION);
+  app.set_version_flag("--version", "hsalit " + hsalit::cli::version_with_commit(HSALIT_VERSION));
   app.require_subcommand(1);
 
   const std::vector<Command> commands = {

@@ -12,6 +12,7 @@
 #include "hsalit/results/report.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "source_commit.hpp"
 
 namespace hsalit::cli {
 
@@ -206,6 +207,8 @@ namespace {
 results::CampaignInfo run_info(results::CampaignInfo info, const VerifyRunOptions& run,
                                const std::optional<litmus::GenerateOptions>& generated) {
   info.hsalit_version = HSALIT_VERSION;
+  info.source_commit = source_commit();
+  info.source_modified = source_modified();
   info.backend = "sim";
   info.exhaustive = true;
   info.engine = run.engine;

@@ -164,7 +164,9 @@ std::vector<const ObservedOutcome*> TestRecord::violations() const {
 
 json CampaignInfo::configuration_key() const {
   json j = to_json(*this);
-  for (const char* k : {"inputs", "shard", "started", "finished", "wall_seconds", "mapping_file"}) j.erase(k);
+  for (const char* k :
+       {"inputs", "shard", "started", "finished", "wall_seconds", "mapping_file", "source_commit", "source_modified"})
+    j.erase(k);
   return j;
 }
 
@@ -316,6 +318,8 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
 
 json to_json(const CampaignInfo& info) {
   json j = {{"hsalit_version", info.hsalit_version},
+            {"source_commit", info.source_commit},
+            {"source_modified", info.source_modified},
             {"target", info.target},
             {"mapping", info.mapping},
             {"mapping_file", info.mapping_file},
@@ -344,6 +348,8 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
   Reader r(j, std::string(where));
   CampaignInfo info;
   info.hsalit_version = r.str("hsalit_version");
+  info.source_commit = r.str_or("source_commit", "unknown");
+  info.source_modified = r.has("source_modified") && r.boolean("source_modified");
   info.target = r.str("target");
   info.mapping = r.str("mapping");
   info.mapping_file = r.str_or("mapping_file", "");

@@ -139,6 +139,11 @@ struct Shard {
 // (everything but inputs, shard and times) agrees.
 struct CampaignInfo {
   std::string hsalit_version;
+  // The commit hsalit was built from ("unknown" outside a git checkout, and in files written
+  // before it was recorded) and whether the tree differed from it. Not part of the
+  // configuration: a campaign resumed by another build goes on, and records that build.
+  std::string source_commit = "unknown";
+  bool source_modified = false;
   std::string target;
   std::string mapping;       // the table's name
   std::string mapping_file;  // the file it came from; empty for a shipped table
