@@ -231,7 +231,7 @@ TEST_F(ExitCodes, CampaignFailsOnAnyUnknownTest) {
   const std::vector<std::string> campaign = {"campaign", tests, "--out", (dir_ / "bad").string()};
   expect_bad_counts_refused(campaign, "--iterations");
   expect_bad_counts_refused(campaign, "--instances");
-  expect_bad_seconds_refused(campaign, "--time-limit");
+  expect_bad_seconds_refused(campaign, "--timeout");  // --time-limit is its other name: the message names --timeout
   expect_bad_jobs_refused(campaign);
   for (const char* seed : {"-1", "18446744073709551616"})
     expect_usage_error({"campaign", tests, "--out", (dir_ / "bad").string(), "--seed", seed}, {"--seed"});

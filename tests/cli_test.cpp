@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,6 +56,50 @@ TEST_F(Cli, VersionAndHelpExitZero) {
   EXPECT_EQ(ph.status, 0) << ph.err;
   EXPECT_NE(ph.out.find("--json"), std::string::npos) << ph.out;
   EXPECT_NE(ph.out.find("--print"), std::string::npos) << ph.out;
+}
+
+// `--version` names the commit the sources were built from (a full hash, and whether tracked
+// files differed from it), or "unknown" for a build outside a git checkout.
+TEST_F(Cli, VersionNamesTheSourceCommit) {
+  Outcome v = hsalit({"--version"});
+  ASSERT_EQ(v.status, 0) << v.err;
+  EXPECT_TRUE(
+      std::regex_match(v.out, std::regex(R"(hsalit \d+\.\d+\.\d+ \(commit ([0-9a-f]{40}|unknown)(, modified)?\)\n)")))
+      << v.out;
+}
+
+// cmake/source_commit.cmake, which the build runs: the checkout's HEAD and whether a tracked
+// file differs from it; "unknown" for sources without a repository (a tarball).
+TEST_F(Cli, SourceCommitComesFromTheCheckoutOrIsUnknown) {
+  const fs::path script = fs::path(HSALIT_SOURCE_DIR) / "cmake" / "source_commit.cmake";
+  const fs::path sources = dir_ / "sources", generated = dir_ / "source_commit.cpp";
+  fs::create_directories(sources);
+  write("sources/a.txt", "one\n");
+  auto commit_of = [&]() {
+    const Outcome r = run(
+        HSALIT_CMAKE, {"-DSOURCE_DIR=" + sources.string(), "-DOUTPUT=" + generated.string(), "-P", script.string()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return read_file(generated);
+  };
+  std::string tarball = commit_of();
+  EXPECT_NE(tarball.find("return \"unknown\";"), std::string::npos) << tarball;
+  EXPECT_NE(tarball.find("return false;"), std::string::npos) << tarball;
+
+  const std::string git = "git -C " + test_support::quote(sources.string());
+  if (std::system(("git --version >/dev/null 2>&1")) != 0) GTEST_SKIP() << "no git";
+  ASSERT_EQ(std::system((git + " init -q && " + git + " add a.txt && " + git +
+                         " -c user.name=t -c user.email=t@example.org commit -qm one")
+                            .c_str()),
+            0);
+  const Outcome head = run("git", {"-C", sources.string(), "rev-parse", "HEAD"});
+  ASSERT_EQ(head.out.size(), 41u) << head.out;
+  const std::string clean = commit_of();
+  EXPECT_NE(clean.find("return \"" + head.out.substr(0, 40) + "\";"), std::string::npos) << clean;
+  EXPECT_NE(clean.find("return false;"), std::string::npos) << clean;
+  write("sources/a.txt", "two\n");
+  const std::string modified = commit_of();
+  EXPECT_NE(modified.find("return \"" + head.out.substr(0, 40) + "\";"), std::string::npos) << modified;
+  EXPECT_NE(modified.find("return true;"), std::string::npos) << modified;
 }
 
 TEST_F(Cli, GoodFileExitsZero) {
@@ -202,6 +247,66 @@ TEST_F(Cli, CheckJsonHasTheDocumentedFieldsAndBothEnginesAgree) {
     results.push_back(j);
   }
   EXPECT_EQ(results[0]["outcomes"], results[1]["outcomes"]);
+}
+
+// `--engine auto`, the default: the enum engine for a test of few candidate executions, Z3
+// for one of many (a writer and four readers of four loads: 2^16 rf choices), each naming
+// its choice and reason in --json, with the verdicts and outcomes of both named engines.
+TEST_F(Cli, CheckAutoEnginePicksEnumForFewCandidatesAndZ3ForManyWithTheSameVerdicts) {
+  auto row = [](const std::string& writer, const std::string& load) {
+    std::string r = " " + writer;
+    for (int reader = 0; reader < 4; ++reader) r += " | r[atomic," + load;
+    return r + " ;\n";
+  };
+  const std::string readers = "LISA MP-4readers\n{ x = 0; y = 0; }\n P0 | P1 | P2 | P3 | P4 ;\n" +
+                              row("w[atomic,rlx,agent] x 1", "scacq,agent] r0 y") +
+                              row("w[atomic,screl,agent] y 1", "rlx,agent] r1 x") + row("", "rlx,agent] r2 y") +
+                              row("", "rlx,agent] r3 x") +
+                              "scopes: (agent (wg 0) (wg 1) (wg 2) (wg 3) (wg 4))\nexists (1:r0=1 /\\ 1:r1=0)\n";
+  const std::pair<std::string, const char*> cases[] = {{write("mp.litmus", kRacyMp), "enum"},
+                                                       {write("readers.litmus", readers), "z3"}};
+  for (const auto& [file, picked] : cases) {
+    SCOPED_TRACE(file);
+    Outcome automatic = hsalit({"check", "--json", file});  // auto is the default
+    ASSERT_EQ(automatic.status, 0) << automatic.err;
+    const nlohmann::json a = nlohmann::json::parse(automatic.out);
+    EXPECT_EQ(a["engine"], picked);
+    EXPECT_NE(a["engine_reason"].get<std::string>().find(picked == std::string("enum") ? "few" : "many"),
+              std::string::npos)
+        << a["engine_reason"];
+    for (const char* engine : {"z3", "enum"}) {
+      Outcome named = hsalit({"check", "--json", "--engine", engine, file});
+      ASSERT_EQ(named.status, 0) << named.err;
+      const nlohmann::json n = nlohmann::json::parse(named.out);
+      EXPECT_EQ(n["engine"], engine);
+      EXPECT_EQ(n["engine_reason"], std::string("--engine ") + engine);
+      for (const char* key : {"result", "racy", "outcomes", "condition"}) EXPECT_EQ(n[key], a[key]) << key;
+    }
+    // herd7's text names no engine.
+    Outcome text = hsalit({"check", file});
+    EXPECT_EQ(text.out.find("engine"), std::string::npos) << text.out;
+  }
+  Outcome bad = hsalit({"check", "--engine", "fast", cases[0].first});
+  EXPECT_EQ(bad.status, 2);
+}
+
+// A campaign records `--engine` as given and, per test, the engine that ran and why.
+TEST_F(Cli, CampaignRecordsTheEngineThatAutoPickedPerTest) {
+  const std::string file = write("tests/mp.litmus", kRacyMp);
+  const fs::path out = dir_ / "out";
+  Outcome r = hsalit({"campaign", "-q", file, "--out", out.string()});
+  ASSERT_LE(r.status, 1) << r.err;
+  const nlohmann::json results = nlohmann::json::parse(read_file(out / "results.json"));
+  EXPECT_EQ(results["campaign"]["engine"], "auto");
+  // The build's commit, as --version names it.
+  EXPECT_TRUE(
+      std::regex_match(results["campaign"]["source_commit"].get<std::string>(), std::regex("[0-9a-f]{40}|unknown")))
+      << results["campaign"];
+  EXPECT_TRUE(results["campaign"]["source_modified"].is_boolean()) << results["campaign"];
+  EXPECT_NE(hsalit({"--version"}).out.find(results["campaign"]["source_commit"].get<std::string>()), std::string::npos);
+  const nlohmann::json& model = results["tests"][0]["model"];
+  EXPECT_EQ(model["engine"], "enum");
+  EXPECT_NE(model["engine_reason"].get<std::string>().find("few candidate executions"), std::string::npos) << model;
 }
 
 TEST_F(Cli, CheckGraphWritesADotWitnessWithTheRace) {

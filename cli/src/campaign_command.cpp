@@ -17,6 +17,7 @@
 #include "hsalit/support/interrupt.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "source_commit.hpp"
 
 namespace hsalit::cli {
 
@@ -39,7 +40,7 @@ struct CampaignCommandOptions {
   std::optional<std::uint64_t> iterations;
   std::uint64_t seed = 1;
   std::string model = "hsa";
-  std::string engine = "z3";
+  std::string engine = "auto";
   double time_limit = 60;
   unsigned jobs = 1;
   bool resume = false;
@@ -152,7 +153,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   auto variant = model::model_variant_from_string(opt.model);
   if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
   auto engine = model::engine_from_string(opt.engine);
-  if (!engine) return fail(fmt::format("unknown engine '{}' (z3, enum)", opt.engine));
+  if (!engine) return fail(fmt::format("unknown engine '{}' (auto, z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
   if (opt.resume && opt.force) return fail("--resume and --force exclude each other");
   std::optional<results::Shard> shard;
@@ -201,6 +202,8 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
 
   results::CampaignInfo info;
   info.hsalit_version = HSALIT_VERSION;
+  info.source_commit = source_commit();
+  info.source_modified = source_modified();
   info.target = cuda ? target_name : target->name;
   info.mapping = cuda ? "PTX (docs/hardware.md)" : table->name();
   info.mapping_file = opt.mapping_file;
@@ -280,7 +283,7 @@ Command add_campaign_command(CLI::App& app) {
       "Check, compile, run and compare every test: allowed versus observed, with reports (docs/campaigns.md)");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
-  cmd->add_option("--target", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
+  cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
   cmd->add_option("--incantations", opt->incantations,
                   "hardware backends: comma-separated stress, shuffle, prestress, spacing (docs/hardware.md)");
   cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)")
@@ -292,15 +295,16 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_flag("--sc-orders", opt->sc_orders, "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1)");
   CLI::Option* exhaustive =
       cmd->add_flag("--exhaustive", opt->exhaustive, "every reachable outcome (the default on sim)");
-  cmd->add_option("--iterations", opt->iterations, "sample N runs per test (default on hardware: 100000)")
+  cmd->add_option("--iterations", opt->iterations,
+                  "sample N test instances per test (on hardware, whole launches of --instances; default there 100000)")
       ->check(positive_count())
       ->excludes(exhaustive);
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name")
       ->check(seed_value())
       ->excludes(exhaustive);
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
-  cmd->add_option("--engine", opt->engine, "z3 (default) or enum");
-  cmd->add_option("--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
+  cmd->add_option("--engine", opt->engine, "auto (default: per test, as for check), z3 or enum");
+  cmd->add_option("--timeout,--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd->add_flag("--resume", opt->resume, "continue the interrupted campaign in --out");

@@ -16,6 +16,7 @@
 #include "hsalit/support/parallel.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "output_file.hpp"
 
 namespace hsalit::cli {
 
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 struct CheckCommandOptions {
   std::vector<std::string> inputs;
   std::string model = "hsa";
-  std::string engine = "z3";
+  std::string engine = "auto";
   bool json = false;
   std::string graph_dir;
   double timeout = 60;
@@ -75,9 +76,11 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   rep.unknown = r.unknown();
   rep.racy = r.racy;
   if (r.unknown()) rep.failed = true;
-  if (opt.json)
-    rep.out = model::check_to_json(test, r, file.string()).dump() + "\n";
-  else if (opt.summary)
+  if (opt.json) {
+    nlohmann::json j = model::check_to_json(test, r, file.string());
+    j["engine_reason"] = r.engine_reason.empty() ? fmt::format("--engine {}", opt.engine) : r.engine_reason;
+    rep.out = j.dump() + "\n";
+  } else if (opt.summary)
     rep.out = fmt::format("{:<48} {:<8} {:<5} {:>6} {:>10.1f}{}\n", test.name, model::to_string(r.verdict),
                           r.unknown() ? "?"
                           : r.racy    ? "yes"
@@ -197,14 +200,17 @@ Command add_check_command(CLI::App& app) {
                                      "allowed final states, races, the condition's verdict");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
-  cmd->add_option("--engine", opt->engine, "z3 (default) or enum (explicit enumeration)");
+  cmd->add_option("--engine", opt->engine,
+                  "auto (default: enum where the candidate executions are few, z3 beyond), z3 or enum "
+                  "(explicit enumeration); --json names the one that ran and why");
   CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
   cmd->add_option("--graph", opt->graph_dir,
                   "write a DOT witness execution per test into DIR, named after the test (docs/check-output.md)");
-  cmd->add_option("--timeout", opt->timeout, "seconds per test before the verdict is unknown (60)")
+  cmd->add_option("--timeout,--time-limit", opt->timeout, "seconds per test before the verdict is unknown (60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());
   add_memory_limit_option(cmd, opt->memory_limit);
+  add_output_file_option(cmd);
   cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");

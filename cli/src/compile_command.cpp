@@ -12,6 +12,7 @@
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
+#include "output_file.hpp"
 #include "test_files.hpp"
 
 namespace hsalit::cli {
@@ -134,7 +135,7 @@ Command add_compile_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("compile", "Compile litmus tests to GCN assembly for a target, from a mapping table");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
-  cmd->add_option("--target", opt->target, "processor, e.g. gfx900, gfx90a, gfx942, gfx1030 (default gfx900)");
+  cmd->add_option("--target,--mcpu", opt->target, "processor, e.g. gfx900, gfx90a, gfx942, gfx1030 (default gfx900)");
   CLI::Option* mapping =
       cmd->add_option("--mapping", opt->mapping_file, "a mapping table file (docs/mapping-tables.md)");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
@@ -150,6 +151,7 @@ Command add_compile_command(CLI::App& app) {
                   "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
                   "differ");
   cmd->add_flag("--volatile", opt->volatile_ordinary, "LLVM IR: make ordinary (non-atomic) accesses volatile");
+  add_output_file_option(cmd);
   cmd->add_option("--emit", opt->emit, "asm (default), json, or llvm-ir (the test as LLVM IR, one kernel per thread)");
   return {cmd, [opt] { return run_compile(*opt); }};
 }

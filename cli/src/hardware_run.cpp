@@ -49,12 +49,23 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
                                                                       : "asm";
   if (req.json) {
     nlohmann::json hist = histogram_json(test, r);
-    nlohmann::json j = {{"schema", "hsalit-run/1"},   {"name", test.name},
-                        {"file", file.string()},      {"backend", req.backend},
-                        {"target", options.target},   {"mode", mode},
-                        {"histogram", hist},          {"positive", c.positive},
-                        {"negative", c.negative},     {"result", r.unknown ? "unknown" : c.validated ? "Ok" : "No"},
-                        {"iterations", r.iterations}, {"seconds", r.seconds}};
+    nlohmann::json j = {{"schema", "hsalit-run/1"},
+                        {"name", test.name},
+                        {"file", file.string()},
+                        {"backend", req.backend},
+                        {"target", options.target},
+                        {"mode", mode},
+                        {"histogram", hist},
+                        {"positive", c.positive},
+                        {"negative", c.negative},
+                        {"result", r.unknown     ? "unknown"
+                                   : c.validated ? "Ok"
+                                                 : "No"},
+                        {"iterations", r.iterations},
+                        {"iterations_requested", req.iterations},
+                        {"launches", options.iterations},
+                        {"instances", options.instances},
+                        {"seconds", r.seconds}};
     if (compiled) {
       j["table"] = compiled->table;
       j["flavour"] = compiled->flavour;
@@ -121,7 +132,9 @@ int run_hardware_backend(const HardwareRunOptions& hw, const HardwareRunRequest&
   }
   options.instances = hw.instances;
   options.workgroup_size = hw.workgroup_size;
-  options.iterations = req.iterations;
+  // --iterations counts test instances, as on the simulator and in campaigns: the launches
+  // that hold them, the last one full (what ran is in the result, and in --json beside it).
+  options.iterations = std::max<std::uint64_t>(1, (req.iterations + hw.instances - 1) / hw.instances);
   options.seed = req.seed;
   options.time_limit_seconds = req.timeout;
   options.host_emulation = hw.host_emulation;

@@ -4,12 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands.hpp"
+#include "output_file.hpp"
+#include "source_commit.hpp"
 
 namespace {
 
@@ -27,6 +30,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+// The nearest of `names` to `word` when it is close enough to be a slip of the keyboard.
+std::optional<std::string> nearest_name(std::string_view word, const std::vector<std::string>& names) {
+  const auto nearest = std::min_element(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return edit_distance(word, a) < edit_distance(word, b);
+  });
+  if (nearest == names.end() || edit_distance(word, *nearest) > std::max<std::size_t>(2, nearest->size() / 3))
+    return std::nullopt;
+  return *nearest;
 }
 
 // A word where a subcommand must stand (`hsalit chek`, `hsalit results merg`) that names none:
@@ -48,17 +61,62 @@ std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, cha
     }
     std::vector<std::string> names;
     for (const CLI::App* s : subcommands) names.push_back(s->get_name());
-    const auto nearest = std::min_element(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
-      return edit_distance(word, a) < edit_distance(word, b);
-    });
     std::string message = fmt::format("{}: error: unknown subcommand '{}'", path, word);
-    if (edit_distance(word, *nearest) <= std::max<std::size_t>(2, nearest->size() / 3))
+    if (std::optional<std::string> nearest = nearest_name(word, names))
       message += fmt::format("; did you mean '{}'?", *nearest);
     else
       message += fmt::format(" (subcommands: {})", fmt::join(names, ", "));
     return message;
   }
   return std::nullopt;
+}
+
+// A `--word` that no option of the subcommand it follows takes (`hsalit check --enigne z3`):
+// the message, with the nearest option name when one is close. CLI11 would only say that the
+// argument was not expected. Stops at `--`, after which every word is an input.
+std::optional<std::string> unknown_option(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  std::string path = "hsalit";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return std::nullopt;
+    if (!word.starts_with("-")) {
+      for (const CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->check_name(std::string(word))) {
+          level = sub;
+          path += " " + sub->get_name();
+          break;
+        }
+      continue;
+    }
+    if (!word.starts_with("--")) continue;
+    const std::string name(word.substr(2, word.find('=') - 2));
+    std::vector<std::string> names;
+    bool known = false;
+    for (const CLI::App* owner = level; owner; owner = owner->get_parent())
+      for (const CLI::Option* option : owner->get_options()) {
+        known |= option->check_lname(name);
+        for (const std::string& long_name : option->get_lnames()) names.push_back("--" + long_name);
+      }
+    if (known) continue;
+    std::string message = fmt::format("{}: error: unknown option '--{}'", path, name);
+    if (std::optional<std::string> nearest = nearest_name("--" + name, names))
+      message += fmt::format("; did you mean '{}'?", *nearest);
+    else
+      message += fmt::format(" (see {} --help)", path);
+    return message;
+  }
+  return std::nullopt;
+}
+
+// Runs the chosen command, its standard output sent to the file of `-o` where it has one.
+int run_command(const hsalit::cli::Command& command) {
+  const std::optional<std::filesystem::path> output = hsalit::cli::output_file_of(*command.app);
+  if (!output) return command.run();
+  hsalit::cli::StandardOutputToFile to_file(*output);
+  const int status = command.run();
+  to_file.commit();
+  return status;
 }
 
 }  // namespace
@@ -68,7 +126,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "hsalit: check litmus tests against the HSA memory model, compile them for AMD "
       "GPUs, run them and compare"};
-  app.set_version_flag("--version", std::string("hsalit ") + HSALIT_VERSION);
+  app.set_version_flag("--version", "hsalit " + hsalit::cli::version_with_commit(HSALIT_VERSION));
   app.require_subcommand(1);
 
   const std::vector<Command> commands = {
@@ -77,10 +135,11 @@ int main(int argc, char** argv) {
       add_campaign_command(app), add_report_command(app), add_results_command(app),
   };
 
-  if (std::optional<std::string> message = unknown_subcommand(app, argc, argv)) {
-    fmt::print(stderr, "{}\n", *message);
-    return kExitBadInput;
-  }
+  for (auto check : {unknown_subcommand, unknown_option})
+    if (std::optional<std::string> message = check(app, argc, argv)) {
+      fmt::print(stderr, "{}\n", *message);
+      return kExitBadInput;
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -95,7 +154,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (const Command& c : commands)
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) return run_command(c);
   } catch (const std::exception& e) {
     fmt::print(stderr, "hsalit: error: {}\n", e.what());
     return kExitBadInput;

@@ -9,6 +9,7 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "output_file.hpp"
 
 namespace hsalit::cli {
 
@@ -78,6 +79,7 @@ Command add_parse_command(CLI::App& app) {
   cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line")->excludes(print);
   cmd->add_flag("--summary", opt->summary, "print counts per folder");
   cmd->add_flag("-q,--quiet", opt->quiet, "print errors only");
+  add_output_file_option(cmd);
   return {cmd, [opt] { return run_parse(*opt); }};
 }
 

@@ -21,6 +21,7 @@
 #include "hsalit/support/parallel.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "output_file.hpp"
 #include "run_output.hpp"
 #include "test_files.hpp"
 
@@ -141,13 +142,23 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
   const ConditionCount c = count_condition(test, r);
   if (opt.json) {
     nlohmann::json hist = histogram_json(test, r);
-    nlohmann::json j = {{"schema", "hsalit-run/1"}, {"name", test.name},
-                        {"file", file.string()},    {"backend", opt.backend},
-                        {"target", target.name},    {"table", table.name()},
-                        {"flavour", opt.flavour},   {"mode", opt.exhaustive ? "exhaustive" : "random"},
-                        {"histogram", hist},        {"positive", c.positive},
-                        {"negative", c.negative},   {"result", r.unknown ? "unknown" : c.validated ? "Ok" : "No"},
-                        {"states", r.states},       {"iterations", r.iterations},
+    nlohmann::json j = {{"schema", "hsalit-run/1"},
+                        {"name", test.name},
+                        {"file", file.string()},
+                        {"backend", opt.backend},
+                        {"target", target.name},
+                        {"table", table.name()},
+                        {"flavour", opt.flavour},
+                        {"mode", opt.exhaustive ? "exhaustive" : "random"},
+                        {"histogram", hist},
+                        {"positive", c.positive},
+                        {"negative", c.negative},
+                        {"result", r.unknown     ? "unknown"
+                                   : c.validated ? "Ok"
+                                                 : "No"},
+                        {"states", r.states},
+                        {"iterations", r.iterations},
+                        {"iterations_requested", opt.exhaustive ? 0 : opt.iterations},
                         {"seconds", r.seconds}};
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
@@ -224,7 +235,7 @@ Command add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Compile tests for a target and run them on a backend (the GCN simulator)");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   cmd->add_option("--backend", opt->backend, "sim (default), hip (AMD GPU), cuda (NVIDIA GPU); docs/hardware.md");
-  cmd->add_option("--target", opt->target, "processor (default gfx900)");
+  cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900)");
   CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
   cmd->add_flag("--sc-orders", opt->sc_orders,
@@ -232,7 +243,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   CLI::Option* exhaustive =
       cmd->add_flag("--exhaustive", opt->exhaustive, "explore every reachable state: the exact outcome set");
-  cmd->add_option("--iterations", opt->iterations, "random mode: runs (default 100000)")
+  cmd->add_option("--iterations", opt->iterations,
+                  "random mode and GPU backends: test instances to run (default 100000; on a GPU, whole launches of "
+                  "--instances, so at least that many)")
       ->check(positive_count())
       ->excludes(exhaustive);
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1)")->check(seed_value())->excludes(exhaustive);
@@ -244,7 +257,7 @@ Command add_run_command(CLI::App& app) {
           ->needs(exhaustive);
   cmd->add_option("--assume", opt->assume, fmt::format("hardware assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd->add_option("--timeout", opt->timeout,
+  cmd->add_option("--timeout,--time-limit", opt->timeout,
                   "seconds per test (default 60); random mode stops there and reports the runs made")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs,
@@ -252,6 +265,7 @@ Command add_run_command(CLI::App& app) {
                   "and four per core; the histogram is the same for every N")
       ->check(jobs_count());
   add_memory_limit_option(cmd, opt->memory_limit);
+  add_output_file_option(cmd);
   json->excludes(trace);  // a trace is text: it would break the JSON lines
   auto hw = add_hardware_run_options(cmd);
   return {cmd, [opt, hw, cmd] {

@@ -298,10 +298,10 @@ Command add_verify_command(CLI::App& app) {
       "verify-mapping",
       "Check that a mapping table is sound up to a bound: on every race-free test, every final state the "
       "simulator reaches is one the model allows");
-  add_run_options(*cmd, opt->run);
+  add_run_options(*cmd, opt->run, /*time_limit_alias=*/false);  // --time-limit bounds a whole --generate search
   CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
-  cmd->add_option("--target", opt->target, "processor (default gfx900)");
+  cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900)");
   cmd->add_option("--flavour", opt->flavour, "the table's flavour (default hsa)");
   cmd->add_flag("--sc-orders", opt->run.sc_orders,
                 "select seq_cst rows for scacq and screl (HSA SysArch 3.3.1) instead of acquire and release");

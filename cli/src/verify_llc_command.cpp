@@ -122,7 +122,7 @@ Command add_verify_llc_command(CLI::App& app) {
       "compiled by llc is one the model allows");
   add_run_options(*cmd, opt->run);
   cmd->add_option("--llc", opt->llc, "the llc: llc-19, llc, or a path (default llc)");
-  cmd->add_option("--mcpu", opt->mcpu,
+  cmd->add_option("--mcpu,--target", opt->mcpu,
                   "processor (default gfx900); one the llc knows (`llc -march=amdgcn -mcpu=help` lists it)");
   cmd->add_flag("--volatile", opt->volatile_ordinary, "ordinary accesses become volatile in the IR");
   cmd->add_flag("--sc-orders", opt->run.sc_orders, "scacq and screl become seq_cst in the IR");

@@ -12,6 +12,7 @@
 #include "hsalit/results/report.hpp"
 #include "memory_limit.hpp"
 #include "option_checks.hpp"
+#include "source_commit.hpp"
 
 namespace hsalit::cli {
 
@@ -158,7 +159,7 @@ results::Verification verification_record(const verify::VerifyReport& report, co
 
 }  // namespace
 
-void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias) {
   CLI::Option* inputs = cmd.add_option("inputs", run.inputs, "litmus files or folders");
   cmd.add_option("--generate", run.generate,
                  "generate the tests instead: threads=2,accesses=2[,orders=..,scopes=..,segments=..,placements=..,"
@@ -167,9 +168,12 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run) {
   cmd.add_option("--assume", run.assume,
                  fmt::format("hardware assumption: {} (one per --assume)", runner::kAssumptionNames))
       ->allow_extra_args(false);
-  cmd.add_option("--timeout", run.timeout, "simulator seconds per test (default 60)")->check(seconds_value());
+  cmd.add_option(time_limit_alias ? "--timeout,--time-limit" : "--timeout", run.timeout,
+                 "simulator seconds per test (default 60)")
+      ->check(seconds_value());
   cmd.add_option("--engine", run.engine,
-                 "model engine: z3 or enum (default z3); counterexamples are confirmed by the other one");
+                 "model engine: auto (default: per test, as for check), z3 or enum; counterexamples are "
+                 "confirmed by the other one");
   cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
@@ -184,9 +188,11 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
-  if (!engine) return fmt::format("unknown engine '{}' (z3, enum)", run.engine);
+  if (!engine) return fmt::format("unknown engine '{}' (auto, z3, enum)", run.engine);
   model.engine = *engine;
-  confirm_engine = *engine == model::Engine::Z3 ? model::Engine::Enum : model::Engine::Z3;
+  confirm_engine = *engine == model::Engine::Auto ? model::Engine::Auto
+                   : *engine == model::Engine::Z3 ? model::Engine::Enum
+                                                  : model::Engine::Z3;
   sim.timeout_seconds = run.timeout;
   sim.memory_limit = model.memory_limit = run.memory_limit;
   for (const std::string& a : run.assume)
@@ -201,6 +207,8 @@ namespace {
 results::CampaignInfo run_info(results::CampaignInfo info, const VerifyRunOptions& run,
                                const std::optional<litmus::GenerateOptions>& generated) {
   info.hsalit_version = HSALIT_VERSION;
+  info.source_commit = source_commit();
+  info.source_modified = source_modified();
   info.backend = "sim";
   info.exhaustive = true;
   info.engine = run.engine;

@@ -28,19 +28,20 @@ struct VerifyRunOptions {
   bool sc_orders = false;           // each command says what it selects
   std::vector<std::string> assume;
   double timeout = 60;  // simulator seconds per test
-  std::string engine = "z3";
+  std::string engine = "auto";
   int jobs = 1;
   std::string out;                 // the results folder, or none
   bool force = false;              // replace another run's results in `out`
   std::uint64_t memory_limit = 0;  // bytes, for the simulator and the model (--memory-limit)
 };
 
-// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit.
-void add_run_options(CLI::App& cmd, VerifyRunOptions& run);
+// Registers the inputs, --generate, --assume, --timeout, --engine, -j, --out, --force and --memory-limit;
+// --time-limit too, as --timeout's other name, unless the command gives it a meaning of its own.
+void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias = true);
 
 // Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
 // applies them: the simulator's time limit and assumptions, the model's engine, and the other
-// engine to confirm counterexamples. Returns the error for the user, if any.
+// engine to confirm counterexamples (Auto: the other of the one that answered). Returns the error for the user, if any.
 std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
                                              model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
 

@@ -11,12 +11,55 @@
 
 namespace hsalit::model {
 
-std::string_view to_string(Engine e) { return e == Engine::Z3 ? "z3" : "enum"; }
+std::string_view to_string(Engine e) {
+  switch (e) {
+    case Engine::Z3: return "z3";
+    case Engine::Enum: return "enum";
+    case Engine::Auto: return "auto";
+  }
+  return "?";
+}
 
 std::optional<Engine> engine_from_string(std::string_view t) {
   if (t == "z3") return Engine::Z3;
   if (t == "enum") return Engine::Enum;
+  if (t == "auto") return Engine::Auto;
   return std::nullopt;
+}
+
+CandidateEstimate estimate_candidates(const Program& program) {
+  constexpr double kCeiling = 1e18;
+  auto times = [&](double& product, double factor) { product = std::min(kCeiling, product * factor); };
+  std::vector<double> writes(program.locations().size(), 0);
+  double all_writes = 0;
+  for (const StaticEvent& e : program.events())
+    if (e.writes()) {
+      all_writes += 1;
+      if (e.location)
+        writes[static_cast<std::size_t>(*e.location)] += 1;
+      else
+        for (double& w : writes) w += 1;  // through a register: it may write any location
+    }
+  CandidateEstimate estimate;
+  for (const StaticEvent& e : program.events())
+    if (e.reads())
+      times(estimate.rf_choices, 1 + (e.location ? writes[static_cast<std::size_t>(*e.location)] : all_writes));
+  for (double w : writes)
+    for (double k = 2; k <= w && estimate.co_orders < kCeiling; ++k) times(estimate.co_orders, k);
+  return estimate;
+}
+
+EngineChoice choose_engine(const Program& program) {
+  EngineChoice choice;
+  choice.estimate = estimate_candidates(program);
+  const CandidateEstimate& e = choice.estimate;
+  const bool small = e.rf_choices <= kAutoEnumMaxChoices && e.co_orders <= kAutoEnumMaxChoices &&
+                     e.rf_choices * e.co_orders <= kAutoEnumMaxCandidates;
+  choice.engine = small ? Engine::Enum : Engine::Z3;
+  choice.reason =
+      fmt::format("{} candidate executions: {:.0f} rf choices x {:.0f} coherence orders ({})", small ? "few" : "many",
+                  e.rf_choices, e.co_orders, small ? "enum is faster" : "z3 scales further");
+  return choice;
 }
 
 std::string_view to_string(Verdict v) {
@@ -131,12 +174,18 @@ detail::EngineResult run_engine(const Program& program, const litmus::Test& test
   return r;
 }
 
-CheckResult check_with(const litmus::Test& test, const CheckOptions& options, CandidateMemo* memo) {
+CheckResult check_with(const litmus::Test& test, const CheckOptions& requested, CandidateMemo* memo) {
   auto start = std::chrono::steady_clock::now();
-  Deadline deadline(options.timeout_seconds, options.memory_limit);
+  Deadline deadline(requested.timeout_seconds, requested.memory_limit);
   Program program(test);
 
   CheckResult result;
+  CheckOptions options = requested;
+  if (options.engine == Engine::Auto) {
+    EngineChoice choice = choose_engine(program);
+    options.engine = choice.engine;
+    result.engine_reason = std::move(choice.reason);
+  }
   result.name = test.name;
   result.variant = options.variant;
   result.engine = options.engine;

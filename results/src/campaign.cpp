@@ -164,7 +164,9 @@ std::vector<const ObservedOutcome*> TestRecord::violations() const {
 
 json CampaignInfo::configuration_key() const {
   json j = to_json(*this);
-  for (const char* k : {"inputs", "shard", "started", "finished", "wall_seconds", "mapping_file"}) j.erase(k);
+  for (const char* k :
+       {"inputs", "shard", "started", "finished", "wall_seconds", "mapping_file", "source_commit", "source_modified"})
+    j.erase(k);
   return j;
 }
 
@@ -228,6 +230,8 @@ json to_json(const TestRecord& t) {
        {{"status", stage_name(t.model.status)},
         {"reason", t.model.reason},
         {"result", t.model.result},
+        {"engine", t.model.engine},
+        {"engine_reason", t.model.engine_reason},
         {"racy", t.model.racy},
         {"race", t.model.race},
         {"allowed", allowed},
@@ -272,6 +276,8 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.model.status = m.enumerated("status", kStageNames);
   t.model.reason = m.str_or("reason", "");
   t.model.result = m.str_or("result", "");
+  t.model.engine = m.str_or("engine", "");
+  t.model.engine_reason = m.str_or("engine_reason", "");
   t.model.racy = m.boolean("racy");
   t.model.race = m.str_or("race", "");
   t.model.witness_dot = m.str_or("witness_dot", "");
@@ -312,6 +318,8 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
 
 json to_json(const CampaignInfo& info) {
   json j = {{"hsalit_version", info.hsalit_version},
+            {"source_commit", info.source_commit},
+            {"source_modified", info.source_modified},
             {"target", info.target},
             {"mapping", info.mapping},
             {"mapping_file", info.mapping_file},
@@ -340,6 +348,8 @@ CampaignInfo campaign_info_from_json(const json& j, std::string_view where) {
   Reader r(j, std::string(where));
   CampaignInfo info;
   info.hsalit_version = r.str("hsalit_version");
+  info.source_commit = r.str_or("source_commit", "unknown");
+  info.source_modified = r.has("source_modified") && r.boolean("source_modified");
   info.target = r.str("target");
   info.mapping = r.str("mapping");
   info.mapping_file = r.str_or("mapping_file", "");

@@ -68,6 +68,8 @@ void run_model(const litmus::Test& test, const TestContext& context, double time
   options.want_graph = true;
   try {
     model::CheckResult r = model::check(test, options);
+    rec.model.engine = std::string(model::to_string(r.engine));
+    rec.model.engine_reason = r.engine_reason;
     if (r.unknown()) {
       rec.model.status = StageStatus::Unknown;
       rec.model.reason = *r.unknown_reason;

@@ -241,7 +241,8 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
   std::vector<std::string> inputs;
   for (const std::string& i : info.inputs) inputs.push_back("<code>" + escape_xml(i) + "</code>");
   row("inputs", fmt::format("{}", fmt::join(inputs, " ")));
-  row("hsalit", escape_xml(info.hsalit_version));
+  row("hsalit", fmt::format("{} (commit <code>{}</code>{})", escape_xml(info.hsalit_version),
+                            escape_xml(info.source_commit), info.source_modified ? ", modified" : ""));
   row("time",
       fmt::format("{} to {} ({:.1f} s)", escape_xml(info.started), escape_xml(info.finished), info.wall_seconds));
   out += "</tbody></table>\n";

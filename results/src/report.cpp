@@ -125,7 +125,8 @@ std::string render_markdown(const CampaignResults& results) {
     out += fmt::format("| verification | {} |\n", md_cell(verification_text(*results.verification)));
   out += fmt::format("| time limit per test | {} s |\n", info.time_limit_seconds);
   out += fmt::format("| shard | {} |\n", shard_text(info));
-  out += fmt::format("| hsalit | {} |\n", md_cell(info.hsalit_version));
+  out += fmt::format("| hsalit | {} (commit {}{}) |\n", md_cell(info.hsalit_version), md_cell(info.source_commit),
+                     info.source_modified ? ", modified" : "");
   out += fmt::format("| started / finished | {} / {} ({:.1f} s) |\n\n", info.started, info.finished, info.wall_seconds);
   out += "| tests | consistent | violation | undefined | unknown | allowed outcomes observed |\n";
   out += "| ---: | ---: | ---: | ---: | ---: | ---: |\n";
@@ -183,7 +184,8 @@ std::string render_junit(const CampaignResults& results) {
                                    {"backend", info.backend},
                                    {"mode", mode_text(info)},
                                    {"model", info.model},
-                                   {"hsalit_version", info.hsalit_version}})
+                                   {"hsalit_version", info.hsalit_version},
+                                   {"source_commit", info.source_commit}})
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", key, escape_xml(value));
   out += "    </properties>\n";
   for (const TestRecord& t : results.tests) {

@@ -251,9 +251,13 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
     if (v.sim->unknown) return finish(TestStatus::Unknown, "simulator: " + *v.sim->unknown);
   }
   std::string unconfirmed;
-  if (confirm_engine && *confirm_engine != model.engine) {
+  // Auto confirms with the engine other than the one that answered (m.engine, never Auto).
+  const std::optional<model::Engine> confirming = confirm_engine != model::Engine::Auto ? confirm_engine
+                                                  : m.engine == model::Engine::Z3       ? model::Engine::Enum
+                                                                                        : model::Engine::Z3;
+  if (confirming && *confirming != m.engine) {
     model::CheckOptions second = model;
-    second.engine = *confirm_engine;
+    second.engine = *confirming;
     const model::CheckResult& m2 = cache.check(v.test, second);
     if (m2.unknown()) {
       // The second engine gave up: the counterexample stands on the first engine's word.
@@ -265,7 +269,7 @@ void detail::judge(TestVerification& v, const model::CheckResult& m, const runne
         return finish(TestStatus::Unknown,
                       fmt::format("the model's engines disagree on this test ({} and {}): a bug of the model, please "
                                   "report it",
-                                  model::to_string(model.engine), model::to_string(second.engine)));
+                                  model::to_string(m.engine), model::to_string(second.engine)));
     }
   }
   finish(TestStatus::Counterexample,

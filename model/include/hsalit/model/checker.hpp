@@ -19,9 +19,10 @@
 
 namespace hsalit::model {
 
-enum class Engine : std::uint8_t { Z3, Enum };
+// Auto picks one of the other two per test (choose_engine).
+enum class Engine : std::uint8_t { Z3, Enum, Auto };
 std::string_view to_string(Engine e);
-std::optional<Engine> engine_from_string(std::string_view text);
+std::optional<Engine> engine_from_string(std::string_view text);  // "z3", "enum" or "auto"
 
 // One final state: a value per observed register or location, in `CheckResult::observed`
 // order (then the extra references a filter reads).
@@ -33,7 +34,7 @@ struct Outcome {
 
 struct CheckOptions {
   ModelVariant variant = ModelVariant::Hsa;
-  Engine engine = Engine::Z3;
+  Engine engine = Engine::Z3;   // Auto: choose_engine's pick for each test (the CLI's default)
   double timeout_seconds = 60;  // per test; exceeding it gives `unknown`
   // The process's resident memory past which a check gives up (`unknown`; 0: no limit),
   // read every few milliseconds where the time limit is checked. The default is half of
@@ -70,7 +71,8 @@ std::string_view to_string(Verdict v);
 struct CheckResult {
   std::string name;
   ModelVariant variant = ModelVariant::Hsa;
-  Engine engine = Engine::Z3;
+  Engine engine = Engine::Z3;                  // the engine that ran (never Auto)
+  std::string engine_reason;                   // why Engine::Auto chose it; empty for a named engine
   std::vector<litmus::ObservedRef> observed;   // what an outcome reports
   std::vector<litmus::ObservedRef> evaluated;  // observed, then what only the filter reads
   std::vector<Outcome> outcomes;               // sorted, distinct, over `evaluated`
@@ -87,6 +89,36 @@ struct CheckResult {
 };
 
 CheckResult check(const litmus::Test& test, const CheckOptions& options = {});
+
+// The candidate executions the enum engine would list for a program, bounded from its
+// static events alone: per read, the writes to its location plus the initial value (every
+// location for a read through a register); per location, the orders of its writes (n!).
+// Thread runs with branches count as if every event ran. Each product saturates at 1e18.
+struct CandidateEstimate {
+  double rf_choices = 1;  // product over the reads
+  double co_orders = 1;   // product over the locations
+};
+CandidateEstimate estimate_candidates(const Program& program);
+
+// Where Engine::Auto switches from the enum engine to Z3, set by measurement
+// (docs/PERFORMANCE.md, "Engine auto"). Per process the enum engine answers a small test in
+// about 0.1 ms where Z3 pays about 10 ms for its context alone; the enum engine's time
+// grows with the candidates, Z3's far more slowly. They cross between 16,384 and 65,536 rf
+// choices (IRIW-7 and IRIW-8, one write per location) and between 14,400 and 518,400
+// coherence orders (six threads writing x and y); with both, coherence prunes the rf
+// choices, and the enum engine stays faster up to about a million.
+inline constexpr double kAutoEnumMaxChoices = 32'768;        // rf choices, and coherence orders
+inline constexpr double kAutoEnumMaxCandidates = 1'048'576;  // their product
+
+struct EngineChoice {
+  Engine engine = Engine::Enum;  // Z3 or Enum
+  CandidateEstimate estimate;
+  std::string reason;  // for a person: the estimate, and which way it points
+};
+
+// Engine::Auto's choice for a program: the enum engine where the estimate is within
+// kAutoEnumMaxChoices and kAutoEnumMaxCandidates, Z3 beyond.
+EngineChoice choose_engine(const Program& program);
 
 namespace detail {
 struct CandidateList;

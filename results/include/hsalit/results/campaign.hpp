@@ -83,8 +83,10 @@ struct ThreadCode {
 
 struct ModelStage {
   StageStatus status = StageStatus::Skipped;
-  std::string reason;  // Unknown or Skipped: why
-  std::string result;  // the condition's verdict: Ok, No (empty unless Ok status)
+  std::string reason;         // Unknown or Skipped: why
+  std::string result;         // the condition's verdict: Ok, No (empty unless Ok status)
+  std::string engine;         // the engine that ran (what --engine auto picked); empty in older files
+  std::string engine_reason;  // why that engine (model::CheckResult::engine_reason), or empty
   bool racy = false;
   std::string race;                     // `P0:1 w[] x 1` and `P1:0 r[] r0 x`, when racy
   std::vector<AllowedOutcome> allowed;  // sorted by outcome
@@ -137,6 +139,11 @@ struct Shard {
 // (everything but inputs, shard and times) agrees.
 struct CampaignInfo {
   std::string hsalit_version;
+  // The commit hsalit was built from ("unknown" outside a git checkout, and in files written
+  // before it was recorded) and whether the tree differed from it. Not part of the
+  // configuration: a campaign resumed by another build goes on, and records that build.
+  std::string source_commit = "unknown";
+  bool source_modified = false;
   std::string target;
   std::string mapping;       // the table's name
   std::string mapping_file;  // the file it came from; empty for a shipped table

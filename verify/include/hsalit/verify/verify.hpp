@@ -31,9 +31,10 @@ struct VerifyOptions {
   model::CheckOptions model;
   bool minimise = true;  // shrink each counterexample
   int jobs = 1;          // tests verified in parallel by verify_tests
-  // When set and not the model's engine: every counterexample's forbidden final states are
-  // checked again by this engine; a disagreement makes the test unknown (naming both), and
-  // if this engine gives up the counterexample stands, its reason saying so.
+  // When set and not the engine that answered: every counterexample's forbidden final states
+  // are checked again by this engine (Auto: by the other of the two); a disagreement makes the
+  // test unknown (naming both), and if this engine gives up the counterexample stands, its
+  // reason saying so.
   std::optional<model::Engine> confirm_engine;
 };
 
