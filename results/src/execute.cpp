@@ -55,7 +55,8 @@ std::string first_error(const litmus::DiagnosticList& diags, const std::string& 
 }
 
 void collect_refs(const litmus::Prop& prop, std::set<std::string>& out) {
-  if (prop.kind == litmus::Prop::Kind::Equals) out.insert(prop.lhs.to_string());
+  if (prop.is_atom()) out.insert(prop.lhs.to_string());
+  if (prop.kind == litmus::Prop::Kind::SameValue) out.insert(prop.rhs_ref.to_string());
   for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
 }
 
