@@ -62,8 +62,8 @@ TEST_F(HerdSyntax, Tilde) {
 }
 
 TEST_F(HerdSyntax, NotExistsAndTildeExists) {
-  expect_herd("~exists (1:r0=1 /\\ 1:r1=0)", "Allowed", "Ok", "~exists (1:r0=1 /\\ 1:r1=0)");
-  expect_herd("not exists (1:r0=1 /\\ 1:r1=0)", "Allowed", "Ok", "~exists (1:r0=1 /\\ 1:r1=0)");
+  expect_herd("~exists (1:r0=1 /\\ 1:r1=0)", "Forbidden", "Ok", "~exists (1:r0=1 /\\ 1:r1=0)");
+  expect_herd("not exists (1:r0=1 /\\ 1:r1=0)", "Forbidden", "Ok", "~exists (1:r0=1 /\\ 1:r1=0)");
 }
 
 TEST_F(HerdSyntax, Implies) {
@@ -128,6 +128,38 @@ TEST_F(HerdSyntax, ScopeTreeNamingAThreadTheTestDoesNotHave) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("thread 3"), std::string::npos) << r.err;
+}
+
+// herd7's text (herd/top_herd.ml): the header word of each kind of condition, the witnesses
+// counted for the condition's kind, the time to two decimals and diy7's Hash repeated.
+TEST_F(HerdSyntax, HerdTextOfEachKind) {
+  const std::string forbid = check(mp("~exists (1:r0=1 /\\ 1:r1=0)")).out;
+  EXPECT_EQ(forbid.substr(0, forbid.find("Time ")),
+            "Test MP Forbidden\nStates 2\n1:r0=0; 1:r1=-1;\n1:r0=1; 1:r1=1;\nOk\nWitnesses\n"
+            "Positive: 2 Negative: 0\nCondition ~exists (1:r0=1 /\\ 1:r1=0)\nObservation MP Never 0 2\n");
+  const std::string require = check(mp("forall (1:r0=1 => 1:r1=1)")).out;
+  EXPECT_NE(require.find("Test MP Required\n"), std::string::npos) << require;
+  EXPECT_NE(require.find("Positive: 2 Negative: 0\nCondition forall (1:r0=1 => 1:r1=1)\nObservation MP Always 2 0\n"),
+            std::string::npos)
+      << require;
+  const std::string allow = check(mp("exists (1:r0=1 /\\ 1:r1=1)")).out;
+  EXPECT_NE(allow.find("Test MP Allowed\n"), std::string::npos) << allow;
+  EXPECT_NE(allow.find("Positive: 1 Negative: 1\n"), std::string::npos) << allow;
+
+  // `Time NAME 0.01`: two decimals, then diy7's Hash metadata, then an empty line.
+  const std::string hashed = check("LISA MP\nHash=0123abcd\n" + mp("exists (1:r0=1)").substr(8)).out;
+  const std::size_t time = hashed.find("\nTime MP ");
+  ASSERT_NE(time, std::string::npos) << hashed;
+  const std::string tail = hashed.substr(time + 9);
+  ASSERT_GE(tail.size(), 4u) << hashed;
+  EXPECT_EQ(tail.find('.'), tail.find_first_not_of("0123456789")) << hashed;
+  EXPECT_EQ(tail.substr(tail.find('.') + 3), "\nHash=0123abcd\n\n") << hashed;
+}
+
+TEST_F(HerdSyntax, RunPrintsTheHeaderWordToo) {
+  Outcome r = hsalit({"run", "--exhaustive", write("t.litmus", mp("~exists (1:r0=1 /\\ 1:r1=0)"))});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Test MP Forbidden\n", 0), 0u) << r.out;
 }
 
 }  // namespace

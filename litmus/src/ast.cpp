@@ -46,6 +46,15 @@ std::string_view to_string(OpKind kind) {
   return "?";
 }
 
+std::string_view herd_kind(Quantifier q) {
+  switch (q) {
+    case Quantifier::Exists: return "Allowed";
+    case Quantifier::NotExists: return "Forbidden";
+    case Quantifier::Forall: return "Required";
+  }
+  return "?";
+}
+
 std::string_view to_string(Quantifier q) {
   switch (q) {
     case Quantifier::Exists: return "exists";

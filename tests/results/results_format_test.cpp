@@ -60,6 +60,18 @@ CampaignResults sample_results() {
   return r;
 }
 
+// The log's header word for each kind of condition is herd7's and litmus7's.
+TEST(ResultsLog, HeaderWordIsTheKindOfTheCondition) {
+  CampaignResults r = sample_results();
+  r.tests[0].condition = "~exists (1:r0=1 /\\ 1:r1=0)";
+  r.tests[1].condition = "forall (1:r0=0)";
+  const std::string log = render_log(r);
+  EXPECT_NE(log.find("Test one" + kHostile + " Forbidden\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("Test two Required\n"), std::string::npos) << log;
+  r.tests[1].condition = "exists (1:r0=0)";
+  EXPECT_NE(render_log(r).find("Test two Allowed\n"), std::string::npos);
+}
+
 TEST(ResultsFormat, JsonRoundTrip) {
   CampaignResults r = sample_results();
   nlohmann::json j = to_json(r);

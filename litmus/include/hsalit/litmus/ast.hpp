@@ -181,6 +181,9 @@ struct Prop {
 
 enum class Quantifier : std::uint8_t { Exists, NotExists, Forall };
 std::string_view to_string(Quantifier q);  // exists, ~exists, forall
+// herd7's word for a condition's kind (lib/constrGen.ml, pp_kind), which its output and
+// litmus7's print after the test's name: Allowed, Forbidden, Required.
+std::string_view herd_kind(Quantifier q);
 
 struct FinalCondition {
   Quantifier quantifier = Quantifier::Exists;
