@@ -685,10 +685,32 @@ TEST_F(Cli, VerifyBoundScriptResumesAndMerges) {
   EXPECT_NE(rest.out.find("verification: sound up to the bound over " + bound + ": " + count + " tests"),
             std::string::npos)
       << rest.out << "\nexpected " << count << " tests";
+  // The report the merge names is still there once the script has ended.
+  const std::size_t report = rest.out.find("report: ");
+  ASSERT_NE(report, std::string::npos) << rest.out;
+  const std::string report_path = rest.out.substr(report + 8, rest.out.find('\n', report) - report - 8);
+  EXPECT_TRUE(fs::exists(report_path)) << report_path << " does not exist\n" << rest.out;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "merged" / "results.json"));
 
   Outcome sharded = run_shards({}, bound + ",shard=0/2");
   EXPECT_EQ(sharded.status, 2);
   EXPECT_NE(sharded.err.find("must not hold a shard item"), std::string::npos) << sharded.err;
+}
+
+// scripts/verify-bound runs from any folder: its default hsalit is the build beside it.
+TEST_F(Cli, VerifyBoundScriptRunsFromAnyFolder) {
+  const fs::path beside = fs::path(HSALIT_SOURCE_DIR) / "build" / "bin" / "hsalit";
+  if (!fs::exists(beside) || !fs::equivalent(beside, HSALIT_CLI))
+    GTEST_SKIP() << "the tested hsalit is not " << beside.string();
+  const std::string script_path = (fs::path(HSALIT_SOURCE_DIR) / "scripts" / "verify-bound").string();
+  Outcome r =
+      run("/bin/sh", {"-c", "cd " + test_support::quote(dir_.string()) + " && " + test_support::quote(script_path) +
+                                " --out bound --shards 1 -- --engine enum --no-minimise --generate "
+                                "family=MP,scopes=agent,placements=diff-wg"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "shard-0" / "results.json")) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "merged" / "results.json")) << r.out;
+  EXPECT_NE(r.out.find("verification: sound up to the bound"), std::string::npos) << r.out;
 }
 
 // verify-llc with -j and --out: the same report at any -j, results in the campaign format
