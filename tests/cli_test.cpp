@@ -216,6 +216,26 @@ TEST_F(Cli, CheckGraphWritesADotWitnessWithTheRace) {
   EXPECT_NE(dot.find("label=\"po\""), std::string::npos) << dot;
 }
 
+// A witness is written only where one exists, as the README and --help say: MP whose
+// condition no execution satisfies and that has no race gets no file.
+TEST_F(Cli, CheckGraphWritesAWitnessOnlyWhereOneExists) {
+  const std::string guarded =
+      "LISA MPguarded\n{ x = 0; y = 0; 1:r1 = -1; }\n P0 | P1 ;\n w[] x 1 | r[atomic,scacq,agent] r0 y ;\n"
+      " w[atomic,screl,agent] y 1 | mov r2 (neq r0 1) ;\n | b[] r2 Skip1 ;\n | r[] r1 x ;\n | Skip1: ;\n"
+      "scopes: (agent (wg 0) (wg 1))\n";
+  fs::path graphs = dir_ / "graphs";
+  Outcome r =
+      hsalit({"check", "--graph", graphs.string(), write("none.litmus", guarded + "exists (1:r0=1 /\\ 1:r1=0)\n"),
+              write("some.litmus", "LISA MPsome" + guarded.substr(14) + "exists (1:r0=1 /\\ 1:r1=1)\n")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Test MPguarded Allowed\nStates 2\n"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(graphs / "MPguarded.dot"));
+  EXPECT_TRUE(fs::exists(graphs / "MPsome.dot"));
+  const std::string readme = read_file(fs::path(HSALIT_SOURCE_DIR) / "README.md");
+  EXPECT_EQ(readme.find("DOT witness per test\n"), std::string::npos) << "the README promises a witness per test";
+  EXPECT_NE(hsalit({"check", "--help"}).out.find("for each test that has one"), std::string::npos);
+}
+
 TEST_F(Cli, CheckInParallelKeepsInputOrderAndExpectCatchesADifference) {
   fs::path lib = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical";
   Outcome one = hsalit({"check", "--summary", "-j", "1", "--expect", lib.string()});
