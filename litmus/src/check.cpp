@@ -30,9 +30,9 @@ bool is_location_name(std::string_view s) { return is_identifier(s) && !is_regis
 // A label cannot be an opcode (the cell would read as an instruction) or a trailer keyword
 // (the row would read as the end of the program).
 bool is_label_name(std::string_view s) {
-  static const std::set<std::string_view> kReserved = {"r",         "w",       "rmw",    "f",      "b",
-                                                       "mov",       "barrier", "call",   "scopes", "regions",
-                                                       "locations", "filter",  "exists", "forall"};
+  static const std::set<std::string_view> kReserved = {"r",       "w",      "rmw",    "f",       "b",         "mov",
+                                                       "barrier", "call",   "scopes", "regions", "locations", "filter",
+                                                       "exists",  "forall", "not",    "final"};
   return is_location_name(s) && !kReserved.count(s);
 }
 

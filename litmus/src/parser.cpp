@@ -667,8 +667,9 @@ class Parser {
     FinalCondition c;
     c.pos.at = tok_.pos;
     if (at(TokenKind::Tilde) || at_ident("not")) {
+      const std::string negation = tok_.text;
       advance();
-      if (!at_ident("exists")) unexpected("'exists' after '~'");
+      if (!at_ident("exists")) unexpected(fmt::format("'exists' after '{}'", negation));
       c.quantifier = Quantifier::NotExists;
       advance();
     } else if (at_ident("exists") || at_ident("final")) {

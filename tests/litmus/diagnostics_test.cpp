@@ -214,6 +214,8 @@ const Case kSyntaxCases[] = {
      "f.litmus:6:1: error: 'filter' appears twice"},
     {"TrailingText", two(" r[] r0 x | ;", "exists (0:r0=0) junk"),
      "f.litmus:5:17: error: unexpected text after the final condition (it must come last)"},
+    {"NotWithoutExists", two(" r[] r0 x | ;", "not (0:r0=0)"),
+     "f.litmus:5:5: error: expected 'exists' after 'not', found '('"},
     {"UnknownTrailer", two(" r[] r0 x | ;", "scopes: (wg 0 1) finally (0:r0=0)"),
      "f.litmus:5:18: error: expected scopes:, regions:, locations, filter or the final "
      "condition, found 'finally'"},
@@ -297,6 +299,12 @@ const Case kCheckCases[] = {
      "f.litmus:5:2: error: label 'L' is defined twice in thread P0"},
     {"KeywordLabel", two(" r[] r0 x | exists: ;"),
      "f.litmus:4:13: error: 'exists' cannot be a label (a label is a name that is not a "
+     "register, an instruction or a keyword)"},
+    {"NotLabel", two(" r[] r0 x | not: ;"),
+     "f.litmus:4:13: error: 'not' cannot be a label (a label is a name that is not a "
+     "register, an instruction or a keyword)"},
+    {"FinalLabel", two(" r[] r0 x | final: ;"),
+     "f.litmus:4:13: error: 'final' cannot be a label (a label is a name that is not a "
      "register, an instruction or a keyword)"},
     {"ScopeTreePlacesThreadTwice", two(" r[] r0 x | ;", "scopes: (agent (wg 0 1) (wg 1))\nexists (0:r0=0)"),
      "f.litmus:5:25: error: scope tree places thread 1 twice"},
