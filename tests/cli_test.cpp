@@ -321,6 +321,26 @@ TEST_F(Cli, CheckGraphWritesADotWitnessWithTheRace) {
   EXPECT_NE(dot.find("label=\"po\""), std::string::npos) << dot;
 }
 
+// A witness is written only where one exists, as the README and --help say: MP whose
+// condition no execution satisfies and that has no race gets no file.
+TEST_F(Cli, CheckGraphWritesAWitnessOnlyWhereOneExists) {
+  const std::string guarded =
+      "LISA MPguarded\n{ x = 0; y = 0; 1:r1 = -1; }\n P0 | P1 ;\n w[] x 1 | r[atomic,scacq,agent] r0 y ;\n"
+      " w[atomic,screl,agent] y 1 | mov r2 (neq r0 1) ;\n | b[] r2 Skip1 ;\n | r[] r1 x ;\n | Skip1: ;\n"
+      "scopes: (agent (wg 0) (wg 1))\n";
+  fs::path graphs = dir_ / "graphs";
+  Outcome r =
+      hsalit({"check", "--graph", graphs.string(), write("none.litmus", guarded + "exists (1:r0=1 /\\ 1:r1=0)\n"),
+              write("some.litmus", "LISA MPsome" + guarded.substr(14) + "exists (1:r0=1 /\\ 1:r1=1)\n")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Test MPguarded Allowed\nStates 2\n"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(graphs / "MPguarded.dot"));
+  EXPECT_TRUE(fs::exists(graphs / "MPsome.dot"));
+  const std::string readme = read_file(fs::path(HSALIT_SOURCE_DIR) / "README.md");
+  EXPECT_EQ(readme.find("DOT witness per test\n"), std::string::npos) << "the README promises a witness per test";
+  EXPECT_NE(hsalit({"check", "--help"}).out.find("for each test that has one"), std::string::npos);
+}
+
 TEST_F(Cli, CheckInParallelKeepsInputOrderAndExpectCatchesADifference) {
   fs::path lib = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical";
   Outcome one = hsalit({"check", "--summary", "-j", "1", "--expect", lib.string()});
@@ -790,10 +810,32 @@ TEST_F(Cli, VerifyBoundScriptResumesAndMerges) {
   EXPECT_NE(rest.out.find("verification: sound up to the bound over " + bound + ": " + count + " tests"),
             std::string::npos)
       << rest.out << "\nexpected " << count << " tests";
+  // The report the merge names is still there once the script has ended.
+  const std::size_t report = rest.out.find("report: ");
+  ASSERT_NE(report, std::string::npos) << rest.out;
+  const std::string report_path = rest.out.substr(report + 8, rest.out.find('\n', report) - report - 8);
+  EXPECT_TRUE(fs::exists(report_path)) << report_path << " does not exist\n" << rest.out;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "merged" / "results.json"));
 
   Outcome sharded = run_shards({}, bound + ",shard=0/2");
   EXPECT_EQ(sharded.status, 2);
   EXPECT_NE(sharded.err.find("must not hold a shard item"), std::string::npos) << sharded.err;
+}
+
+// scripts/verify-bound runs from any folder: its default hsalit is the build beside it.
+TEST_F(Cli, VerifyBoundScriptRunsFromAnyFolder) {
+  const fs::path beside = fs::path(HSALIT_SOURCE_DIR) / "build" / "bin" / "hsalit";
+  if (!fs::exists(beside) || !fs::equivalent(beside, HSALIT_CLI))
+    GTEST_SKIP() << "the tested hsalit is not " << beside.string();
+  const std::string script_path = (fs::path(HSALIT_SOURCE_DIR) / "scripts" / "verify-bound").string();
+  Outcome r =
+      run("/bin/sh", {"-c", "cd " + test_support::quote(dir_.string()) + " && " + test_support::quote(script_path) +
+                                " --out bound --shards 1 -- --engine enum --no-minimise --generate "
+                                "family=MP,scopes=agent,placements=diff-wg"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "shard-0" / "results.json")) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "bound" / "merged" / "results.json")) << r.out;
+  EXPECT_NE(r.out.find("verification: sound up to the bound"), std::string::npos) << r.out;
 }
 
 // verify-llc with -j and --out: the same report at any -j, results in the campaign format

@@ -205,7 +205,8 @@ Command add_check_command(CLI::App& app) {
                   "(explicit enumeration); --json names the one that ran and why");
   CLI::Option* json = cmd->add_flag("--json", opt->json, "one JSON object per test (docs/check-output.md)");
   cmd->add_option("--graph", opt->graph_dir,
-                  "write a DOT witness execution per test into DIR, named after the test (docs/check-output.md)");
+                  "write a DOT witness execution into DIR for each test that has one (a race, or a state "
+                  "satisfying the condition), named after the test (docs/check-output.md)");
   cmd->add_option("--timeout,--time-limit", opt->timeout, "seconds per test before the verdict is unknown (60)")
       ->check(seconds_value());
   cmd->add_option("-j,--jobs", opt->jobs, "tests checked in parallel (0: one per core)")->check(jobs_count());

@@ -85,11 +85,14 @@ int run_gen(const GenCommandOptions& opt) {
     }
     nlohmann::json index = nlohmann::json::array();
     results::OutputNames names;  // generated names are plain; this keeps any name inside `dir`
+    // One sync for all the tests, then index.json: it lists only tests that are on disk.
+    results::AtomicFolderWriter tests(dir);
     std::size_t n = litmus::generate(options, [&](litmus::GeneratedTest&& t) {
       const std::string file = names.claim(t.test.name, ".litmus");
-      results::write_file_atomically(results::path_in_folder(dir, file), litmus::print_litmus(t.test));
+      tests.write(results::path_in_folder(dir, file), litmus::print_litmus(t.test));
       index.push_back({{"name", t.test.name}, {"file", file}, {"cycle", t.cycle}});
     });
+    tests.commit();
     nlohmann::json doc = {{"schema", "hsalit-gen-index/1"}, {"count", n}, {"tests", index}};
     results::write_file_atomically(dir / "index.json", doc.dump(2) + "\n");
     fmt::print("wrote {} tests to {}\n", n, dir.string());

@@ -46,8 +46,7 @@ nlohmann::json histogram_json(const litmus::Test& test, const runner::SimResult&
 }
 
 void print_histogram(const litmus::Test& test, const runner::SimResult& r, const ConditionCount& c) {
-  fmt::print("Test {} {}\n", test.name,
-             test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
+  fmt::print("Test {} {}\n", test.name, litmus::herd_kind(test.condition.quantifier));
   fmt::print("Histogram ({} states)\n", r.histogram.size());
   for (const auto& [o, n] : r.histogram)
     fmt::print("{:<8}{}>{}\n", n, satisfies(test, r, o) ? '*' : ':', runner::format_outcome(test, r, o));

@@ -46,6 +46,15 @@ std::string_view to_string(OpKind kind) {
   return "?";
 }
 
+std::string_view herd_kind(Quantifier q) {
+  switch (q) {
+    case Quantifier::Exists: return "Allowed";
+    case Quantifier::NotExists: return "Forbidden";
+    case Quantifier::Forall: return "Required";
+  }
+  return "?";
+}
+
 std::string_view to_string(Quantifier q) {
   switch (q) {
     case Quantifier::Exists: return "exists";
@@ -100,6 +109,15 @@ Prop Prop::equals(ObservedRef lhs, Expr rhs, SourcePos p) {
   return r;
 }
 
+Prop Prop::same_value(ObservedRef lhs, ObservedRef rhs, SourcePos p) {
+  Prop r;
+  r.kind = Kind::SameValue;
+  r.lhs = std::move(lhs);
+  r.rhs_ref = std::move(rhs);
+  r.pos.at = p;
+  return r;
+}
+
 Prop Prop::negation(Prop p, SourcePos pos) {
   Prop r;
   r.kind = Kind::Not;
@@ -123,6 +141,12 @@ Prop Prop::disjunction(Prop a, Prop b, SourcePos p) {
   return r;
 }
 
+Prop Prop::implication(Prop a, Prop b, SourcePos p) {
+  Prop r = conjunction(std::move(a), std::move(b), p);
+  r.kind = Kind::Implies;
+  return r;
+}
+
 Segment Test::segment_of(std::string_view location) const {
   for (const RegionEntry& r : regions)
     if (r.location == location) return r.segment;
@@ -142,6 +166,11 @@ void collect_prop(const Prop& p, std::vector<std::string>* locations, std::vecto
     if (locations) {
       if (!p.lhs.is_register()) locations->push_back(p.lhs.name);
       collect_expr_locations(p.rhs, *locations);
+    }
+  } else if (p.kind == Prop::Kind::SameValue) {
+    for (const ObservedRef* r : {&p.lhs, &p.rhs_ref}) {
+      if (refs) refs->push_back(*r);
+      if (locations && !r->is_register()) locations->push_back(r->name);
     }
   }
   for (const Prop& o : p.operands) collect_prop(o, locations, refs);

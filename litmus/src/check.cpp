@@ -30,9 +30,9 @@ bool is_location_name(std::string_view s) { return is_identifier(s) && !is_regis
 // A label cannot be an opcode (the cell would read as an instruction) or a trailer keyword
 // (the row would read as the end of the program).
 bool is_label_name(std::string_view s) {
-  static const std::set<std::string_view> kReserved = {"r",         "w",       "rmw",    "f",      "b",
-                                                       "mov",       "barrier", "call",   "scopes", "regions",
-                                                       "locations", "filter",  "exists", "forall"};
+  static const std::set<std::string_view> kReserved = {"r",       "w",      "rmw",    "f",       "b",         "mov",
+                                                       "barrier", "call",   "scopes", "regions", "locations", "filter",
+                                                       "exists",  "forall", "not",    "final"};
   return is_location_name(s) && !kReserved.count(s);
 }
 
@@ -282,6 +282,10 @@ class TestChecker {
       diags_.warning(test_.condition.pos.at,
                      "no 'scopes:' line: each thread is placed in its own work-group of one agent");
     }
+    for (const ScopeTree::StrayThread& s : test_.scopes.drop_threads_from(thread_count()))
+      diags_.warning(s.group, fmt::format("scope tree places thread {} but the test has {} thread{}: ignored, as "
+                                          "herd7 does",
+                                          s.thread, thread_count(), thread_count() == 1 ? "" : "s"));
     test_.scopes.resolve(thread_count(), diags_);
   }
 
@@ -321,7 +325,12 @@ class TestChecker {
       else if (p.rhs.is_location())
         check_location_name(p.rhs.pos.at, p.rhs.name);
     }
-    std::size_t arity = p.kind == Prop::Kind::Not ? 1 : (p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or) ? 2 : 0;
+    if (p.kind == Prop::Kind::SameValue) {
+      check_observed(p.lhs, where);
+      check_observed(p.rhs_ref, where);
+    }
+    const bool binary = p.kind == Prop::Kind::And || p.kind == Prop::Kind::Or || p.kind == Prop::Kind::Implies;
+    std::size_t arity = p.kind == Prop::Kind::Not ? 1 : binary ? 2 : 0;
     if (p.operands.size() != arity) diags_.error(p.pos.at, "malformed condition");
     for (const Prop& o : p.operands) check_prop(o, where);
   }

@@ -28,10 +28,14 @@ json prop_to_json(const Prop& p) {
     case Prop::Kind::True: return true;
     case Prop::Kind::False: return false;
     case Prop::Kind::Equals: return {{"eq", json::array({p.lhs.to_string(), expr_to_json(p.rhs)})}};
+    case Prop::Kind::SameValue: return {{"same", json::array({p.lhs.to_string(), p.rhs_ref.to_string()})}};
     case Prop::Kind::Not: return {{"not", prop_to_json(p.operands.at(0))}};
     case Prop::Kind::And:
     case Prop::Kind::Or:
-      return {{p.kind == Prop::Kind::And ? "and" : "or",
+    case Prop::Kind::Implies:
+      return {{p.kind == Prop::Kind::And  ? "and"
+               : p.kind == Prop::Kind::Or ? "or"
+                                          : "implies",
                json::array({prop_to_json(p.operands.at(0)), prop_to_json(p.operands.at(1))})}};
   }
   return nullptr;
@@ -241,21 +245,28 @@ class JsonReader {
       r.kind = j.get<bool>() ? Prop::Kind::True : Prop::Kind::False;
       return r;
     }
-    if (!j.is_object() || j.size() != 1) fail(p, "expected true, false or one of eq, not, and, or");
+    if (!j.is_object() || j.size() != 1) fail(p, "expected true, false or one of eq, same, not, and, or, implies");
     if (j.contains("eq")) {
       const json& e = j["eq"];
       if (!e.is_array() || e.size() != 2) fail(p + "/eq", "expected [\"ref\", value]");
       return Prop::equals(read_ref(e[0], p + "/eq/0"), read_expr(e[1], p + "/eq/1", 0));
     }
+    if (j.contains("same")) {
+      const json& e = j["same"];
+      if (!e.is_array() || e.size() != 2) fail(p + "/same", "expected [\"ref\", \"ref\"]");
+      return Prop::same_value(read_ref(e[0], p + "/same/0"), read_ref(e[1], p + "/same/1"));
+    }
     if (j.contains("not")) return Prop::negation(read_prop(j["not"], p + "/not", depth + 1));
-    const char* key = j.contains("and") ? "and" : j.contains("or") ? "or" : nullptr;
-    if (!key) fail(p, "expected true, false or one of eq, not, and, or");
+    const char* key = j.contains("and") ? "and" : j.contains("or") ? "or" : j.contains("implies") ? "implies" : nullptr;
+    if (!key) fail(p, "expected true, false or one of eq, same, not, and, or, implies");
     const json& a = j[key];
     if (!a.is_array() || a.size() != 2) fail(p + "/" + key, "expected an array of two conditions");
     Prop lhs = read_prop(a[0], p + "/" + key + "/0", depth + 1);
     Prop rhs = read_prop(a[1], p + "/" + key + "/1", depth + 1);
-    return std::string(key) == "and" ? Prop::conjunction(std::move(lhs), std::move(rhs))
-                                     : Prop::disjunction(std::move(lhs), std::move(rhs));
+    std::string_view kind = key;
+    return kind == "and"  ? Prop::conjunction(std::move(lhs), std::move(rhs))
+           : kind == "or" ? Prop::disjunction(std::move(lhs), std::move(rhs))
+                          : Prop::implication(std::move(lhs), std::move(rhs));
   }
 
   InitEntry read_init(const json& j, const std::string& p) {

@@ -25,6 +25,8 @@ std::string_view describe(TokenKind kind) {
     case TokenKind::Comma: return "','";
     case TokenKind::Colon: return "':'";
     case TokenKind::Equals: return "'='";
+    case TokenKind::NotEquals: return "'!='";
+    case TokenKind::Implies: return "'=>'";
     case TokenKind::Plus: return "'+'";
     case TokenKind::Tilde: return "'~'";
     case TokenKind::And: return "'/\\'";
@@ -40,37 +42,30 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
-std::size_t find_invalid_utf8(std::string_view text) {
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
   auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  std::size_t i = 0;
-  while (i < text.size()) {
-    unsigned char c = byte(i);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      if (c == 0xE0) lo = 0xA0;  // no overlong forms
-      if (c == 0xED) hi = 0x9F;  // no surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
-    for (std::size_t k = 2; k < length; ++k)
-      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
-    i += length;
+  unsigned char c = byte(at);
+  if (c < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    return 0;
   }
-  return std::string_view::npos;
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < lo || byte(at + 1) > hi) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(at + k) < 0x80 || byte(at + k) > 0xBF) return 0;
+  return length;
 }
 
 bool is_metadata_key(std::string_view key) {
@@ -86,8 +81,18 @@ bool is_metadata_value(std::string_view value) {
   return value.empty() || (!blank(value.front()) && !blank(value.back()));
 }
 
+void Lexer::invalid_utf8() const {
+  throw SyntaxError{position(), fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text",
+                                            static_cast<unsigned char>(text_[pos_]))};
+}
+
 void Lexer::advance() {
   if (pos_ >= text_.size()) return;
+  if (!in_comment_ && pos_ >= utf8_checked_until_ && static_cast<unsigned char>(text_[pos_]) >= 0x80) {
+    std::size_t length = utf8_sequence_length(text_, pos_);
+    if (length == 0) invalid_utf8();
+    utf8_checked_until_ = pos_ + length;
+  }
   if (text_[pos_] == '\n') {
     ++line_;
     column_ = 1;
@@ -105,6 +110,7 @@ void Lexer::skip_blanks_and_comments(bool cross_lines) {
     } else if (c == '(' && at(1) == '*') {
       SourcePos start = position();
       int depth = 0;
+      in_comment_ = true;  // a comment's content is skipped undecoded
       do {
         if (at(0) == '(' && at(1) == '*') {
           ++depth;
@@ -120,6 +126,7 @@ void Lexer::skip_blanks_and_comments(bool cross_lines) {
           advance();
         }
       } while (depth > 0);
+      in_comment_ = false;
     } else {
       return;
     }
@@ -141,6 +148,17 @@ Token Lexer::next() {
     advance();
     return tok;
   };
+  // herd7's comparison and implication operators: `==` is `=`, `<>` is `!=`.
+  auto pair = [&](TokenKind k) {
+    tok.kind = k;
+    tok.text = std::string(text_.substr(pos_, 2));
+    advance();
+    advance();
+    return tok;
+  };
+  if (c == '=' && at(1) == '>') return pair(TokenKind::Implies);
+  if (c == '=' && at(1) == '=') return pair(TokenKind::Equals);
+  if ((c == '!' && at(1) == '=') || (c == '<' && at(1) == '>')) return pair(TokenKind::NotEquals);
   switch (c) {
     case '(': return single(TokenKind::LParen);
     case ')': return single(TokenKind::RParen);
@@ -231,6 +249,7 @@ Token Lexer::next() {
     return tok;
   }
   const auto byte = static_cast<unsigned char>(c);
+  if (byte >= 0x80 && utf8_sequence_length(text_, pos_) == 0) invalid_utf8();
   std::string shown = byte >= 0x80         ? fmt::format("(a non-ASCII byte 0x{:02x})", byte)
                       : std::isprint(byte) ? fmt::format("'{}'", c)
                                            : fmt::format("(byte 0x{:02x})", byte);

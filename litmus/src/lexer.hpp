@@ -25,7 +25,9 @@ enum class TokenKind {
   Pipe,
   Comma,
   Colon,
-  Equals,
+  Equals,     // = and ==
+  NotEquals,  // != and <>
+  Implies,    // =>
   Plus,
   Tilde,
   And,  // /\ .
@@ -48,9 +50,9 @@ struct SyntaxError {
   std::string message;
 };
 
-// The byte offset of the first byte of `text` that is not part of well-formed UTF-8
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
-std::size_t find_invalid_utf8(std::string_view text);
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF) that starts at text[at], or 0 when none does.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
 
 // A metadata key as diy7 writes them (`Cycle`, `Com`, `Scopes`): a letter or '_', then
 // letters, digits, '_', '.' or '-'.
@@ -58,6 +60,10 @@ bool is_metadata_key(std::string_view key);
 // A metadata value is one line without leading or trailing blanks (the parser trims them).
 bool is_metadata_value(std::string_view value);
 
+// Every byte the lexer reads must be well-formed UTF-8 (names, descriptions and metadata
+// are copied into JSON), except the content of comments, which is skipped undecoded as herd7
+// does: a Latin-1 byte in a comment is accepted. A malformed sequence elsewhere is a
+// SyntaxError at its first byte.
 class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
@@ -80,11 +86,14 @@ class Lexer {
   char at(std::size_t i) const { return pos_ + i < text_.size() ? text_[pos_ + i] : '\0'; }
   void advance();
   void skip_blanks_and_comments(bool cross_lines);
+  [[noreturn]] void invalid_utf8() const;
 
   std::string_view text_;
   std::size_t pos_ = 0;
   std::uint32_t line_ = 1;
   std::uint32_t column_ = 1;
+  bool in_comment_ = false;
+  std::size_t utf8_checked_until_ = 0;  // bytes before this offset belong to a checked sequence
 };
 
 }  // namespace hsalit::litmus::detail

@@ -20,11 +20,19 @@ using detail::SyntaxError;
 using detail::Token;
 using detail::TokenKind;
 
+// What may start a trailer: a trailer's keyword, or the final condition in any of herd7's
+// forms (`~exists`, `not exists`, `final`, a bare `(...)`).
 bool is_trailer_keyword(const Token& t) {
-  if (t.kind == TokenKind::Tilde || t.kind == TokenKind::End) return true;
+  if (t.kind == TokenKind::Tilde || t.kind == TokenKind::End || t.kind == TokenKind::LParen) return true;
   if (t.kind != TokenKind::Ident) return false;
   return t.text == "scopes" || t.text == "regions" || t.text == "locations" || t.text == "filter" ||
-         t.text == "exists" || t.text == "forall";
+         t.text == "exists" || t.text == "forall" || t.text == "not" || t.text == "final";
+}
+
+// A thread name in a condition, `P12`: herd7's lexer reads it as a thread number.
+bool is_thread_name(const Token& t) {
+  return t.kind == TokenKind::Ident && t.text.size() > 1 && t.text[0] == 'P' &&
+         t.text.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
 class Parser {
@@ -39,6 +47,13 @@ class Parser {
     parse_trailers();
     return std::move(test_);
   }
+
+  // What the input is read as where herd7 reads it so too but a reader may not expect it.
+  struct Warning {
+    SourcePos pos;
+    std::string message;
+  };
+  const std::vector<Warning>& warnings() const { return warnings_; }
 
  private:
   // ---- token helpers -------------------------------------------------------------------
@@ -166,6 +181,12 @@ class Parser {
     return static_cast<int>(value);
   }
   int thread_number(const Token& t) { return thread_number(t.pos, t.text, t.number); }
+  // The number of a thread written `P12`.
+  int thread_name_number(const Token& t) {
+    std::string_view digits = std::string_view(t.text).substr(1);
+    std::int64_t value = digits.size() > 9 ? limits_.max_threads : std::stoll(t.text.substr(1));
+    return thread_number(t.pos, digits, value);
+  }
 
   // ---- program -------------------------------------------------------------------------
   void parse_program() {
@@ -489,10 +510,17 @@ class Parser {
   void parse_trailers() {
     std::set<std::string> seen;
     for (;;) {
-      if (at(TokenKind::End)) fail(tok_.pos, "missing final condition (exists, ~exists or forall)");
+      if (at(TokenKind::End)) {
+        // herd7 reads a test without a final condition as `forall (true)`.
+        warnings_.push_back({tok_.pos, "no final condition: read as 'forall (true)', as herd7 does"});
+        test_.condition.quantifier = Quantifier::Forall;
+        test_.condition.pos.at = tok_.pos;
+        return;
+      }
       Token key = tok_;
       std::string name = key.kind == TokenKind::Tilde ? "~" : key.text;
-      bool is_condition = name == "exists" || name == "forall" || name == "~";
+      bool is_condition = name == "exists" || name == "forall" || name == "~" || name == "not" || name == "final" ||
+                          key.kind == TokenKind::LParen;
       if (!is_condition && !seen.insert(name).second) fail(key.pos, fmt::format("'{}' appears twice", name));
       if (name == "scopes") {
         advance();
@@ -510,6 +538,10 @@ class Parser {
         test_.filter = parse_prop();
       } else if (is_condition) {
         parse_condition();
+        if (at(TokenKind::Semi)) advance();  // herd7 allows a ';' after the condition
+        if (at_ident("with") || at_ident("observed") || at_ident("Observed"))
+          fail(tok_.pos,
+               fmt::format("herd7's '{}' conditions are not supported: write exists, ~exists or forall", tok_.text));
         if (!at(TokenKind::End)) fail(tok_.pos, "unexpected text after the final condition (it must come last)");
         return;
       } else {
@@ -520,7 +552,19 @@ class Parser {
 
   void parse_scope_forest() {
     if (!at(TokenKind::LParen)) unexpected("'(' to start a scope group");
-    while (at(TokenKind::LParen)) test_.scopes.add_root(parse_scope_group());
+    do {
+      test_.scopes.add_root(parse_scope_group());
+    } while (at(TokenKind::LParen) && starts_scope_group());
+  }
+
+  // At '(': whether a scope group follows, `(wg ...`, rather than herd7's bare `(P)` final
+  // condition, `(wg=1 ...`.
+  bool starts_scope_group() const {
+    Lexer probe = lex_;
+    Token level = probe.next();
+    if (level.kind != TokenKind::Ident || !scope_from_string(level.text)) return false;
+    Token after = probe.next();
+    return after.kind != TokenKind::Equals && after.kind != TokenKind::NotEquals;
   }
 
   int parse_scope_group() {
@@ -542,11 +586,8 @@ class Parser {
       } else if (at(TokenKind::Number)) {
         node.children.push_back({true, thread_number(tok_)});
         advance();
-      } else if (at(TokenKind::Ident) && tok_.text.size() > 1 && tok_.text[0] == 'P' &&
-                 tok_.text.find_first_not_of("0123456789", 1) == std::string::npos) {
-        std::string_view digits = std::string_view(tok_.text).substr(1);
-        std::int64_t value = digits.size() > 9 ? limits_.max_threads : std::stoll(tok_.text.substr(1));
-        node.children.push_back({true, thread_number(tok_.pos, digits, value)});
+      } else if (is_thread_name(tok_)) {
+        node.children.push_back({true, thread_name_number(tok_)});
         advance();
       } else {
         unexpected("a thread (0 or P0), a nested group or ')'");
@@ -598,11 +639,12 @@ class Parser {
     advance();
   }
 
+  // `0:r0`, `P0:r0`, `x` or `[x]`.
   ObservedRef parse_observed_ref() {
     ObservedRef ref;
     ref.pos.at = tok_.pos;
-    if (at(TokenKind::Number)) {
-      ref.thread = thread_number(tok_);
+    if (at(TokenKind::Number) || is_thread_name(tok_)) {
+      ref.thread = at(TokenKind::Number) ? thread_number(tok_) : thread_name_number(tok_);
       advance();
       expect(TokenKind::Colon, "':' after a thread number");
       ref.name = expect(TokenKind::Register, "a register after 'N:'").text;
@@ -619,26 +661,35 @@ class Parser {
     return ref;
   }
 
+  // herd7's final conditions: `exists P`, `~exists P` (also `not exists P`), `forall P`, and
+  // the older `final P` and bare `(P)`, both meaning `exists`.
   void parse_condition() {
     FinalCondition c;
     c.pos.at = tok_.pos;
-    if (at(TokenKind::Tilde)) {
+    if (at(TokenKind::Tilde) || at_ident("not")) {
+      const std::string negation = tok_.text;
       advance();
-      if (!at_ident("exists")) unexpected("'exists' after '~'");
+      if (!at_ident("exists")) unexpected(fmt::format("'exists' after '{}'", negation));
       c.quantifier = Quantifier::NotExists;
-    } else if (at_ident("exists")) {
+      advance();
+    } else if (at_ident("exists") || at_ident("final")) {
       c.quantifier = Quantifier::Exists;
-    } else {
+      advance();
+    } else if (at_ident("forall")) {
       c.quantifier = Quantifier::Forall;
+      advance();
+    } else {
+      c.quantifier = Quantifier::Exists;  // `(P)`: the parentheses belong to the proposition
     }
-    advance();
     c.prop = parse_prop();
     test_.condition = std::move(c);
   }
 
-  // Conditions. `(` and `~` count towards the nesting limit as they are read; the operator
-  // tree that results must also be at most max_nesting deep (a leaf counts one), so that a
-  // long flat `a /\ b /\ c ...` chain cannot build an arbitrarily deep tree.
+  // Conditions, with herd7's precedence (lib/stateParser.mly): `~` and `not` bind tightest,
+  // then `=>` (to the right), then `/\`, then `\/` (both to the left). `(`, `~` and `not`
+  // count towards the nesting limit as they are read, `not (` or `~(` once; the operator tree
+  // that results must also be at most max_nesting deep (a leaf counts one), so that a long
+  // flat `a /\ b /\ c ...` chain cannot build an arbitrarily deep tree.
   struct SizedProp {
     Prop prop;
     int height = 1;
@@ -647,7 +698,7 @@ class Parser {
   Prop parse_prop() { return parse_disjunction().prop; }
 
   [[noreturn]] void too_deep(SourcePos pos) {
-    fail(pos, fmt::format("condition nested deeper than {} levels (each /\\, \\/ and ~ adds "
+    fail(pos, fmt::format("condition nested deeper than {} levels (each /\\, \\/, => and ~ adds "
                           "a level)",
                           limits_.max_nesting));
   }
@@ -655,8 +706,9 @@ class Parser {
   SizedProp combine(Prop::Kind kind, SizedProp lhs, SizedProp rhs, SourcePos pos) {
     int height = 1 + std::max(lhs.height, rhs.height);
     if (height > limits_.max_nesting) too_deep(pos);
-    Prop p = kind == Prop::Kind::And ? Prop::conjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
-                                     : Prop::disjunction(std::move(lhs.prop), std::move(rhs.prop), pos);
+    Prop p = kind == Prop::Kind::And  ? Prop::conjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
+             : kind == Prop::Kind::Or ? Prop::disjunction(std::move(lhs.prop), std::move(rhs.prop), pos)
+                                      : Prop::implication(std::move(lhs.prop), std::move(rhs.prop), pos);
     return {std::move(p), height};
   }
 
@@ -671,30 +723,39 @@ class Parser {
   }
 
   SizedProp parse_conjunction() {
-    SizedProp lhs = parse_unary();
+    SizedProp lhs = parse_implication();
     while (at(TokenKind::And)) {
       SourcePos pos = tok_.pos;
       advance();
-      lhs = combine(Prop::Kind::And, std::move(lhs), parse_unary(), pos);
+      lhs = combine(Prop::Kind::And, std::move(lhs), parse_implication(), pos);
     }
     return lhs;
   }
 
+  SizedProp parse_implication() {
+    SizedProp lhs = parse_unary();
+    if (!at(TokenKind::Implies)) return lhs;
+    SourcePos pos = tok_.pos;
+    enter(pos);  // the right operand recurses: bound it as it is read
+    advance();
+    SizedProp rhs = parse_implication();
+    leave();
+    return combine(Prop::Kind::Implies, std::move(lhs), std::move(rhs), pos);
+  }
+
   SizedProp parse_unary() {
     SourcePos pos = tok_.pos;
-    if (at(TokenKind::Tilde)) {
+    if (at(TokenKind::Tilde) || at_ident("not")) {
       enter(pos);
       advance();
-      SizedProp operand = parse_unary();
+      SizedProp operand = parse_parenthesised_or_unary();
       leave();
       if (operand.height + 1 > limits_.max_nesting) too_deep(pos);
       return {Prop::negation(std::move(operand.prop), pos), operand.height + 1};
     }
     if (at(TokenKind::LParen)) {
       enter(pos);
-      advance();
-      SizedProp p = parse_disjunction();
-      expect(TokenKind::RParen, "')' to close the condition");
+      SizedProp p = parse_parenthesised_or_unary();
       leave();
       return p;
     }
@@ -705,23 +766,59 @@ class Parser {
       advance();
       return {std::move(p), 1};
     }
-    ObservedRef lhs = parse_observed_ref();
-    expect(TokenKind::Equals, "'=' in the condition");
-    Expr rhs;
-    if (at(TokenKind::Number))
-      rhs = Expr::constant(tok_.number, tok_.pos);
-    else if (at(TokenKind::Ident))
-      rhs = Expr::location(tok_.text, tok_.pos);
-    else
-      unexpected("a value");
+    return {parse_atom(), 1};
+  }
+
+  // The operand of a negation, or a parenthesised proposition: `(P)` adds no nesting level of
+  // its own here (the caller counted it).
+  SizedProp parse_parenthesised_or_unary() {
+    if (!at(TokenKind::LParen)) return parse_unary();
     advance();
-    return {Prop::equals(std::move(lhs), std::move(rhs), pos), 1};
+    SizedProp p = parse_disjunction();
+    expect(TokenKind::RParen, "')' to close the condition");
+    return p;
+  }
+
+  // `ref = value`, `ref == value`, `ref != value` (`<>`), where the value is a number, a
+  // location's address (`x`), or another final value (`1:r0`, `[x]`).
+  Prop parse_atom() {
+    SourcePos pos = tok_.pos;
+    if (at_ident("fault") || at_ident("Fault"))
+      fail(pos, "herd7's fault(...) atoms are not supported: a LISA HSA test has no faults");
+    ObservedRef lhs = parse_observed_ref();
+    bool negated = at(TokenKind::NotEquals);
+    if (!negated)
+      expect(TokenKind::Equals, "'=' in the condition");
+    else
+      advance();
+    Prop atom;
+    if (at(TokenKind::Number)) {
+      Token number = std::move(tok_);
+      advance();
+      if (at(TokenKind::Colon)) {  // `N:reg`
+        advance();
+        ObservedRef rhs{thread_number(number), expect(TokenKind::Register, "a register after 'N:'").text, {}};
+        rhs.pos.at = number.pos;
+        atom = Prop::same_value(std::move(lhs), std::move(rhs), pos);
+      } else {
+        atom = Prop::equals(std::move(lhs), Expr::constant(number.number, number.pos), pos);
+      }
+    } else if (at(TokenKind::Ident) && !is_thread_name(tok_)) {
+      atom = Prop::equals(std::move(lhs), Expr::location(tok_.text, tok_.pos), pos);
+      advance();
+    } else if (at(TokenKind::LBrack) || is_thread_name(tok_)) {
+      atom = Prop::same_value(std::move(lhs), parse_observed_ref(), pos);
+    } else {
+      unexpected("a value");
+    }
+    return negated ? Prop::negation(std::move(atom), pos) : atom;
   }
 
   Lexer lex_;
   const ParseLimits& limits_;
   Token tok_;
   Test test_;
+  std::vector<Warning> warnings_;
   int depth_ = 0;
 };
 
@@ -737,19 +834,11 @@ ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
         {}, fmt::format("file is {} bytes, larger than the limit of {} bytes", text.size(), limits.max_file_bytes));
     return result;
   }
-  if (std::size_t bad = detail::find_invalid_utf8(text); bad != std::string_view::npos) {
-    // Names, descriptions and metadata are copied into JSON, which is UTF-8.
-    std::string_view before = text.substr(0, bad);
-    auto line = static_cast<std::uint32_t>(1 + std::count(before.begin(), before.end(), '\n'));
-    std::size_t line_start = before.rfind('\n');
-    auto column = static_cast<std::uint32_t>(line_start == std::string_view::npos ? bad + 1 : bad - line_start);
-    result.diagnostics.error({line, column}, fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text",
-                                                         static_cast<unsigned char>(text[bad])));
-    return result;
-  }
   Test test;
   try {
-    test = Parser(text, limits).parse();
+    Parser parser(text, limits);
+    test = parser.parse();
+    for (const auto& w : parser.warnings()) result.diagnostics.warning(w.pos, w.message);
   } catch (const SyntaxError& e) {
     result.diagnostics.error(e.pos, e.message);
     return result;

@@ -73,29 +73,35 @@ std::string print_instruction(const Instruction& ins) {
   return "?";
 }
 
-// Parentheses only where the tree needs them: /\ binds tighter than \/, both associate to
-// the left, and `~` applies to the operand right after it. So a flat chain prints flat and
-// the printed text never nests deeper than the tree (see the nesting limit of the parser).
+// herd7's text for a proposition (lib/constrGen.ml, pp_prop): `not (P)`, and parentheses
+// where operators of different kinds nest (/\ binds tighter than \/, and `=>` is always
+// parenthesised inside the other two and they inside it). herd7 also drops the parentheses of
+// a right-nested chain of one operator (`a \/ (b \/ c)`, `(a => b) => c`); here they stay, so
+// that the text parses back to the same tree. So a flat chain prints flat and the printed text
+// never nests deeper than the tree (see the nesting limit of the parser).
 std::string print_prop(const Prop& p) {
-  auto compound = [](const Prop& c) { return c.kind == Prop::Kind::And || c.kind == Prop::Kind::Or; };
+  using K = Prop::Kind;
   auto wrapped = [](const Prop& c, bool parens) { return parens ? "(" + print_prop(c) + ")" : print_prop(c); };
+  auto binary = [&](std::string_view op, bool left_parens, bool right_parens) {
+    return fmt::format("{} {} {}", wrapped(p.operands.at(0), left_parens), op, wrapped(p.operands.at(1), right_parens));
+  };
+  auto kind = [&](std::size_t i) { return p.operands.at(i).kind; };
   switch (p.kind) {
-    case Prop::Kind::True: return "true";
-    case Prop::Kind::False: return "false";
-    case Prop::Kind::Equals: return fmt::format("{}={}", p.lhs.to_string(), print_expr(p.rhs));
-    case Prop::Kind::Not: {
-      const Prop& c = p.operands.at(0);
-      return "~" + wrapped(c, compound(c));
-    }
-    case Prop::Kind::And: {
-      const Prop& a = p.operands.at(0);
-      const Prop& b = p.operands.at(1);
-      return fmt::format("{} /\\ {}", wrapped(a, a.kind == Prop::Kind::Or), wrapped(b, compound(b)));
-    }
-    case Prop::Kind::Or: {
-      const Prop& b = p.operands.at(1);
-      return fmt::format("{} \\/ {}", print_prop(p.operands.at(0)), wrapped(b, b.kind == Prop::Kind::Or));
-    }
+    case K::True: return "true";
+    case K::False: return "false";
+    case K::Equals: return fmt::format("{}={}", p.lhs.to_string(), print_expr(p.rhs));
+    case K::SameValue:
+      // A location on the right is its value, `[x]` (a bare `x` would be its address).
+      return fmt::format("{}={}", p.lhs.to_string(),
+                         p.rhs_ref.is_register() ? p.rhs_ref.to_string() : "[" + p.rhs_ref.name + "]");
+    case K::Not: return "not (" + print_prop(p.operands.at(0)) + ")";
+    case K::And:
+      return binary("/\\", kind(0) == K::Or || kind(0) == K::Implies,
+                    kind(1) == K::Or || kind(1) == K::Implies || kind(1) == K::And);
+    case K::Or: return binary("\\/", kind(0) == K::Implies, kind(1) == K::Implies || kind(1) == K::Or);
+    case K::Implies:
+      return binary("=>", kind(0) == K::And || kind(0) == K::Or || kind(0) == K::Implies,
+                    kind(1) == K::And || kind(1) == K::Or);
   }
   return "?";
 }

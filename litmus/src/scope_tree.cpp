@@ -49,6 +49,59 @@ ScopeTree ScopeTree::default_for(int thread_count) {
 
 namespace {
 
+// Copies the subtree at `node` into `out` (children first, as the parser adds them, so that
+// a tree without stray threads is rebuilt index for index), leaving out stray threads and
+// the groups that held only those. Returns the new index, or nothing for a dropped group.
+std::optional<int> copy_without_strays(const std::vector<ScopeNode>& nodes, int node, int thread_count, ScopeTree& out,
+                                       std::vector<ScopeTree::StrayThread>& dropped) {
+  const ScopeNode& n = nodes.at(static_cast<std::size_t>(node));
+  ScopeNode copy{n.level, {}, n.pos};
+  for (const ScopeNode::Child& c : n.children) {
+    if (c.is_thread && c.index >= thread_count) {
+      dropped.push_back({c.index, n.pos});
+    } else if (c.is_thread) {
+      copy.children.push_back(c);
+    } else if (auto child = copy_without_strays(nodes, c.index, thread_count, out, dropped)) {
+      copy.children.push_back({false, *child});
+    }
+  }
+  if (copy.children.empty() && !n.children.empty()) return std::nullopt;  // it held only strays
+  return out.add_node(std::move(copy));
+}
+
+}  // namespace
+
+std::vector<ScopeTree::StrayThread> ScopeTree::drop_threads_from(int thread_count) {
+  auto stray = [&](const ScopeNode& n) {
+    return std::any_of(n.children.begin(), n.children.end(),
+                       [&](const ScopeNode::Child& c) { return c.is_thread && c.index >= thread_count; });
+  };
+  if (std::none_of(nodes_.begin(), nodes_.end(), stray)) return {};
+  // Only well-formed trees are rebuilt; a malformed one is left for resolve() to report.
+  for (int root : roots_)
+    if (root < 0 || static_cast<std::size_t>(root) >= nodes_.size()) return {};
+  for (const ScopeNode& n : nodes_)
+    for (const ScopeNode::Child& c : n.children)
+      if (!c.is_thread && (c.index < 0 || static_cast<std::size_t>(c.index) >= nodes_.size())) return {};
+  // Each group is reached once (resolve() rejects a shared group; here it would be copied twice).
+  std::vector<int> parents(nodes_.size(), 0);
+  for (int root : roots_) ++parents[static_cast<std::size_t>(root)];
+  for (const ScopeNode& n : nodes_)
+    for (const ScopeNode::Child& c : n.children)
+      if (!c.is_thread) ++parents[static_cast<std::size_t>(c.index)];
+  if (std::any_of(parents.begin(), parents.end(), [](int p) { return p > 1; })) return {};
+
+  ScopeTree rebuilt;
+  std::vector<StrayThread> dropped;
+  for (int root : roots_)
+    if (auto kept = copy_without_strays(nodes_, root, thread_count, rebuilt, dropped)) rebuilt.add_root(*kept);
+  rebuilt.default_ = default_;
+  *this = std::move(rebuilt);
+  return dropped;
+}
+
+namespace {
+
 // Walks the tree recording, per thread, the explicit nodes on its path from the root.
 struct PathCollector {
   const std::vector<ScopeNode>& nodes;

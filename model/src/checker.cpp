@@ -74,10 +74,13 @@ std::string_view to_string(Verdict v) {
 namespace {
 
 void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& out) {
-  if (prop.kind == litmus::Prop::Kind::Equals) {
-    litmus::ObservedRef r = prop.lhs;
-    r.pos = {};
-    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  if (prop.is_atom()) {
+    for (const litmus::ObservedRef* ref : {&prop.lhs, &prop.rhs_ref}) {
+      if (ref == &prop.rhs_ref && prop.kind != litmus::Prop::Kind::SameValue) break;
+      litmus::ObservedRef r = *ref;
+      r.pos = {};
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    }
   }
   for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
 }

@@ -23,8 +23,7 @@ std::string_view observation(const CheckResult& r) {
 }
 
 std::string format_herd(const litmus::Test& test, const CheckResult& r) {
-  std::string out = fmt::format("Test {} {}\n", test.name,
-                                test.condition.quantifier == litmus::Quantifier::Forall ? "Required" : "Allowed");
+  std::string out = fmt::format("Test {} {}\n", test.name, litmus::herd_kind(test.condition.quantifier));
   if (r.unknown()) {
     out += fmt::format("Unknown {}\n", *r.unknown_reason);
   } else {
@@ -37,13 +36,20 @@ std::string format_herd(const litmus::Test& test, const CheckResult& r) {
       previous = line;
     }
     out += fmt::format("{}\n", r.verdict == Verdict::Ok ? "Ok" : "No");
-    out += fmt::format("Witnesses\nPositive: {} Negative: {}\n", r.positive, r.negative);
+    // herd7 counts witnesses of the condition's kind: for ~exists, the states that do not
+    // satisfy the proposition are the positive ones (herd/top_herd.ml, check_wit).
+    const bool forbid = test.condition.quantifier == litmus::Quantifier::NotExists;
+    out += fmt::format("Witnesses\nPositive: {} Negative: {}\n", forbid ? r.negative : r.positive,
+                       forbid ? r.positive : r.negative);
     if (r.racy) out += "Flag undefined\n";
   }
   out += fmt::format("Condition {} ({})\n", litmus::to_string(test.condition.quantifier),
                      litmus::print_prop(test.condition.prop));
   out += fmt::format("Observation {} {} {} {}\n", test.name, observation(r), r.positive, r.negative);
-  out += fmt::format("Time {} {:.3f}\n", test.name, r.time_ms / 1000.0);
+  out += fmt::format("Time {} {:.2f}\n", test.name, r.time_ms / 1000.0);
+  // herd7 repeats a test's Hash metadata, which diy7 writes, after the time.
+  for (const litmus::MetadataEntry& m : test.metadata)
+    if (m.key == "Hash") out += fmt::format("Hash={}\n", m.value);
   return out;
 }
 

@@ -710,9 +710,19 @@ class Z3Engine {
           }
         return f_;
       }
+      case K::SameValue: {
+        auto term = [&](const litmus::ObservedRef& ref) -> std::optional<z3::expr> {
+          for (std::size_t i = 0; i < q_.refs.size(); ++i)
+            if (q_.refs[i].thread == ref.thread && q_.refs[i].name == ref.name) return outcome_terms_[i];
+          return std::nullopt;
+        };
+        auto a = term(prop.lhs), b = term(prop.rhs_ref);
+        return a && b ? *a == *b : f_;
+      }
       case K::Not: return !prop_term(prop.operands[0]);
       case K::And: return prop_term(prop.operands[0]) && prop_term(prop.operands[1]);
       case K::Or: return prop_term(prop.operands[0]) || prop_term(prop.operands[1]);
+      case K::Implies: return z3::implies(prop_term(prop.operands[0]), prop_term(prop.operands[1]));
     }
     return f_;
   }

@@ -75,6 +75,55 @@ void AtomicFileWriter::commit() {
   }
 }
 
+AtomicFolderWriter::~AtomicFolderWriter() {
+  for (const auto& [temporary, target] : pending_) std::remove(temporary.c_str());
+}
+
+void AtomicFolderWriter::write(const std::filesystem::path& target, std::string_view content) {
+  if (std::error_code ec; std::filesystem::is_directory(target, ec)) fail(target, EISDIR);
+  std::filesystem::path temporary = target;
+  temporary += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
+  ::unlink(temporary.c_str());  // as AtomicFileWriter: a leftover is replaced, a link not followed
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) fail(target, errno);
+  if (targets_.insert(target).second) pending_.emplace_back(temporary, target);
+  for (std::size_t done = 0; done < content.size();) {
+    const ::ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      ::close(fd);
+      fail(target, error);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) fail(target, errno);
+}
+
+void AtomicFolderWriter::commit() {
+  const int dir = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) fail(folder_, errno);
+  // One sync puts every temporary file's content on disk before any of them is renamed.
+  if (::syncfs(dir) != 0) {
+    const int error = errno;
+    ::close(dir);
+    fail(folder_, error);
+  }
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    if (std::rename(pending_[i].first.c_str(), pending_[i].second.c_str()) != 0) {
+      const int error = errno;
+      ::close(dir);
+      const std::filesystem::path target = pending_[i].second;
+      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(i));  // renamed already
+      fail(target, error);
+    }
+  }
+  pending_.clear();
+  targets_.clear();
+  ::fsync(dir);  // the renames themselves
+  ::close(dir);
+}
+
 void write_file_atomically(const std::filesystem::path& target, std::string_view content) {
   AtomicFileWriter writer(target);
   writer.write(content);

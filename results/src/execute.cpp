@@ -55,7 +55,8 @@ std::string first_error(const litmus::DiagnosticList& diags, const std::string& 
 }
 
 void collect_refs(const litmus::Prop& prop, std::set<std::string>& out) {
-  if (prop.kind == litmus::Prop::Kind::Equals) out.insert(prop.lhs.to_string());
+  if (prop.is_atom()) out.insert(prop.lhs.to_string());
+  if (prop.kind == litmus::Prop::Kind::SameValue) out.insert(prop.rhs_ref.to_string());
   for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
 }
 
@@ -217,6 +218,31 @@ std::string read_bytes(const fs::path& file) {
   return buffer.str();
 }
 
+// A value as a message shows it: whole when short, its start otherwise.
+std::string shown(const nlohmann::json& value) {
+  std::string text = value.is_null() ? "absent" : value.dump();
+  constexpr std::size_t kLongest = 60;
+  if (text.size() > kLongest) text = text.substr(0, kLongest - 3) + "...";
+  return text;
+}
+
+// What differs between the campaign a journal was written by and the one asked for, key by
+// key: `sc_orders: false in the journal, true now; inputs: ...`.
+std::string differences(const CampaignInfo& journal, const CampaignInfo& now) {
+  nlohmann::json a = to_json(journal), b = to_json(now);
+  const nlohmann::json key_a = journal.configuration_key(), key_b = now.configuration_key();
+  std::vector<std::string> out;
+  auto compare = [&](const std::string& key, const nlohmann::json& x, const nlohmann::json& y) {
+    if (x != y) out.push_back(fmt::format("{}: {} in the journal, {} now", key, shown(x), shown(y)));
+  };
+  std::set<std::string> keys;
+  for (const auto& [k, v] : key_a.items()) keys.insert(k);
+  for (const auto& [k, v] : key_b.items()) keys.insert(k);
+  for (const std::string& k : keys) compare(k, key_a.value(k, nlohmann::json()), key_b.value(k, nlohmann::json()));
+  for (const char* k : {"inputs", "shard"}) compare(k, a.value(k, nlohmann::json()), b.value(k, nlohmann::json()));
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
 }  // namespace
 
 TestRecord run_test(const fs::path& file, const TestContext& context) {
@@ -363,9 +389,10 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
     CampaignInfo before = previous.info;
     if (before.configuration_key() != info.configuration_key() || before.inputs != info.inputs ||
         before.shard != info.shard)
-      throw ResultsError(fmt::format(
-          "{}: error: the journal is of another campaign (configuration, inputs or shard differ): {} against {}",
-          journal_file.string(), before.configuration_key().dump(), info.configuration_key().dump()));
+      throw ResultsError(
+          fmt::format("{}: error: the journal is of another campaign: {} (resume with the journal's "
+                      "settings, or choose another --out)",
+                      journal_file.string(), differences(before, info)));
     info.started = before.started;
     for (TestRecord& r : previous.records) finished[r.file] = std::move(r);
     journal.emplace(Journal::reopen(journal_file, previous.valid_bytes));

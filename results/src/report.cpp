@@ -238,8 +238,9 @@ std::string render_log(const CampaignResults& results) {
   if (results.verification) out += fmt::format("# {}\n", verification_text(*results.verification));
   out += "\n";
   for (const TestRecord& t : results.tests) {
-    bool forall = t.condition.rfind("forall", 0) == 0;
-    out += fmt::format("Test {} {}\n", t.name, forall ? "Required" : "Allowed");
+    const bool forall = t.condition.starts_with("forall");
+    const std::string_view kind = forall ? "Required" : t.condition.starts_with("~exists") ? "Forbidden" : "Allowed";
+    out += fmt::format("Test {} {}\n", t.name, kind);
     if (!t.parse_error.empty()) {
       out += fmt::format("Unknown {}\n", t.parse_error);
     } else {

@@ -475,6 +475,138 @@ TEST(Parser, Conditions) {
                               Prop::equals({std::nullopt, "x", {}}, Expr::constant(-1))));
 }
 
+// herd7's condition language (herdtools7 lib/stateParser.mly and lib/stateLexer.mll), one
+// construct per test: the tree it parses to and the text herd7 prints for it.
+struct HerdCondition {
+  FinalCondition condition;
+  std::string printed;  // the proposition as `Condition` prints it
+};
+
+HerdCondition herd_condition(const std::string& text) {
+  Litmus t = parse_ok(one(" r[] r0 x ;\n r[] r1 y ;\n", "x = 0; y = 0;", text));
+  return {t.condition, print_prop(t.condition.prop)};
+}
+
+const Prop kR0is1 = Prop::equals({0, "r0", {}}, Expr::constant(1));
+const Prop kR1is0 = Prop::equals({0, "r1", {}}, Expr::constant(0));
+const Prop kXis1 = Prop::equals({std::nullopt, "x", {}}, Expr::constant(1));
+
+TEST(HerdConditions, NotIsAWordForNegation) {
+  HerdCondition c = herd_condition("exists not (0:r0=1)");
+  EXPECT_EQ(c.condition.prop, Prop::negation(kR0is1));
+  EXPECT_EQ(c.printed, "not (0:r0=1)");
+  EXPECT_EQ(herd_condition("exists (not (0:r0=1 /\\ 0:r1=0))").condition.prop,
+            Prop::negation(Prop::conjunction(kR0is1, kR1is0)));
+  // `not` binds tighter than every operator, as `~` does.
+  EXPECT_EQ(herd_condition("exists not 0:r0=1 /\\ 0:r1=0").condition.prop,
+            Prop::conjunction(Prop::negation(kR0is1), kR1is0));
+  EXPECT_EQ(herd_condition("exists ~0:r0=1").printed, "not (0:r0=1)");
+  EXPECT_EQ(herd_condition("exists not not (0:r0=1)").printed, "not (not (0:r0=1))");
+}
+
+TEST(HerdConditions, NotExistsIsTildeExists) {
+  EXPECT_EQ(herd_condition("not exists (0:r0=1)").condition.quantifier, Quantifier::NotExists);
+  EXPECT_EQ(herd_condition("~ exists (0:r0=1)").condition.quantifier, Quantifier::NotExists);
+}
+
+TEST(HerdConditions, ImplicationBindsTighterThanAndAndAssociatesToTheRight) {
+  EXPECT_EQ(herd_condition("forall (0:r0=1 => 0:r1=0)").condition.prop, Prop::implication(kR0is1, kR1is0));
+  EXPECT_EQ(herd_condition("forall (0:r0=1 => 0:r1=0)").printed, "0:r0=1 => 0:r1=0");
+  // stateParser.mly: %left OR, %left AND, %right IMPLIES, %nonassoc NOT (tightest last).
+  EXPECT_EQ(herd_condition("forall 0:r0=1 /\\ 0:r1=0 => x=1").condition.prop,
+            Prop::conjunction(kR0is1, Prop::implication(kR1is0, kXis1)));
+  EXPECT_EQ(herd_condition("forall 0:r0=1 /\\ 0:r1=0 => x=1").printed, "0:r0=1 /\\ (0:r1=0 => x=1)");
+  EXPECT_EQ(herd_condition("forall 0:r0=1 => 0:r1=0 \\/ x=1").condition.prop,
+            Prop::disjunction(Prop::implication(kR0is1, kR1is0), kXis1));
+  EXPECT_EQ(herd_condition("forall 0:r0=1 => 0:r1=0 => x=1").condition.prop,
+            Prop::implication(kR0is1, Prop::implication(kR1is0, kXis1)));
+  EXPECT_EQ(herd_condition("forall 0:r0=1 => 0:r1=0 => x=1").printed, "0:r0=1 => 0:r1=0 => x=1");
+  EXPECT_EQ(herd_condition("forall not 0:r0=1 => x=1").condition.prop,
+            Prop::implication(Prop::negation(kR0is1), kXis1));
+  // herd7 prints `(a => b) => c` without its parentheses; they stay so that it parses back.
+  EXPECT_EQ(herd_condition("forall (0:r0=1 => 0:r1=0) => x=1").printed, "(0:r0=1 => 0:r1=0) => x=1");
+  EXPECT_EQ(herd_condition("forall (0:r0=1 \\/ 0:r1=0) => x=1").printed, "(0:r0=1 \\/ 0:r1=0) => x=1");
+}
+
+TEST(HerdConditions, TrueFalseAndNestedParentheses) {
+  Prop t;
+  t.kind = Prop::Kind::True;
+  Prop f;
+  f.kind = Prop::Kind::False;
+  EXPECT_EQ(herd_condition("exists ((((true))) /\\ (not (false)))").condition.prop,
+            Prop::conjunction(t, Prop::negation(f)));
+  EXPECT_EQ(herd_condition("exists ((((true))) /\\ (not (false)))").printed, "true /\\ not (false)");
+  EXPECT_EQ(herd_condition("exists ((0:r0=1 \\/ (0:r1=0)) /\\ ((x=1)))").printed, "(0:r0=1 \\/ 0:r1=0) /\\ x=1");
+}
+
+TEST(HerdConditions, EqualityAndInequalityOperators) {
+  EXPECT_EQ(herd_condition("exists (0:r0==1)").condition.prop, kR0is1);
+  EXPECT_EQ(herd_condition("exists (0:r0!=1)").condition.prop, Prop::negation(kR0is1));
+  EXPECT_EQ(herd_condition("exists (0:r0<>1)").condition.prop, Prop::negation(kR0is1));
+  EXPECT_EQ(herd_condition("exists (0:r0!=1)").printed, "not (0:r0=1)");
+}
+
+TEST(HerdConditions, ThreadNamesAndBracketedLocations) {
+  EXPECT_EQ(herd_condition("exists (P0:r0=1)").condition.prop, kR0is1);
+  EXPECT_EQ(herd_condition("exists ([x]=1)").condition.prop, kXis1);
+  EXPECT_EQ(herd_condition("exists (x=1 /\\ P0:r1=0)").printed, "x=1 /\\ 0:r1=0");
+}
+
+TEST(HerdConditions, AtomsComparingTwoFinalValues) {
+  Prop regs = Prop::same_value({0, "r0", {}}, {0, "r1", {}});
+  EXPECT_EQ(herd_condition("exists (0:r0=0:r1)").condition.prop, regs);
+  EXPECT_EQ(herd_condition("exists (0:r0=P0:r1)").condition.prop, regs);
+  EXPECT_EQ(herd_condition("exists (0:r0=0:r1)").printed, "0:r0=0:r1");
+  // `[y]` on the right is y's final value; a bare `y` would be its address.
+  Prop loc = Prop::same_value({std::nullopt, "x", {}}, {std::nullopt, "y", {}});
+  EXPECT_EQ(herd_condition("exists ([x]=[y])").condition.prop, loc);
+  EXPECT_EQ(herd_condition("exists ([x]=[y])").printed, "x=[y]");
+  EXPECT_EQ(herd_condition("exists (x=0:r0)").condition.prop, Prop::same_value({std::nullopt, "x", {}}, {0, "r0", {}}));
+  EXPECT_EQ(herd_condition("exists (0:r0<>[y])").condition.prop,
+            Prop::negation(Prop::same_value({0, "r0", {}}, {std::nullopt, "y", {}})));
+  // Both sides are observed.
+  Litmus t = parse_ok(one(" r[] r0 x ;\n", "x = 0; y = 0;", "exists (0:r0=[y])"));
+  EXPECT_EQ(t.observed(), (std::vector<ObservedRef>{{0, "r0", {}}, {std::nullopt, "y", {}}}));
+}
+
+TEST(HerdConditions, OlderConditionForms) {
+  // `final P` and a bare `(P)` mean `exists`; a ';' may follow the condition.
+  EXPECT_EQ(herd_condition("final (0:r0=1)").condition.quantifier, Quantifier::Exists);
+  HerdCondition bare = herd_condition("(0:r0=1 /\\ 0:r1=0)");
+  EXPECT_EQ(bare.condition.quantifier, Quantifier::Exists);
+  EXPECT_EQ(bare.condition.prop, Prop::conjunction(kR0is1, kR1is0));
+  EXPECT_EQ(herd_condition("exists (0:r0=1);").condition.prop, kR0is1);
+}
+
+TEST(HerdConditions, NoConditionIsForallTrueWithAWarning) {
+  ParseResult r = parse_litmus("LISA T\n{ x = 0; }\n P0 ;\n r[] r0 x ;\nscopes: (wg 0)\n");
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render("t.litmus");
+  EXPECT_EQ(r.test->condition.quantifier, Quantifier::Forall);
+  EXPECT_EQ(r.test->condition.prop.kind, Prop::Kind::True);
+  EXPECT_NE(r.diagnostics.render("t.litmus")
+                .find("t.litmus:6:1: warning: no final condition: read as 'forall (true)', as herd7 does"),
+            std::string::npos)
+      << r.diagnostics.render("t.litmus");
+}
+
+TEST(HerdConditions, UnsupportedHerdFormsAreNamed) {
+  ParseResult fault = parse_litmus(one(" r[] r0 x ;\n", "x = 0;", "exists (fault(P0,x))"));
+  EXPECT_NE(fault.diagnostics.render("t").find("fault(...) atoms are not supported"), std::string::npos)
+      << fault.diagnostics.render("t");
+  ParseResult with = parse_litmus(one(" r[] r0 x ;\n", "x = 0;", "exists (x=0) with tso: exists"));
+  EXPECT_NE(with.diagnostics.render("t").find("herd7's 'with' conditions are not supported"), std::string::npos)
+      << with.diagnostics.render("t");
+}
+
+TEST(Parser, CommentsAreNotDecoded) {
+  // herd7 skips a comment's bytes: Latin-1 (here "café" and "Müller" in ISO 8859-1), nested
+  // comments and bytes that are no encoding at all are accepted inside `(* ... *)`.
+  Litmus plain = parse_ok(one(" r[] r0 x ;\n"));
+  Litmus commented = parse_ok(std::string("(* caf\xe9 *)LISA T (* M\xfcller *)\n{ x = 0; }\n P0 ;\n") +
+                              " r[] r0 x ; (* (* \xff\xfe\xc3 *) \x80 *)\nscopes: (wg 0)\nexists (x=0) (* \xe9 *)\n");
+  EXPECT_EQ(plain, commented);
+}
+
 TEST(Parser, NestedCommentsAnywhereBetweenTokens) {
   Litmus plain = parse_ok(
       "LISA T\n{ x = 0; 0:r1 = 1; }\n P0 | P1 ;\n r[atomic,scacq,wg] r0 x+r1 | w[] x 1 ;\n"
@@ -533,8 +665,8 @@ TEST(Printer, CanonicalText) {
             "scopes: (agent (wg 0 1))\n"
             "regions: x:global, flag:global\n"
             "locations [x;]\n"
-            "filter (~1:r0=2)\n"
-            "~exists (1:r0=1 /\\ 1:r1=0 \\/ ~(x=1 \\/ x=2))\n");
+            "filter (not (1:r0=2))\n"
+            "~exists (1:r0=1 /\\ 1:r1=0 \\/ not (x=1 \\/ x=2))\n");
 }
 
 TEST(Printer, FlatChainsStayFlat) {

@@ -269,7 +269,7 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
       {"/locations", json::array({1}), "t.json: error: /locations/0: expected \"N:reg\" or a location name"},
       {"/locations", json::array({"x:r0"}), "t.json: error: /locations/0: bad thread number in \"x:r0\""},
       {"/locations", json::array({"0:"}), "t.json: error: /locations/0: empty name"},
-      {"/filter", "x=1", "t.json: error: /filter: expected true, false or one of eq, not, and, or"},
+      {"/filter", "x=1", "t.json: error: /filter: expected true, false or one of eq, same, not, and, or, implies"},
       {"/condition", json::array(), "t.json: error: /condition: expected an object"},
       {"/condition/quantifier", "some",
        "t.json: error: /condition/quantifier: expected \"exists\", \"~exists\" or \"forall\""},
@@ -278,10 +278,10 @@ TEST(JsonReader, WrongTypesNameTheirPointer) {
       {"/condition/prop", json::parse(R"({"and": [true]})"),
        "t.json: error: /condition/prop/and: expected an array of two conditions"},
       {"/condition/prop", json::parse(R"({"or": [true, {"not": {"xor": []}}]})"),
-       "t.json: error: /condition/prop/or/1/not: expected true, false or one of eq, not, and, "
-       "or"},
+       "t.json: error: /condition/prop/or/1/not: expected true, false or one of eq, same, not, "
+       "and, or, implies"},
       {"/condition/prop", json::parse(R"({"eq": ["0:r0", 1], "not": true})"),
-       "t.json: error: /condition/prop: expected true, false or one of eq, not, and, or"},
+       "t.json: error: /condition/prop: expected true, false or one of eq, same, not, and, or, implies"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.pointer) + " = " + c.value.dump());

@@ -244,11 +244,17 @@ TEST_F(Campaign, ProducesEveryOutputAndTheVerdictClasses) {
   // journal of a run without them is not resumed with them.
   EXPECT_EQ(j["campaign"]["assumptions"], json::array());
   EXPECT_EQ(j["campaign"]["sc_orders"], false);
-  for (std::vector<std::string> other : {std::vector<std::string>{"--assume", "one-channel"}, {"--sc-orders"}}) {
+  // The refusal names the keys that differ, with both values, not the two whole configurations.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> others = {
+      {{"--assume", "one-channel"}, "assumptions: [] in the journal, [\"one-channel\"] now"},
+      {{"--sc-orders"}, "sc_orders: false in the journal, true now"}};
+  for (auto [other, difference] : others) {
     other.push_back("--resume");
     CliRun refused = hsalit(campaign_args(out, other));
     EXPECT_EQ(refused.status, 2) << other[0];
-    EXPECT_NE(refused.err.find("journal is of another campaign"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("journal is of another campaign: " + difference + " (resume with"), std::string::npos)
+        << refused.err;
+    EXPECT_EQ(refused.err.find("\"target\""), std::string::npos) << refused.err;
   }
 }
 

@@ -60,6 +60,18 @@ CampaignResults sample_results() {
   return r;
 }
 
+// The log's header word for each kind of condition is herd7's and litmus7's.
+TEST(ResultsLog, HeaderWordIsTheKindOfTheCondition) {
+  CampaignResults r = sample_results();
+  r.tests[0].condition = "~exists (1:r0=1 /\\ 1:r1=0)";
+  r.tests[1].condition = "forall (1:r0=0)";
+  const std::string log = render_log(r);
+  EXPECT_NE(log.find("Test one" + kHostile + " Forbidden\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("Test two Required\n"), std::string::npos) << log;
+  r.tests[1].condition = "exists (1:r0=0)";
+  EXPECT_NE(render_log(r).find("Test two Allowed\n"), std::string::npos);
+}
+
 TEST(ResultsFormat, JsonRoundTrip) {
   CampaignResults r = sample_results();
   nlohmann::json j = to_json(r);
@@ -196,6 +208,51 @@ TEST(ResultsFormat, AtomicFileWriterReplacesTheTargetOnlyOnCommit) {
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1u);
   EXPECT_THROW(AtomicFileWriter(dir / "missing" / "x"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+// Many files into one folder with one sync (gen --out): before the commit every target keeps
+// its old content (or does not exist), a writer dropped without a commit leaves nothing, and
+// after it each target is whole and no temporary file is left.
+TEST(ResultsFormat, AtomicFolderWriterRenamesEveryFileOnlyOnCommit) {
+  fs::path dir = fs::temp_directory_path() / ("hsalit-atomic-folder-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto content = [&](const std::string& name) {
+    std::ifstream in(dir / name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto entries = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    return n;
+  };
+  write_file_atomically(dir / "a.litmus", "old a\n");
+  {
+    AtomicFolderWriter w(dir);
+    w.write(dir / "a.litmus", "new a\n");
+    w.write(dir / "b.litmus", "b\n");
+    EXPECT_EQ(content("a.litmus"), "old a\n");
+    EXPECT_FALSE(fs::exists(dir / "b.litmus"));
+  }
+  EXPECT_EQ(content("a.litmus"), "old a\n");
+  EXPECT_EQ(entries(), 1u);
+  {
+    AtomicFolderWriter w(dir);
+    for (int i = 0; i < 100; ++i) w.write(dir / ("t" + std::to_string(i) + ".litmus"), std::to_string(i) + "\n");
+    w.write(dir / "a.litmus", "first\n");
+    w.write(dir / "a.litmus", "second\n");  // the same target twice: the second content
+    EXPECT_FALSE(fs::exists(dir / "t99.litmus"));
+    w.commit();
+  }
+  EXPECT_EQ(content("a.litmus"), "second\n");
+  EXPECT_EQ(content("t0.litmus"), "0\n");
+  EXPECT_EQ(content("t99.litmus"), "99\n");
+  EXPECT_EQ(entries(), 101u);
+  AtomicFolderWriter bad(dir);
+  fs::create_directories(dir / "folder");
+  EXPECT_THROW(bad.write(dir / "folder", "x"), std::runtime_error);
+  EXPECT_THROW(bad.write(dir / "missing" / "x", "x"), std::runtime_error);
   fs::remove_all(dir);
 }
 

@@ -157,24 +157,33 @@ struct ObservedRef {
   }
 };
 
-// A proposition over final values: `true`, `false`, `ref = value`, `~p`, `p /\ q`, `p \/ q`.
+// A proposition over final values, herd7's condition language: `true`, `false`,
+// `ref = value`, `ref = ref`, `~p`, `p /\ q`, `p \/ q`, `p => q` (docs/litmus-format.md).
 struct Prop {
-  enum class Kind : std::uint8_t { True, False, Equals, Not, And, Or };
+  enum class Kind : std::uint8_t { True, False, Equals, SameValue, Not, And, Or, Implies };
   Kind kind = Kind::True;
-  ObservedRef lhs;             // Equals
+  ObservedRef lhs;             // Equals, SameValue
   Expr rhs;                    // Equals: Constant or Location (an address)
-  std::vector<Prop> operands;  // Not: one; And, Or: two
+  ObservedRef rhs_ref;         // SameValue: the register or location whose value lhs equals
+  std::vector<Prop> operands;  // Not: one; And, Or, Implies: two
   NodePos pos;
 
   static Prop equals(ObservedRef lhs, Expr rhs, SourcePos p = {});
+  static Prop same_value(ObservedRef lhs, ObservedRef rhs, SourcePos p = {});
   static Prop negation(Prop p, SourcePos pos = {});
   static Prop conjunction(Prop a, Prop b, SourcePos p = {});
   static Prop disjunction(Prop a, Prop b, SourcePos p = {});
+  static Prop implication(Prop a, Prop b, SourcePos p = {});
+  // An atom compares a final value with a value or with another final value.
+  bool is_atom() const { return kind == Kind::Equals || kind == Kind::SameValue; }
   friend bool operator==(const Prop&, const Prop&) = default;
 };
 
 enum class Quantifier : std::uint8_t { Exists, NotExists, Forall };
 std::string_view to_string(Quantifier q);  // exists, ~exists, forall
+// herd7's word for a condition's kind (lib/constrGen.ml, pp_kind), which its output and
+// litmus7's print after the test's name: Allowed, Forbidden, Required.
+std::string_view herd_kind(Quantifier q);
 
 struct FinalCondition {
   Quantifier quantifier = Quantifier::Exists;

@@ -58,6 +58,16 @@ class ScopeTree {
   // The default tree: every thread in its own work-group of one agent.
   static ScopeTree default_for(int thread_count);
 
+  // A thread the tree places that the test does not have, and the group that places it.
+  struct StrayThread {
+    int thread = 0;
+    SourcePos group;
+  };
+  // The same tree without the threads numbered `thread_count` and above, and without the
+  // groups that held nothing else (herd7 runs such a test: the tree is only consulted for the
+  // threads that exist). Returns the threads it dropped; a tree without any is left as it is.
+  std::vector<StrayThread> drop_threads_from(int thread_count);
+
   // Checks the tree against the threads of the test (every thread exactly once, levels
   // strictly narrowing inwards, a work-item group holds one thread) and computes the
   // scope instances. Returns false and reports into `diags` on error.
