@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bundled_data.hpp"
 #include "commands.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/library.hpp"
@@ -192,7 +193,13 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
     return kExitBadInput;
   }
 
-  std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
+  std::vector<std::string> input_names = opt.inputs;
+  try {
+    if (input_names.empty()) input_names = {bundled_library().string()};
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::vector<fs::path> inputs(input_names.begin(), input_names.end());
   for (const fs::path& p : inputs)
     if (!fs::exists(p)) return fail(fmt::format("{}: no such file or folder", p.string()));
   std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
@@ -221,7 +228,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   info.iterations = info.exhaustive ? 0 : opt.iterations.value_or(100000);
   info.seed = info.exhaustive ? 0 : opt.seed;
   info.time_limit_seconds = opt.time_limit;
-  info.inputs = opt.inputs;
+  info.inputs = input_names;
   info.shard = shard;
 
   model::CheckOptions model_options;
@@ -281,7 +288,8 @@ Command add_campaign_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "campaign",
       "Check, compile, run and compare every test: allowed versus observed, with reports (docs/campaigns.md)");
-  cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
+  cmd->add_option("inputs", opt->inputs,
+                  "litmus files or folders (default: the bundled library, share/hsalit/litmus/library)");
   cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
   cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
   cmd->add_option("--incantations", opt->incantations,
