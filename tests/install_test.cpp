@@ -1,7 +1,8 @@
 // hsalit installed like a tool (docs/install.md): `cmake --install` into a prefix that is then
-// moved, run from `/`.
+// moved, run from `/`; `hsalit doctor` on a PATH of stub tools.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -64,6 +65,104 @@ TEST_F(Install, MovedPrefixFindsItsDataFromRoot) {
   EXPECT_NE(lost.err.find("the bundled litmus library is missing (looked for " + library.string() + ")"),
             std::string::npos)
       << lost.err;
+}
+
+class Doctor : public test_support::CliFolder {
+ protected:
+  // An executable script `name` in the stub folder printing `output` (with shell builtins only:
+  // PATH holds nothing else).
+  void stub(const std::string& name, const std::string& output) {
+    const std::string path = write("stubs/bin/" + name, "#!/bin/sh\nprintf '%s' " + quote(output) + "\n");
+    ::chmod(path.c_str(), 0755);
+  }
+  // `hsalit doctor ARGS` with only the stub folder in PATH.
+  Outcome doctor(const std::string& args) {
+    fs::create_directories(dir_ / "stubs" / "bin");
+    return run("/bin/sh", {"-c", "PATH=" + quote((dir_ / "stubs" / "bin").string()) + " HIP_DEVICE_LIB_PATH= exec " +
+                                     quote(HSALIT_CLI) + " doctor " + args});
+  }
+  static const nlohmann::json* finding(const nlohmann::json& doc, const std::string& name) {
+    for (const nlohmann::json& f : doc["findings"])
+      if (f["name"] == name) return &f;
+    return nullptr;
+  }
+};
+
+// Every tool missing: each reported with what is unavailable, and the exit status still 0.
+TEST_F(Doctor, ReportsMissingToolsAndExitsZero) {
+  Outcome text = doctor("");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("missing  llc-19: no comparison with LLVM 19's AMDGPU code generation"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("missing  hipcc: --backend hip cannot build programs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("missing  NVIDIA GPU"), std::string::npos) << text.out;
+
+  Outcome json = doctor("--json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["schema"], "hsalit-doctor/1");
+  for (const char* name : {"llc-14", "llc-22", "llvm-mc-19", "mlir-opt-19", "hipcc", "nvcc", "dot", "chromium"}) {
+    const nlohmann::json* f = finding(doc, name);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_FALSE((*f)["found"].get<bool>()) << name;
+    EXPECT_TRUE(f->contains("unavailable")) << name;
+  }
+}
+
+// Stub tools in PATH are found with the versions they print; hipcc's offload architectures come
+// from its device libraries, nvcc's from --list-gpu-arch, the GPU from nvidia-smi.
+TEST_F(Doctor, FindsToolsVersionsArchitecturesAndGpus) {
+  stub("llc-19", "LLVM (http://llvm.org/):\n  LLVM version 19.1.7\n  Optimized build.\n");
+  stub("mlir-opt-17", "LLVM (http://llvm.org/):\n  LLVM version 17.0.6\n");
+  stub("dot", "dot - graphviz version 2.43.0 (0)\n");
+  stub("nvcc",
+       "Copyright (c) 2005-2024 NVIDIA Corporation\nCuda compilation tools, release 12.4, V12.4.131\ncompute_80\n"
+       "compute_90\n");
+  stub("hipcc", "HIP version: 5.2.21153-0\nDebian clang version 15.0.6\n");
+  stub("nvidia-smi", "NVIDIA H100 80GB HBM3, 9.0, 550.54.15\n");
+  for (const char* library : {"oclc_isa_version_90a.bc", "oclc_isa_version_900.bc", "oclc_isa_version_1030.bc",
+                              "oclc_isa_version_9999.bc", "ocml.bc"})
+    write(std::string("stubs/lib/x86_64-linux-gnu/amdgcn/bitcode/") + library, "");
+
+  Outcome json = doctor("--json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const nlohmann::json* llc = finding(doc, "llc-19");
+  ASSERT_NE(llc, nullptr);
+  EXPECT_TRUE((*llc)["found"].get<bool>());
+  EXPECT_EQ((*llc)["version"], "19.1.7");
+  EXPECT_EQ((*llc)["path"], (dir_ / "stubs" / "bin" / "llc-19").string());
+  EXPECT_NE((*llc)["enables"].get<std::string>().find("verify-llc --llc llc-19"), std::string::npos);
+  EXPECT_EQ((*finding(doc, "llc-16"))["found"], false);
+  EXPECT_EQ((*finding(doc, "mlir-opt-17"))["version"], "17.0.6");
+  EXPECT_EQ((*finding(doc, "dot"))["version"], "2.43.0");
+  EXPECT_EQ((*finding(doc, "nvcc"))["version"], "12.4");
+  EXPECT_EQ((*finding(doc, "nvcc"))["details"][0], "architectures: sm_80 sm_90");
+  EXPECT_EQ((*finding(doc, "hipcc"))["version"], "5.2.21153");
+  // Only the architectures hsalit has a target for, in generation order.
+  EXPECT_EQ((*finding(doc, "hipcc"))["details"][0], "offload architectures: gfx900 gfx90a gfx1030");
+  const nlohmann::json* gpu = finding(doc, "NVIDIA GPU");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_TRUE((*gpu)["found"].get<bool>());
+  EXPECT_EQ((*gpu)["details"][0], "NVIDIA H100 80GB HBM3 (sm_90)");
+
+  Outcome text = doctor("");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("found    llc-19 19.1.7 (" + (dir_ / "stubs" / "bin" / "llc-19").string() + ")"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("offload architectures: gfx900 gfx90a gfx1030"), std::string::npos) << text.out;
+}
+
+// The data beside the executable: the build folder's mirror of share/hsalit.
+TEST_F(Doctor, FindsTheBundledData) {
+  Outcome json = doctor("--json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const nlohmann::json* data = finding(doc, "bundled data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_TRUE((*data)["found"].get<bool>());
+  EXPECT_EQ((*data)["path"], (fs::path(HSALIT_BINARY_DIR) / "share" / "hsalit").string());
 }
 
 }  // namespace

@@ -28,5 +28,6 @@ Command add_verify_llc_command(CLI::App& app);
 Command add_campaign_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_results_command(CLI::App& app);
+Command add_doctor_command(CLI::App& app);
 
 }  // namespace hsalit::cli
