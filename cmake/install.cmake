@@ -24,3 +24,26 @@ install(FILES ${PROJECT_SOURCE_DIR}/codegen/targets.json DESTINATION ${HSALIT_DA
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schemas DESTINATION ${HSALIT_DATA_DESTINATION})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/hsalit)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/hsalit/docs)
+
+# The bash completion and, with help2man (Debian: help2man), the man pages, generated from the
+# built executable's --help texts into the build folder's share/ (the installed layout) and
+# installed from there. Without help2man the build goes on without man pages.
+find_program(HSALIT_HELP2MAN help2man)
+if(NOT HSALIT_HELP2MAN)
+  message(STATUS "help2man not found: building without man pages")
+endif()
+set(HSALIT_COMPLETION ${CMAKE_BINARY_DIR}/share/bash-completion/completions/hsalit)
+set(HSALIT_MAN_DIR ${CMAKE_BINARY_DIR}/share/man/man1)
+add_custom_command(
+  OUTPUT ${HSALIT_COMPLETION}
+  COMMAND ${CMAKE_COMMAND} -DHSALIT=$<TARGET_FILE:hsalit> -DVERSION=${PROJECT_VERSION}
+          -DTARGETS_JSON=${PROJECT_SOURCE_DIR}/codegen/targets.json -DMAPPINGS_DIR=${PROJECT_SOURCE_DIR}/codegen/mappings
+          -DCOMPLETION=${HSALIT_COMPLETION} -DMAN_DIR=${HSALIT_MAN_DIR} -DHELP2MAN=${HSALIT_HELP2MAN}
+          -DWORK_DIR=${CMAKE_BINARY_DIR}/help-files -P ${PROJECT_SOURCE_DIR}/cmake/help_files.cmake
+  DEPENDS hsalit ${PROJECT_SOURCE_DIR}/cmake/help_files.cmake ${PROJECT_SOURCE_DIR}/cmake/hsalit-completion.bash.in
+          ${PROJECT_SOURCE_DIR}/codegen/targets.json
+  COMMENT "Generating the bash completion and man pages from --help"
+  VERBATIM)
+add_custom_target(hsalit_help_files ALL DEPENDS ${HSALIT_COMPLETION})
+install(FILES ${HSALIT_COMPLETION} DESTINATION share/bash-completion/completions)
+install(DIRECTORY ${HSALIT_MAN_DIR} DESTINATION share/man OPTIONAL)

@@ -1,11 +1,12 @@
 // hsalit installed like a tool (docs/install.md): `cmake --install` into a prefix that is then
-// moved, run from `/`; `hsalit doctor` on a PATH of stub tools.
+// moved, run from `/`; `hsalit doctor` on a PATH of stub tools; the bash completion.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ TEST_F(Install, MovedPrefixFindsItsDataFromRoot) {
   for (const char* data : {"mappings/gfx6-9.json", "targets.json", "schemas/hsalit-campaign-1.schema.json"})
     EXPECT_TRUE(fs::is_regular_file(moved / "share" / "hsalit" / data)) << data;
   EXPECT_TRUE(fs::is_regular_file(moved / "share" / "doc" / "hsalit" / "docs" / "install.md"));
+  EXPECT_TRUE(fs::is_regular_file(moved / "share" / "bash-completion" / "completions" / "hsalit"));
+  if (HSALIT_MAN_PAGES) {  // built with help2man
+    for (const char* page : {"hsalit.1", "hsalit-campaign.1", "hsalit-results-merge.1", "hsalit-doctor.1"})
+      EXPECT_TRUE(fs::is_regular_file(moved / "share" / "man" / "man1" / page)) << page;
+  }
 
   const std::string mp = (library / "spec" / "HSA-3.13.1.2_MP-wg.litmus").string();
   Outcome check = from_root(quote(hsalit.string()) + " check " + quote(mp));
@@ -163,6 +169,44 @@ TEST_F(Doctor, FindsTheBundledData) {
   ASSERT_NE(data, nullptr);
   EXPECT_TRUE((*data)["found"].get<bool>());
   EXPECT_EQ((*data)["path"], (fs::path(HSALIT_BINARY_DIR) / "share" / "hsalit").string());
+}
+
+// The bash completion generated at build time, sourced in bash: each case returns what a user
+// pressing Tab there would be offered.
+class Completion : public test_support::CliFolder {
+ protected:
+  // The completions bash offers for the command line `words`, the last word being completed.
+  std::vector<std::string> complete(const std::vector<std::string>& words) {
+    const fs::path script = fs::path(HSALIT_BINARY_DIR) / "share" / "bash-completion" / "completions" / "hsalit";
+    std::string array;
+    for (const std::string& w : words) array += " " + quote(w);
+    Outcome r = run("/bin/bash", {"-c", "source " + quote(script.string()) + " && COMP_WORDS=(" + array +
+                                            ") && COMP_CWORD=" + std::to_string(words.size() - 1) +
+                                            " && _hsalit && printf '%s\\n' \"${COMPREPLY[@]}\""});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> offered;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) offered.push_back(line);
+    return offered;
+  }
+};
+
+TEST_F(Completion, OffersSubcommandsOptionsTargetsAndTables) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(complete({"hsalit", "c"}), (V{"check", "compile", "campaign"}));
+  EXPECT_EQ(complete({"hsalit", "do"}), (V{"doctor"}));
+  EXPECT_EQ(complete({"hsalit", "results", ""}), (V{"merge"}));
+  EXPECT_EQ(complete({"hsalit", "mappings", "l"}), (V{"list"}));
+  EXPECT_EQ(complete({"hsalit", "check", "--eng"}), (V{"--engine"}));
+  EXPECT_EQ(complete({"hsalit", "results", "merge", "--f"}), (V{"--force"}));
+  EXPECT_EQ(complete({"hsalit", "compile", "--target", "gfx90"}), (V{"gfx900", "gfx906", "gfx908", "gfx90a"}));
+  EXPECT_EQ(complete({"hsalit", "campaign", "--table", "gfx6"}), (V{"gfx6-9"}));
+  EXPECT_EQ(complete({"hsalit", "run", "--backend", ""}), (V{"sim", "hip", "cuda"}));
+  // Every target of codegen/targets.json is offered.
+  const nlohmann::json targets =
+      nlohmann::json::parse(read_file(fs::path(HSALIT_SOURCE_DIR) / "codegen" / "targets.json"))["targets"];
+  EXPECT_EQ(complete({"hsalit", "run", "--mcpu", ""}).size(), targets.size());
 }
 
 }  // namespace
