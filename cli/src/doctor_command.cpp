@@ -95,10 +95,11 @@ Finding tool(std::string name, std::vector<std::string> version_args, std::strin
 std::vector<fs::path> device_library_folders(const fs::path& hipcc) {
   std::vector<fs::path> folders;
   if (const char* env = std::getenv("HIP_DEVICE_LIB_PATH"); env && *env) folders.emplace_back(env);
-  const fs::path prefix = fs::weakly_canonical(hipcc).parent_path().parent_path();
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(hipcc, ec);  // /usr/bin/hipcc may link into /usr/lib/hip/bin
+  const fs::path prefix = (ec ? hipcc : real).parent_path().parent_path();
   folders.push_back(prefix / "amdgcn" / "bitcode");
   folders.push_back(prefix / "lib" / "amdgcn" / "bitcode");
-  std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(prefix / "lib", ec))
     if (e.is_directory(ec)) folders.push_back(e.path() / "amdgcn" / "bitcode");
   return folders;
@@ -216,9 +217,10 @@ std::vector<Finding> examine() {
         fmt::format("assembling the generated GCN code with LLVM {} (the codegen tests, docs/mapping-tables.md)", n),
         fmt::format("the generated code is not assembled with LLVM {} (Debian: llvm-{})", n, n)));
   for (int n = 14; n <= 22; ++n)
-    findings.push_back(tool(fmt::format("mlir-opt-{}", n), {"--version"},
-                            fmt::format("MLIR {}'s optimizer, for lowering through MLIR's gpu dialects", n),
-                            fmt::format("no MLIR {} (Debian: mlir-{}-tools)", n, n)));
+    findings.push_back(tool(
+        fmt::format("mlir-opt-{}", n), {"--version"},
+        fmt::format("MLIR {}'s mlir-opt, for the route through MLIR (no subcommand of this version runs it yet)", n),
+        fmt::format("no MLIR {} (Debian: mlir-{}-tools)", n, n)));
   findings.push_back(hipcc_finding());
   findings.push_back(nvcc_finding());
   findings.push_back(tool("c++", {"--version"}, "run --backend hip|cuda --host-emulation: the harness on the CPU",
