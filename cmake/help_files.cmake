@@ -81,7 +81,7 @@ function(man_page lines)
   file(CHMOD "${wrapper}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ
        WORLD_EXECUTE)
   execute_process(
-    COMMAND "${HELP2MAN}" --no-info --no-discard-stderr "--version-string=${VERSION}" "--name=${description}"
+    COMMAND "${HELP2MAN}" --no-info "--include=${WORK_DIR}/see-also.h2m" --no-discard-stderr "--version-string=${VERSION}" "--name=${description}"
             --section=1 "--output=${MAN_DIR}/${name}.1" "${wrapper}"
     RESULT_VARIABLE status ERROR_VARIABLE error)
   if(NOT status EQUAL 0)
@@ -94,6 +94,13 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 if(HELP2MAN)
   file(REMOVE_RECURSE "${MAN_DIR}")
   file(MAKE_DIRECTORY "${MAN_DIR}")
+  file(WRITE "${WORK_DIR}/see-also.h2m" "[SEE ALSO]
+.BR hsalit (1),
+.BR hsalit-campaign (1),
+.BR hsalit-doctor (1).
+The full documentation, README.md and docs/, is in share/doc/hsalit/ under the installation
+prefix (/usr/share/doc/hsalit/ for the Debian package).
+")
 endif()
 visit()
 
