@@ -569,14 +569,10 @@ class Builder {
   std::map<std::string, int> index_;
 };
 
-std::string conflict_reason(const Program& p, const StaticEvent& a, bool a_writes, const StaticEvent& b, bool b_writes,
-                            Conflict kind) {
+std::string conflict_reason(const StaticEvent& a, const StaticEvent& b, Conflict kind) {
   if (kind == Conflict::Ordinary)
     return fmt::format("one of them writes and {} ordinary", !a.atomic && !b.atomic ? "both are" : "one is");
   if (a.size != b.size) return "two atomics of different sizes";
-  (void)a_writes;
-  (void)b_writes;
-  (void)p;
   return fmt::format(
       "two atomics, one writing, whose scopes ({} and {}) do not Match: the threads share no "
       "instance of the narrower scope",
@@ -592,7 +588,7 @@ RaceExplanation explain_race(const Program& p, const ConcreteExecution& x, const
   r.kind = std::string(to_string(w.kind));
   const StaticEvent& first = p.events()[static_cast<std::size_t>(w.first)];
   const StaticEvent& second = p.events()[static_cast<std::size_t>(w.second)];
-  r.conflict = conflict_reason(p, first, x.node_writes(w.first), second, x.node_writes(w.second), w.kind);
+  r.conflict = conflict_reason(first, second, w.kind);
   for (int n = 0; n < x.node_count(); ++n) {
     if (e.relations.hhb.test(w.first, n)) r.hhb_after_first.push_back(names.label(n));
     if (e.relations.hhb.test(n, w.second)) r.hhb_before_second.push_back(names.label(n));
@@ -619,15 +615,15 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
   Explanation out;
   out.test = test.name;
   out.variant = options.variant;
-  for (std::size_t i = 0; i < state.refs.size(); ++i)
-    out.state += fmt::format("{}={}; ", state.refs[i].to_string(), state.values[i]);
-  if (!out.state.empty()) out.state.pop_back();
   auto finish = [&](Explanation::Status status) {
     out.status = status;
     out.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return out;
   };
   const Program program(test);
+  for (std::size_t i = 0; i < state.refs.size(); ++i)  // as check prints an outcome
+    out.state += fmt::format("{}={}; ", state.refs[i].to_string(), program.describe_value(state.values[i]));
+  if (!out.state.empty()) out.state.pop_back();
   if (program.unsupported()) {
     out.unknown_reason = *program.unsupported();
     return finish(Explanation::Status::Unknown);
