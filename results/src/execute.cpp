@@ -117,6 +117,7 @@ void explain_violations(const litmus::Test& test, const TestContext& context, Te
       const model::Explanation e = model::explain(test, *state, context.model_options);
       nlohmann::json j = model::explanation_to_json(e);
       j["text"] = model::format_explanation(e);
+      j["dot"] = model::explanation_to_dot(e);
       o.explanation = std::move(j);
       ++explained;
     } catch (const std::exception&) {

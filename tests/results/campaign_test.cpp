@@ -312,6 +312,8 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
   EXPECT_NE(md.find("global_load_dword"), std::string::npos);  // the code of the threads
   EXPECT_NE(md.find("Why the model forbids `1:r0=1; 1:r1=0;`:"), std::string::npos) << md;
   EXPECT_NE(md.find("a -po-> b -sso-> c -po-> d -fr-> a"), std::string::npos) << md;
+  const std::string html = read_file(out / "report.html");
+  EXPECT_NE(html.find("Why the model forbids <code>1:r0=1; 1:r1=0;</code>"), std::string::npos);
 }
 
 TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {

@@ -100,6 +100,17 @@ TEST(ResultsFormat, AViolationsExplanationRoundTripsAndIsInTheMarkdownReport) {
             std::string::npos)
       << md;
 
+  // The HTML report shows it open under the test, escaped, with its graph's DOT text when
+  // Graphviz cannot draw it.
+  CampaignResults drawn = back;
+  (*drawn.tests[0].run.histogram[1].explanation)["dot"] = "digraph G { a -> b [label=\"<sso>\"]; }";
+  const std::string html = render_html(drawn, [](std::string_view) { return std::nullopt; });
+  EXPECT_NE(html.find("<details open><summary>Why the model forbids <code>1:r0=1; 1:r1=0;</code></summary>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("a -po-&gt; b -sso-&gt; c"), std::string::npos);
+  EXPECT_NE(html.find("[label=&quot;&lt;sso&gt;&quot;]"), std::string::npos);
+
   nlohmann::json bad = j;
   bad["tests"][0]["run"]["histogram"][1]["explanation"] = "forbidden";
   EXPECT_THROW(campaign_results_from_json(bad, ""), ResultsError);
