@@ -295,7 +295,7 @@ std::pair<std::string, std::string> rule_of(const Program& p, const ConcreteExec
     case Rel::Po: return {"program order", "3.6"};
     case Rel::Rf: return {x.is_init(s.from) ? "reads the initial value" : "reads the value written (rf)", "3.7"};
     case Rel::Co: return {fmt::format("coherence order of the writes to {}", names.location(x.node_cell(s.to))), "3.7"};
-    case Rel::Fr: return {"reads a write that is co-before this one (fr = rf^-1;co)", "3.7"};
+    case Rel::Fr: return {"reads from a write co-before the write it points to (fr = rf^-1;co)", "3.7"};
     case Rel::Ldo: return {"depends on the value read (address, data or control: ldo)", "3.8"};
     case Rel::Sso: {
       const StaticEvent& from = p.events()[static_cast<std::size_t>(s.from)];
