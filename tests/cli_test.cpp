@@ -1022,3 +1022,46 @@ TEST_F(Cli, GenNamesItsFilesAfterTheTests) {
     EXPECT_TRUE(fs::is_regular_file(dir_ / "gen" / t["file"].get<std::string>())) << t["file"];
   }
 }
+
+// `check --explain STATE`: why the model forbids a state (text, JSON, DOT), with the exit
+// statuses of the conventions: 0 explained, 2 a state no candidate ends in or a bad state.
+TEST_F(Cli, CheckExplainSaysWhyAStateIsForbidden) {
+  const std::string mp =
+      (fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical/MP+agent+agent_diff-wg.litmus").string();
+  const std::string dot = (dir_ / "why.dot").string();
+  Outcome text = hsalit({"check", "--explain", "1:r0=1 /\\ 1:r1=0", "--explain-dot", dot, mp});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("is forbidden under hsa"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\"hhb is consistent with coh\" (HSA SysArch 3.11, 3.12), in coh of x"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("-sso->"), std::string::npos) << text.out;
+  EXPECT_NE(read_file(dot).find("digraph"), std::string::npos);
+
+  Outcome json = hsalit({"check", "--json", "--explain", "1:r0=1; 1:r1=0;", mp});
+  EXPECT_EQ(json.status, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["explanation"]["status"], "forbidden");
+  EXPECT_EQ(j["explanation"]["reasons"][0]["axiom"], "hhb is consistent with coh");
+  EXPECT_EQ(j["explanation"]["reasons"][0]["cycle"].size(), 4u);
+
+  Outcome allowed = hsalit({"check", "--explain", "1:r0=1; 1:r1=1", mp});
+  EXPECT_EQ(allowed.status, 0) << allowed.err;
+  EXPECT_NE(allowed.out.find("is allowed under hsa"), std::string::npos) << allowed.out;
+  EXPECT_NE(allowed.out.find("a valid one: rf "), std::string::npos) << allowed.out;
+
+  Outcome impossible = hsalit({"check", "--explain", "1:r0=7", mp});
+  EXPECT_EQ(impossible.status, 2);
+  EXPECT_NE(impossible.err.find("no candidate execution of MP+agent+agent_diff-wg ends in this state"),
+            std::string::npos)
+      << impossible.err;
+
+  Outcome bad = hsalit({"check", "--explain", "3:r0=1", mp});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("MP+agent+agent_diff-wg.litmus: error: --explain '3:r0=1': '3:r0' names thread 3"),
+            std::string::npos)
+      << bad.err;
+
+  Outcome two = hsalit({"check", "--explain", "1:r0=1", mp, mp});
+  EXPECT_EQ(two.status, 2);
+  EXPECT_NE(two.err.find("--explain explains a state of one test"), std::string::npos) << two.err;
+}

@@ -10,6 +10,7 @@
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
+#include "hsalit/model/explain.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/atomic_file.hpp"
 #include "hsalit/results/output_folder.hpp"
@@ -35,6 +36,8 @@ struct CheckCommandOptions {
   std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
   bool expect = false;
   bool summary = false;
+  std::string explain;      // --explain STATE: why the model allows or forbids it
+  std::string explain_dot;  // --explain-dot FILE
 };
 
 // What checking one file produced, printed in input order.
@@ -45,8 +48,38 @@ struct FileReport {
   bool unknown = false;
   bool racy = false;
   bool expectation_met = false;
-  std::string graph_name, graph_dot;  // the witness to write, named after the test
+  std::string graph_name, graph_dot;      // the witness to write, named after the test
+  std::string explain_dot, explain_name;  // --explain's graph, and the test it explains
 };
+
+// `--explain STATE`: the explanation after the verdict (text), or as the `explanation` member
+// of the test's JSON object. A state no candidate execution ends in is bad input; an
+// explanation the model could not finish is unknown.
+void add_explanation(FileReport& rep, const fs::path& file, const litmus::Test& test, const CheckCommandOptions& opt,
+                     const model::CheckOptions& co, nlohmann::json* json) {
+  std::string error;
+  const std::optional<model::StateQuery> state = model::parse_state(opt.explain, test, error);
+  if (!state) {
+    rep.err += fmt::format("{}: error: --explain '{}': {}\n", file.string(), opt.explain, error);
+    rep.bad_input = true;
+    return;
+  }
+  const model::Explanation e = model::explain(test, *state, co);
+  if (json)
+    (*json)["explanation"] = model::explanation_to_json(e);
+  else
+    rep.out += model::format_explanation(e);
+  if (!opt.explain_dot.empty() || !opt.graph_dir.empty()) {
+    rep.explain_dot = model::explanation_to_dot(e);
+    rep.explain_name = test.name;
+  }
+  if (e.status == model::Explanation::Status::Unknown) rep.failed = rep.unknown = true;
+  if (e.status == model::Explanation::Status::Impossible) {
+    rep.err += fmt::format("{}: error: --explain '{}': no candidate execution of {} ends in this state\n",
+                           file.string(), opt.explain, test.name);
+    rep.bad_input = true;
+  }
+}
 
 // The verdict of the condition's proposition, as the library's expected.json states it.
 std::string proposition_verdict(const litmus::Test& test, const model::CheckResult& r) {
@@ -79,6 +112,7 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
   if (opt.json) {
     nlohmann::json j = model::check_to_json(test, r, file.string());
     j["engine_reason"] = r.engine_reason.empty() ? fmt::format("--engine {}", opt.engine) : r.engine_reason;
+    if (!opt.explain.empty()) add_explanation(rep, file, test, opt, co, &j);
     rep.out = j.dump() + "\n";
   } else if (opt.summary)
     rep.out = fmt::format("{:<48} {:<8} {:<5} {:>6} {:>10.1f}{}\n", test.name, model::to_string(r.verdict),
@@ -86,8 +120,10 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
                           : r.racy    ? "yes"
                                       : "no",
                           r.outcomes.size(), r.time_ms, r.unknown() ? "  " + *r.unknown_reason : "");
-  else
+  else {
     rep.out = model::format_herd(test, r) + "\n";
+    if (!opt.explain.empty()) add_explanation(rep, file, test, opt, co, nullptr);
+  }
   if (r.graph) {
     rep.graph_name = test.name;
     rep.graph_dot = model::to_dot(*r.graph, test.name + (r.racy ? " (race)" : " (condition witness)"));
@@ -128,6 +164,11 @@ int run_check(const CheckCommandOptions& opt) {
   }
   std::vector<fs::path> inputs(opt.inputs.begin(), opt.inputs.end());
   std::vector<fs::path> files = litmus::collect_litmus_files(inputs);
+  if (!opt.explain.empty() && files.size() != 1) {
+    fmt::print(stderr, "hsalit check: error: --explain explains a state of one test, and {} files were given\n",
+               files.size());
+    return kExitBadInput;
+  }
   std::vector<FileReport> reports(files.size());
   std::vector<char> done(files.size(), 0);
   std::size_t printed = 0;
@@ -135,6 +176,19 @@ int run_check(const CheckCommandOptions& opt) {
   // whatever order -j finishes them in (docs/check-output.md).
   results::OutputNames graph_names;
   auto write_graph = [&](FileReport& rep) {
+    if (!rep.explain_dot.empty()) {
+      try {
+        // --explain-dot FILE, and beside the witnesses under --graph DIR.
+        if (!opt.explain_dot.empty()) results::write_file_atomically(opt.explain_dot, rep.explain_dot);
+        if (!opt.graph_dir.empty())
+          results::write_file_atomically(
+              results::path_in_folder(opt.graph_dir, graph_names.claim(rep.explain_name + "-explain", ".dot")),
+              rep.explain_dot);
+      } catch (const std::exception& e) {
+        rep.err += fmt::format("hsalit check: error: --explain: {}\n", e.what());
+        rep.bad_input = true;
+      }
+    }
     if (rep.graph_dot.empty()) return;
     try {
       const fs::path file = results::path_in_folder(opt.graph_dir, graph_names.claim(rep.graph_name, ".dot"));
@@ -215,6 +269,16 @@ Command add_check_command(CLI::App& app) {
   cmd->add_flag("--summary", opt->summary, "one line per test and a closing count")->excludes(json);
   cmd->add_flag("--expect", opt->expect,
                 "compare with the verdicts in each folder's expected.json; exit 1 on a difference");
+  CLI::Option* explain = cmd->add_option(
+      "--explain", opt->explain,
+      "STATE ('1:r0=1; 1:r1=0' or '1:r0=1 /\\ 1:r1=0') of one test: whether the model allows it and, if it "
+      "forbids it, why: per candidate execution in that state the axiom it fails and a shortest cycle, each edge "
+      "with its rule and spec section; the race of a racy test (docs/check-output.md)");
+  cmd->add_option("--explain-dot", opt->explain_dot,
+                  "write --explain's cycles and race (or an allowed state's witness) as a DOT graph into FILE; "
+                  "with --graph DIR it is also written there as TEST-explain.dot")
+      ->needs(explain);
+  explain->excludes("--summary");
   return {cmd, [opt] { return run_check(*opt); }};
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -46,6 +47,17 @@ struct EngineQuery {
   const CandidateList* replay = nullptr;
   CandidateList* record = nullptr;
   std::size_t record_limit = 0;
+  // An explanation's listing (model/src/explain.cpp), instead of an evaluation: every
+  // candidate goes to `visit` with its outcome, and none is evaluated. The co orders that
+  // the coherence filters and update atomicity rule out are listed too (the model forbids
+  // them, and the explanation names why), and so are the run choices the value masks drop.
+  // `visit` returns false to stop the listing.
+  std::function<bool(const ConcreteExecution&, const Outcome&)> visit = nullptr;
+  // With `visit`: values every location's value domain starts with, beside its initial value.
+  // The domains are the least fixpoint of what runs write, which holds no value out of thin
+  // air; an explanation seeds them with its state's values so that such a state has
+  // candidates, and the model's reason (gdo, 3.8) can be named.
+  std::vector<Value> seed_values = {};
 };
 
 struct EngineResult {

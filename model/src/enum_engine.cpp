@@ -64,7 +64,7 @@ class EnumEngine {
     if (sought_ && sought_->empty()) return result_;  // asked about nothing: nothing to evaluate
     if (q_.replay) return replay(*q_.replay);
     if (!compute_domains() || !compute_runs()) return result_;
-    compute_value_masks();
+    if (!explaining_) compute_value_masks();  // an explanation lists the choices they drop too
     std::vector<std::size_t> choice(runs_.size(), 0);
     current_runs_ = &choice;
     if (!choose_runs(choice, choice.size(), ChosenMasks{0, initial_mask_, 0})) {
@@ -118,7 +118,10 @@ class EnumEngine {
   // cycles (gdo, 3.8) needs at most one round per write event.
   bool compute_domains() {
     domains_.assign(p_.locations().size(), {});
-    for (std::size_t l = 0; l < p_.locations().size(); ++l) domains_[l].insert(p_.locations()[l].initial);
+    for (std::size_t l = 0; l < p_.locations().size(); ++l) {
+      domains_[l].insert(p_.locations()[l].initial);
+      if (explaining_) domains_[l].insert(q_.seed_values.begin(), q_.seed_values.end());
+    }
     std::size_t rounds = 2;
     for (const StaticEvent& e : p_.events()) rounds += e.writes();
     for (std::size_t round = 0; round < rounds; ++round) {
@@ -344,7 +347,8 @@ class EnumEngine {
     if (k == x.cells.size()) return evaluate(x);
     const std::vector<int>& writes = writes_[k];
     if (writes.size() > 64) return give_up("more than 64 writes to one location");
-    const std::vector<std::uint64_t> before = co_constraints(x, k);
+    const std::vector<std::uint64_t> before =
+        explaining_ ? std::vector<std::uint64_t>(writes.size(), 0) : co_constraints(x, k);
     x.co[k].assign(1, x.event_count() + static_cast<int>(k));
     return extend_co(x, k, before, 0);
   }
@@ -396,14 +400,15 @@ class EnumEngine {
           if (!stopped_) give_up(*why);
           return false;
         }
-      return !coherent(x, k) || choose_co(x, k + 1);
+      return (!explaining_ && !coherent(x, k)) || choose_co(x, k + 1);
     }
     for (std::size_t i = 0; i < writes.size(); ++i) {
       const std::uint64_t bit = std::uint64_t{1} << i;
       if ((placed & bit) || (before[i] & ~placed) != 0) continue;
       // RMW atomicity (3.3.2): an update reads from the write just before it in co.
       const int w = writes[i];
-      if (p_.events()[static_cast<std::size_t>(w)].reads() && x.rf[static_cast<std::size_t>(w)] != order.back())
+      if (!explaining_ && p_.events()[static_cast<std::size_t>(w)].reads() &&
+          x.rf[static_cast<std::size_t>(w)] != order.back())
         continue;
       order.push_back(w);
       const bool go_on = extend_co(x, k, before, placed | bit);
@@ -486,6 +491,12 @@ class EnumEngine {
   }
 
   bool evaluate(const ConcreteExecution& x) {
+    if (explaining_) {
+      if ((++candidates_ & limits_mask_) == 0)
+        if (auto why = q_.deadline.stop_reason()) return give_up(*why);
+      if (q_.visit(x, outcome_of(p_, x, registers_, q_.refs))) return true;
+      return give_up("more candidate executions than the bound");
+    }
     if (!list_candidate(x)) return false;
     // After a race that stops the evaluation, the candidates are only listed for the record:
     // the result is the one of an enumeration stopped there.
@@ -535,9 +546,10 @@ class EnumEngine {
   // The program cannot race and names the location of every access: a candidate's outcome
   // is all it can add to the result.
   const bool outcome_decides_;
-  const std::set<Outcome>* sought_;          // CheckOptions::only_outcomes, if honoured
-  const Outcome* listed_outcome_ = nullptr;  // the replayed candidate's outcome
-  std::vector<std::uint32_t> replay_order_;  // replay_sought's candidates
+  const std::set<Outcome>* sought_;                      // CheckOptions::only_outcomes, if honoured
+  const bool explaining_ = static_cast<bool>(q_.visit);  // every candidate to q_.visit, none evaluated
+  const Outcome* listed_outcome_ = nullptr;              // the replayed candidate's outcome
+  std::vector<std::uint32_t> replay_order_;              // replay_sought's candidates
   EngineResult result_;
   ValueDomains domains_;
   std::vector<std::vector<ThreadRun>> runs_;

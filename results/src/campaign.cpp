@@ -208,12 +208,14 @@ json to_json(const TestRecord& t) {
                        {"satisfies", a.satisfies},
                        {"observed", a.observed}});
   json histogram = json::array();
-  for (const ObservedOutcome& o : t.run.histogram)
+  for (const ObservedOutcome& o : t.run.histogram) {
     histogram.push_back({{"outcome", outcome_to_json(refs, o.outcome)},
                          {"text", format_outcome(refs, o.outcome)},
                          {"count", o.count},
                          {"satisfies", o.satisfies},
                          {"judgement", to_string(o.judgement)}});
+    if (o.explanation) histogram.back()["explanation"] = *o.explanation;
+  }
   json threads = json::array();
   for (const ThreadCode& c : t.compile.threads) threads.push_back({{"thread", c.thread}, {"code", c.lines}});
   return {
@@ -311,7 +313,13 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   for (const json& h : u.array("histogram")) {
     Reader hr(h, fmt::format("{}.histogram[{}]", r.where("run"), i++));
     t.run.histogram.push_back({outcome_from_json(hr.at("outcome"), refs, hr), hr.count("count"),
-                               hr.boolean("satisfies"), hr.enumerated("judgement", kJudgementNames)});
+                               hr.boolean("satisfies"), hr.enumerated("judgement", kJudgementNames), std::nullopt});
+    if (h.contains("explanation")) {
+      const json& e = h.at("explanation");
+      if (!e.is_object() || !e.contains("text") || !e.at("text").is_string())
+        hr.fail("'explanation' must be an object with a string 'text'");
+      t.run.histogram.back().explanation = e;
+    }
   }
   return t;
 }

@@ -18,6 +18,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/litmus/value_width.hpp"
+#include "hsalit/model/explain.hpp"
 #include "hsalit/model/program.hpp"
 #include "hsalit/model/report.hpp"
 #include "hsalit/results/journal.hpp"
@@ -97,6 +98,36 @@ void run_model(const litmus::Test& test, const TestContext& context, double time
     rec.model.reason = e.what();
   }
   rec.model.seconds = seconds_since(start);
+}
+
+// Why the model forbids each forbidden outcome the backend observed (model::explain, as
+// `check --explain` gives it), kept in results.json and shown in the reports. Not for a racy
+// test, whose behaviour is undefined, nor past the first kMaxExplained outcomes of a test;
+// within what is left of the test's time limit, past which an outcome is left unexplained.
+void explain_violations(const litmus::Test& test, const TestContext& context, double seconds_left, TestRecord& rec) {
+  constexpr std::size_t kMaxExplained = 8;
+  if (rec.model.status != StageStatus::Ok || rec.model.racy) return;
+  std::size_t explained = 0;
+  for (ObservedOutcome& o : rec.run.histogram) {
+    if (o.judgement != Judgement::Forbidden || explained == kMaxExplained) continue;
+    std::string error;
+    const std::optional<model::StateQuery> state =
+        model::parse_state(format_outcome(rec.observed_refs, o.outcome), test, error);
+    if (!state) continue;  // every observed reference is the test's: this does not happen
+    try {
+      model::CheckOptions options = context.model_options;
+      options.timeout_seconds = std::min(options.timeout_seconds, std::max(0.0, seconds_left));
+      const model::Explanation e = model::explain(test, *state, options);
+      if (e.status == model::Explanation::Status::Unknown) continue;
+      nlohmann::json j = model::explanation_to_json(e);
+      j["text"] = model::format_explanation(e);
+      j["dot"] = model::explanation_to_dot(e);
+      o.explanation = std::move(j);
+      ++explained;
+    } catch (const std::exception&) {
+      // The explanation is an aid: a failure to give one leaves the verdict as it is.
+    }
+  }
 }
 
 std::optional<codegen::CompiledTest> run_compile(const litmus::Test& test, const TestContext& context,
@@ -282,6 +313,7 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
         rec.run.reason = *beyond_width;
       }
       judge(rec, filter_usable, !beyond_width);
+      explain_violations(test, context, deadline.seconds_left(), rec);
     }
   } catch (const std::exception& e) {
     if (rec.parse_error.empty() && rec.model.status != StageStatus::Ok) {

@@ -159,6 +159,25 @@ std::string allowed_table(const TestRecord& t) {
   return out;
 }
 
+// Why the model forbids an observed outcome (check --explain's text, and its graph drawn
+// when Graphviz is installed), open: it is the story of a violation.
+std::string explanation_section(const TestRecord& t, const ObservedOutcome& o, const DotRenderer& dot) {
+  if (!o.explanation) return "";
+  const nlohmann::json& e = *o.explanation;
+  std::string out =
+      fmt::format("<details open><summary>Why the model forbids <code>{}</code></summary>\n<pre>{}</pre>\n",
+                  escape_xml(format_outcome(t.observed_refs, o.outcome)), escape_xml(e.at("text").get<std::string>()));
+  if (e.contains("dot") && e.at("dot").is_string()) {
+    const std::string graph = e.at("dot").get<std::string>();
+    if (std::optional<std::string> svg = dot ? dot(graph) : std::nullopt)
+      out += "<div>" + *svg + "</div>\n";
+    else
+      out += "<p class=\"muted\">Graphviz is not installed: the DOT text follows.</p><pre>" + escape_xml(graph) +
+             "</pre>\n";
+  }
+  return out + "</details>\n";
+}
+
 std::string test_section(const TestRecord& t, std::size_t index, const DotRenderer& dot) {
   std::string out = fmt::format("<section id=\"t{}\">\n<h2>{} {}</h2>\n", index, escape_xml(t.name), badge(t.verdict));
   if (!t.description.empty()) out += fmt::format("<p>{}</p>\n", escape_xml(t.description));
@@ -177,6 +196,7 @@ std::string test_section(const TestRecord& t, std::size_t index, const DotRender
     return out;
   }
   out += "<div class=\"pair\">\n<div>" + allowed_table(t) + "</div>\n<div>" + histogram_chart(t) + "</div>\n</div>\n";
+  for (const ObservedOutcome* o : t.violations()) out += explanation_section(t, *o, dot);
   if (!t.compile.threads.empty()) {
     out += fmt::format("<details{}><summary>Generated code ({} threads)</summary>\n<div class=\"code\">\n",
                        t.verdict == VerdictClass::Violation ? " open" : "", t.compile.threads.size());

@@ -14,6 +14,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Text for a Markdown code fence: a line holding a fence would close it, and is left out.
+std::string fenced(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += line.find("```") == std::string::npos ? line + "\n" : "\n";
+  return out;
+}
+
 std::string shard_text(const CampaignInfo& info) {
   return info.shard ? fmt::format("{}/{}", info.shard->index, info.shard->count) : "all";
 }
@@ -152,6 +160,12 @@ std::string render_markdown(const CampaignResults& results) {
     for (const ObservedOutcome* o : t.violations())
       out += fmt::format("- forbidden `{}` observed {} time{}\n", md_cell(format_outcome(t.observed_refs, o->outcome)),
                          o->count, o->count == 1 ? "" : "s");
+    // Why the model forbids each (check --explain's text), where the campaign explained it.
+    for (const ObservedOutcome* o : t.violations())
+      if (o->explanation)
+        out += fmt::format("\nWhy the model forbids `{}`:\n\n```\n{}```\n",
+                           md_cell(format_outcome(t.observed_refs, o->outcome)),
+                           fenced(o->explanation->at("text").get<std::string>()));
     for (const ThreadCode& c : t.compile.threads) {
       out += fmt::format("\nP{}:\n\n```\n", c.thread);
       for (const std::string& line : c.lines) out += line.find("```") == std::string::npos ? line + "\n" : "\n";

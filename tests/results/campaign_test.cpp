@@ -293,7 +293,13 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
     EXPECT_NE(t["reason"].get<std::string>().find("1:r0=1; 1:r1=0;"), std::string::npos) << t["reason"];
     bool forbidden = false;
     for (const json& o : t["run"]["histogram"])
-      if (o["judgement"] == "forbidden") forbidden = o["text"] == "1:r0=1; 1:r1=0;" && o["count"] == 1;
+      if (o["judgement"] == "forbidden") {
+        forbidden = o["text"] == "1:r0=1; 1:r1=0;" && o["count"] == 1;
+        // Why the model forbids it: the hhb cycle through the flag's sso in coh of x.
+        ASSERT_TRUE(o.contains("explanation")) << o.dump();
+        EXPECT_EQ(o["explanation"]["status"], "forbidden");
+        EXPECT_EQ(o["explanation"]["reasons"][0]["axiom"], "hhb is consistent with coh");
+      }
     EXPECT_TRUE(forbidden);
   }
   EXPECT_NE(r.out.find("violation: MP+agent+agent_diff-wg"), std::string::npos) << r.out;
@@ -304,6 +310,10 @@ TEST_F(Campaign, BrokenMappingGivesAViolationWithTheCode) {
   std::string md = read_file(out / "report.md");
   EXPECT_NE(md.find("## Violations"), std::string::npos);
   EXPECT_NE(md.find("global_load_dword"), std::string::npos);  // the code of the threads
+  EXPECT_NE(md.find("Why the model forbids `1:r0=1; 1:r1=0;`:"), std::string::npos) << md;
+  EXPECT_NE(md.find("a -po-> b -sso-> c -po-> d -fr-> a"), std::string::npos) << md;
+  const std::string html = read_file(out / "report.html");
+  EXPECT_NE(html.find("Why the model forbids <code>1:r0=1; 1:r1=0;</code>"), std::string::npos);
 }
 
 TEST_F(Campaign, TimeLimitAndMissingHardwareGiveUnknownWithTheReason) {

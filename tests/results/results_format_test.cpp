@@ -82,6 +82,40 @@ TEST(ResultsFormat, JsonRoundTrip) {
   EXPECT_EQ(back.tests[0].violations().size(), 1u);
 }
 
+// A violation's explanation (check --explain's answer) is kept in results.json and shown, as
+// its text, under the violation in the Markdown report; a fence inside it cannot close the block.
+TEST(ResultsFormat, AViolationsExplanationRoundTripsAndIsInTheMarkdownReport) {
+  CampaignResults r = sample_results();
+  r.tests[0].run.histogram[1].explanation = nlohmann::json{
+      {"status", "forbidden"}, {"text", "state 1:r0=1; 1:r1=0; is forbidden\n  a -po-> b -sso-> c\n```\n  end\n"}};
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["tests"][0]["run"]["histogram"][1]["explanation"]["status"], "forbidden");
+  EXPECT_FALSE(j["tests"][0]["run"]["histogram"][0].contains("explanation"));
+  const CampaignResults back = campaign_results_from_json(j, "");
+  EXPECT_EQ(to_json(back), j);
+  ASSERT_TRUE(back.tests[0].run.histogram[1].explanation);
+  const std::string md = render_markdown(back);
+  EXPECT_NE(md.find("Why the model forbids `1:r0=1; 1:r1=0;`:\n\n```\nstate 1:r0=1; 1:r1=0; is forbidden\n  a -po-> b "
+                    "-sso-> c\n\n  end\n```\n"),
+            std::string::npos)
+      << md;
+
+  // The HTML report shows it open under the test, escaped, with its graph's DOT text when
+  // Graphviz cannot draw it.
+  CampaignResults drawn = back;
+  (*drawn.tests[0].run.histogram[1].explanation)["dot"] = "digraph G { a -> b [label=\"<sso>\"]; }";
+  const std::string html = render_html(drawn, [](std::string_view) { return std::nullopt; });
+  EXPECT_NE(html.find("<details open><summary>Why the model forbids <code>1:r0=1; 1:r1=0;</code></summary>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("a -po-&gt; b -sso-&gt; c"), std::string::npos);
+  EXPECT_NE(html.find("[label=&quot;&lt;sso&gt;&quot;]"), std::string::npos);
+
+  nlohmann::json bad = j;
+  bad["tests"][0]["run"]["histogram"][1]["explanation"] = "forbidden";
+  EXPECT_THROW(campaign_results_from_json(bad, ""), ResultsError);
+}
+
 TEST(ResultsFormat, MalformedResultsNameTheEntry) {
   nlohmann::json j = to_json(sample_results());
   j["tests"][1]["run"]["histogram"][0]["count"] = "many";

@@ -73,6 +73,9 @@ struct ObservedOutcome {
   std::uint64_t count = 0;
   bool satisfies = false;
   Judgement judgement = Judgement::NotJudged;
+  // Observed and forbidden: why the model forbids it (model::explanation_to_json, with the
+  // text check --explain prints under "text"); absent otherwise and in older results.
+  std::optional<nlohmann::json> explanation = std::nullopt;
 };
 
 // The generated code of one litmus thread: assembly lines, annotated with the table rows.
