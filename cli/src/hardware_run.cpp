@@ -48,24 +48,9 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
                      : options.hip_builtins                           ? "builtins"
                                                                       : "asm";
   if (req.json) {
-    nlohmann::json hist = histogram_json(test, r);
-    nlohmann::json j = {{"schema", "hsalit-run/1"},
-                        {"name", test.name},
-                        {"file", file.string()},
-                        {"backend", req.backend},
-                        {"target", options.target},
-                        {"mode", mode},
-                        {"histogram", hist},
-                        {"positive", c.positive},
-                        {"negative", c.negative},
-                        {"result", r.unknown     ? "unknown"
-                                   : c.validated ? "Ok"
-                                                 : "No"},
-                        {"iterations", r.iterations},
-                        {"iterations_requested", req.iterations},
-                        {"launches", options.iterations},
-                        {"instances", options.instances},
-                        {"seconds", r.seconds}};
+    nlohmann::json j = run_json(test, file, req.backend, options.target, mode, r, c, req.iterations);
+    j["launches"] = options.iterations;
+    j["instances"] = options.instances;
     if (compiled) {
       j["table"] = compiled->table;
       j["flavour"] = compiled->flavour;

@@ -141,25 +141,11 @@ int run_file(const std::filesystem::path& file, const RunCommandOptions& opt, co
   mark_values_beyond_width(file, test, r);
   const ConditionCount c = count_condition(test, r);
   if (opt.json) {
-    nlohmann::json hist = histogram_json(test, r);
-    nlohmann::json j = {{"schema", "hsalit-run/1"},
-                        {"name", test.name},
-                        {"file", file.string()},
-                        {"backend", opt.backend},
-                        {"target", target.name},
-                        {"table", table.name()},
-                        {"flavour", opt.flavour},
-                        {"mode", opt.exhaustive ? "exhaustive" : "random"},
-                        {"histogram", hist},
-                        {"positive", c.positive},
-                        {"negative", c.negative},
-                        {"result", r.unknown     ? "unknown"
-                                   : c.validated ? "Ok"
-                                                 : "No"},
-                        {"states", r.states},
-                        {"iterations", r.iterations},
-                        {"iterations_requested", opt.exhaustive ? 0 : opt.iterations},
-                        {"seconds", r.seconds}};
+    nlohmann::json j = run_json(test, file, opt.backend, target.name, opt.exhaustive ? "exhaustive" : "random", r, c,
+                                opt.exhaustive ? 0 : opt.iterations);
+    j["table"] = table.name();
+    j["flavour"] = opt.flavour;
+    j["states"] = r.states;
     if (r.unknown) j["unknown_reason"] = *r.unknown;
     fmt::print("{}\n", j.dump());
   } else if (r.unknown && r.histogram.empty()) {

@@ -35,6 +35,26 @@ ConditionCount count_condition(const litmus::Test& test, const runner::SimResult
   return c;
 }
 
+nlohmann::json run_json(const litmus::Test& test, const std::filesystem::path& file, std::string_view backend,
+                        std::string_view target, std::string_view mode, const runner::SimResult& r,
+                        const ConditionCount& c, std::uint64_t iterations_requested) {
+  return {{"schema", "hsalit-run/1"},
+          {"name", test.name},
+          {"file", file.string()},
+          {"backend", backend},
+          {"target", target},
+          {"mode", mode},
+          {"histogram", histogram_json(test, r)},
+          {"positive", c.positive},
+          {"negative", c.negative},
+          {"result", r.unknown     ? "unknown"
+                     : c.validated ? "Ok"
+                                   : "No"},
+          {"iterations", r.iterations},
+          {"iterations_requested", iterations_requested},
+          {"seconds", r.seconds}};
+}
+
 nlohmann::json histogram_json(const litmus::Test& test, const runner::SimResult& r) {
   nlohmann::json hist = nlohmann::json::array();
   for (const auto& [o, n] : r.histogram) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,13 @@ void mark_values_beyond_width(const std::filesystem::path& file, const litmus::T
 
 // [{"outcome": {ref: value}, "count": n, "satisfies": bool}, ...]
 nlohmann::json histogram_json(const litmus::Test& test, const runner::SimResult& r);
+
+// The fields of `run --json` that every backend gives (schema hsalit-run/1): the test, the
+// backend, target and mode, the histogram, the condition's counts and verdict, iterations run
+// and asked for, and seconds. Each backend adds its own.
+nlohmann::json run_json(const litmus::Test& test, const std::filesystem::path& file, std::string_view backend,
+                        std::string_view target, std::string_view mode, const runner::SimResult& r,
+                        const ConditionCount& c, std::uint64_t iterations_requested);
 
 // `Test`, `Histogram`, `Ok`/`No`/`Unknown`, `Witnesses`, `Condition` and `Observation` lines.
 void print_histogram(const litmus::Test& test, const runner::SimResult& r, const ConditionCount& c);

@@ -205,6 +205,18 @@ std::vector<std::string> Test::location_names() const {
   return unique;
 }
 
+void append_references(const Prop& prop, std::vector<ObservedRef>& out) {
+  if (prop.is_atom()) {
+    for (const ObservedRef* ref : {&prop.lhs, &prop.rhs_ref}) {
+      if (ref == &prop.rhs_ref && prop.kind != Prop::Kind::SameValue) break;
+      ObservedRef r = *ref;
+      r.pos = {};
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    }
+  }
+  for (const Prop& o : prop.operands) append_references(o, out);
+}
+
 std::vector<ObservedRef> Test::observed() const {
   std::vector<ObservedRef> refs = locations;
   collect_prop(condition.prop, nullptr, &refs);

@@ -71,22 +71,6 @@ std::string_view to_string(Verdict v) {
   return "?";
 }
 
-namespace {
-
-void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& out) {
-  if (prop.is_atom()) {
-    for (const litmus::ObservedRef* ref : {&prop.lhs, &prop.rhs_ref}) {
-      if (ref == &prop.rhs_ref && prop.kind != litmus::Prop::Kind::SameValue) break;
-      litmus::ObservedRef r = *ref;
-      r.pos = {};
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
-    }
-  }
-  for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
-}
-
-}  // namespace
-
 bool holds(const litmus::Prop& prop, const std::vector<litmus::ObservedRef>& refs, const Outcome& outcome,
            const Program& program) {
   auto value = [&](const litmus::ObservedRef& ref) -> std::int64_t {
@@ -194,7 +178,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& requested, 
   result.engine = options.engine;
   result.observed = test.observed();
   result.evaluated = result.observed;
-  if (test.filter) collect_refs(*test.filter, result.evaluated);
+  if (test.filter) litmus::append_references(*test.filter, result.evaluated);
 
   if (options.stop_at_race && !options.want_graph && !program.unsupported()) {
     if (std::optional<RaceWitness> w = certain_race(program, options.variant)) {

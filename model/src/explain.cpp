@@ -537,17 +537,6 @@ class CandidateAnalysis {
   std::vector<std::map<std::pair<int, int>, Path>> closure_;  // per domain, the pairs forced transitively
 };
 
-void collect_refs(const litmus::Prop& prop, std::vector<litmus::ObservedRef>& out) {
-  if (prop.is_atom())
-    for (const litmus::ObservedRef* ref : {&prop.lhs, &prop.rhs_ref}) {
-      if (ref == &prop.rhs_ref && prop.kind != litmus::Prop::Kind::SameValue) break;
-      litmus::ObservedRef r = *ref;
-      r.pos = {};
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
-    }
-  for (const litmus::Prop& o : prop.operands) collect_refs(o, out);
-}
-
 // Builds the Explanation's events and edges from executions' node numbers.
 class Builder {
  public:
@@ -634,7 +623,7 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
   }
   // What each candidate's outcome holds: the filter's references, then the state's.
   std::vector<litmus::ObservedRef> refs;
-  if (test.filter) collect_refs(*test.filter, refs);
+  if (test.filter) litmus::append_references(*test.filter, refs);
   std::vector<std::size_t> state_column;
   for (const litmus::ObservedRef& ref : state.refs) {
     auto it = std::find(refs.begin(), refs.end(), ref);

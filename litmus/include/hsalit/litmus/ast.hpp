@@ -192,6 +192,10 @@ struct FinalCondition {
   friend bool operator==(const FinalCondition&, const FinalCondition&) = default;
 };
 
+// Appends to `out` the registers and locations `prop` reads that `out` does not hold yet, in
+// the order the proposition names them, with their source positions cleared.
+void append_references(const Prop& prop, std::vector<ObservedRef>& out);
+
 struct Test {
   std::string arch = "LISA";
   std::string name;
