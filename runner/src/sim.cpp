@@ -2899,11 +2899,14 @@ std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const 
   });
   if (!one_group) return std::nullopt;
   std::vector<UnorderedPair> pairs;
-  std::vector<int> path;      // per earlier access: -1 the LDS, else its L2 channel
+  std::vector<int> accessed;  // per earlier access: the location it accesses with vector memory, else -1 (LDS)
   std::vector<int> written;   // per earlier access: the location it writes with vector memory, else -1
-  std::vector<int> accessed;  // per earlier access: the location it accesses with vector memory, else -1
   std::vector<bool> clean;    // per earlier access: an L1 invalidation issued since it was waited for
   bool named = true;          // every access names the litmus instruction it comes from
+  // An access's path: -1 the LDS, else its L2 channel.
+  auto path = [&](int vector_location) {
+    return vector_location < 0 ? -1 : hw.channel_per_location ? vector_location : 0;
+  };
   const bool walked =
       walk_one_cu_thread(program.threads[static_cast<std::size_t>(thread)],
                          [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
@@ -2913,12 +2916,10 @@ std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const 
                            }
                            if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;
                            named = named && ins.litmus_instruction >= 0;
-                           int here = -1;
                            const int loc = litmus_location(test, program, thread, ins.litmus_instruction);
-                           if (is_vector_memory(ins.op)) {
-                             here = hw.channel_per_location ? loc : 0;
-                             if (here < 0 || loc < 0) named = false;  // a channel or location not known from the code
-                           }
+                           const bool vector = is_vector_memory(ins.op);
+                           if (vector && loc < 0) named = false;  // a location (channel) not known from the code
+                           const int here = path(vector ? loc : -1);
                            // A load that may hit its L1 (L0) or GL1 takes a value as it issues, ahead of its wave's
                            // queued requests; through the L1, the value the line took when it was filled, which may
                            // be before any earlier access of the thread unless the L1 was invalidated once that
@@ -2933,12 +2934,11 @@ std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const 
                              const OneCuAccess& a = earlier[i];
                              const bool same = written[i] == loc || (ins.bypass_l1 && accessed[i] == loc);
                              const bool early = cached_load && !same && (!a.waited || (!ins.bypass_l1 && !clean[i]));
-                             if ((path[i] != here && !a.waited) || early)
+                             if ((path(accessed[i]) != here && !a.waited) || early)
                                pairs.push_back({a.litmus_instruction, ins.litmus_instruction});
                            }
-                           path.push_back(here);
-                           written.push_back(is_vector_memory(ins.op) && ins.op != SimOp::VectorLoad ? loc : -1);
-                           accessed.push_back(is_vector_memory(ins.op) ? loc : -1);
+                           accessed.push_back(vector ? loc : -1);
+                           written.push_back(vector && ins.op != SimOp::VectorLoad ? loc : -1);
                            clean.push_back(false);
                          });
   if (!walked || !named) return std::nullopt;
