@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/compare.hpp"
 #include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
 
@@ -20,6 +21,8 @@ namespace fs = std::filesystem;
 
 struct ReportCommandOptions {
   std::vector<std::string> dirs;
+  bool compare = false;
+  std::string out;
 };
 
 struct MergeCommandOptions {
@@ -46,7 +49,46 @@ bool same_folder(const fs::path& a, const fs::path& b) {
   return !ec && ca == cb;
 }
 
+// A campaign given as its folder or as its results.json.
+fs::path results_file_of(const std::string& given) {
+  std::error_code ec;
+  return fs::is_directory(given, ec) ? fs::path(given) / results::kResultsFile : fs::path(given);
+}
+
+// `report --compare A B ... --out DIR` (docs/campaigns.md, "Campaigns side by side").
+int run_compare(const ReportCommandOptions& opt) {
+  try {
+    if (opt.out.empty()) throw results::ResultsError("error: --compare needs --out DIR");
+    std::vector<results::ComparedCampaign> campaigns;
+    for (const std::string& given : opt.dirs) {
+      const fs::path file = results_file_of(given);
+      // A campaign's own folder keeps its own reports only.
+      if (same_folder(opt.out, file.parent_path()))
+        throw results::ResultsError(fmt::format(
+            "error: --out {} holds the results of {}; write the comparison to another folder", opt.out, given));
+      results::CampaignResults r = results::read_results(file);
+      std::string label = results::campaign_label(r.info);
+      campaigns.push_back({std::move(label), file.string(), std::move(r)});
+    }
+    const results::Comparison comparison = results::compare_campaigns(std::move(campaigns));
+    const results::FolderLock lock(opt.out);
+    results::write_comparison(opt.out, comparison);
+    fmt::print("{} campaigns, {} tests, {} where they disagree; report: {}\n", comparison.campaigns.size(),
+               comparison.rows.size(), comparison.disagreements(),
+               (fs::path(opt.out) / results::kCompareHtml).string());
+    return comparison.passes() ? kExitOk : kExitCheckFailed;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hsalit report --compare: {}\n", e.what());
+    return kExitBadInput;
+  }
+}
+
 int run_report(const ReportCommandOptions& opt) {
+  if (opt.compare) return run_compare(opt);
+  if (!opt.out.empty()) {
+    fmt::print(stderr, "hsalit report: error: --out is for --compare; a campaign's reports go to its own folder\n");
+    return kExitBadInput;
+  }
   int status = kExitOk;
   std::set<fs::path> seen;  // a folder given twice (under any spelling) is reported and counted once
   for (const std::string& dir : opt.dirs) {
@@ -109,8 +151,15 @@ int run_merge(const MergeCommandOptions& opt) {
 Command add_report_command(CLI::App& app) {
   auto opt = std::make_shared<ReportCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Regenerate a campaign's reports (HTML, Markdown, JUnit, log) from its results.json");
-  cmd->add_option("dirs", opt->dirs, "campaign output folders")->required();
+      "report",
+      "Regenerate a campaign's reports (HTML, Markdown, JUnit, log) from its results.json, or compare campaigns");
+  cmd->add_option("dirs", opt->dirs, "campaign output folders (with --compare: folders or results.json files)")
+      ->required();
+  cmd->add_flag("--compare", opt->compare,
+                "compare two or more campaigns or verifications: one matrix of tests by campaigns, rows where they "
+                "disagree first (compare.html, compare.md, compare.json in --out); exit 1 where they disagree or a "
+                "cell is a violation or unknown");
+  cmd->add_option("--out", opt->out, "with --compare: the folder for the comparison (not a campaign's own folder)");
   return {cmd, [opt] { return run_report(*opt); }};
 }
 

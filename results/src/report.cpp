@@ -26,12 +26,12 @@ std::string shard_text(const CampaignInfo& info) {
   return info.shard ? fmt::format("{}/{}", info.shard->index, info.shard->count) : "all";
 }
 
+}  // namespace
+
 std::string mode_text(const CampaignInfo& info) {
   return info.exhaustive ? std::string("exhaustive")
                          : fmt::format("random, {} iterations, seed {}", info.iterations, info.seed);
 }
-
-}  // namespace
 
 std::string settings_text(const CampaignInfo& info) {
   return fmt::format(
@@ -44,9 +44,6 @@ std::string verification_text(const Verification& v) {
                      v.verdict(), v.bound, v.tests, v.sound, v.counterexamples, v.racy, v.unsupported, v.unknown);
 }
 
-namespace {
-
-// Markdown table cells: pipes and newlines would break the row; HTML is not interpreted.
 std::string md_cell(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -67,6 +64,8 @@ std::string md_cell(std::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 std::string coverage_text(const TestRecord& t) {
   if (t.model.status != StageStatus::Ok) return "-";

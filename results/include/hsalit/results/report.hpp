@@ -26,6 +26,11 @@ std::optional<std::string> render_dot_with_graphviz(std::string_view dot);
 // The table rows and simulator assumptions a run used: `acquire/release rows for scacq and
 // screl; assumptions: none`.
 std::string settings_text(const CampaignInfo& info);
+// How a campaign ran: `exhaustive`, or `random, 1000000 iterations, seed 1`.
+std::string mode_text(const CampaignInfo& info);
+// Text for a Markdown table cell: pipes and newlines would break the row, and HTML is not
+// interpreted (`< > &` escaped, backquotes made quotes).
+std::string md_cell(std::string_view text);
 // A verification in one line: `sound up to the bound over threads=2,accesses=2: 336 tests (336
 // sound, 0 counterexamples, 0 racy, 0 unsupported, 0 unknown)`.
 std::string verification_text(const Verification& v);
