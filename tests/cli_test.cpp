@@ -611,7 +611,7 @@ TEST_F(Cli, VerifyMappingSearchesEverySpaceWhenAsked) {
   const std::string bound = "threads=2,accesses=2";
   auto decided_by_order = [](const std::string& out) {
     return out.find(
-               ", 0 by code that keeps the order the model needs in one work-group, 0 by code that keeps "
+               ", 0 by code that keeps the order the model needs, 0 by code that keeps "
                "program order in every race-free test)") == std::string::npos;
   };
   Outcome facts = hsalit({"verify-mapping", "--engine", "enum", "-j", "2", "--sc-orders", "--generate", bound});

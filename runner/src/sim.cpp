@@ -2880,29 +2880,40 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
   return pairs;
 }
 
-std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const litmus::Test& test,
-                                                                          const LoweredProgram& lowered, int thread,
-                                                                          const SimOptions& options) {
+std::optional<std::vector<UnorderedPair>> several_cus_unordered_pairs(const litmus::Test& test,
+                                                                      const LoweredProgram& lowered, int thread,
+                                                                      const SimOptions& options,
+                                                                      const OtherWriters& others) {
   const SimProgram& program = lowered.program();
   const HardwareAssumptions& hw = options.hw;
   if (thread < 0 || static_cast<std::size_t>(thread) >= program.threads.size()) return std::nullopt;
+  for (const std::vector<bool>* told : {&others.on_other_cus, &others.in_other_workgroups})
+    if (!told->empty() && told->size() != program.locations.size()) return std::nullopt;
   // One L2 (rule 12), and stores that reach the L1s through the L2 (rule 7): every write is
   // performed at one copy, and a cache line holds what the L2 held when it was filled.
   if (several_l2s(hw, program) || hw.l1_store_visible_early) return std::nullopt;
-  // One work-group, one thread per wave: with one GL1 (WGP mode keeps a work-group on one WGP,
-  // rule 13) a valid GL1 line holds the L2's value, as no other WGP writes.
-  const bool one_group = every_explored_placement(test, program, options, [](const Placement& placement) {
+  const bool one_thread_per_wave = every_explored_placement(test, program, options, [](const Placement& placement) {
     for (const std::vector<int>& lanes : placement.lanes_of_wave)
       if (lanes.size() > 1) return false;
-    return std::all_of(placement.workgroup_of_wave.begin(), placement.workgroup_of_wave.end(),
-                       [&](int g) { return g == placement.workgroup_of_wave.front(); });
+    return true;
   });
-  if (!one_group) return std::nullopt;
+  if (!one_thread_per_wave) return std::nullopt;
+  // Whether a line of the L1 (L0), or of the GL1, may hold a value older than the L2's: where
+  // a wave of another CU, or of another work-group (on another WGP, with a GL1 of its own),
+  // may write the location. A write of a CU invalidates its own L1 line, and a write of either
+  // CU of a WGP its GL1 line, as it issues, and neither is filled while the write is queued
+  // (rules 6, 7 and 13): a line that only such writes change holds the L2's value of the moment.
+  auto told = [](const std::vector<bool>& locations, int loc) {
+    return locations.empty() || loc < 0 || locations[static_cast<std::size_t>(loc)];
+  };
+  auto stale_gl1 = [&](int loc) { return told(others.in_other_workgroups, loc); };
+  auto stale_l1 = [&](int loc) { return told(others.on_other_cus, loc) || stale_gl1(loc); };
   std::vector<UnorderedPair> pairs;
-  std::vector<int> accessed;  // per earlier access: the location it accesses with vector memory, else -1 (LDS)
-  std::vector<int> written;   // per earlier access: the location it writes with vector memory, else -1
-  std::vector<bool> clean;    // per earlier access: an L1 invalidation issued since it was waited for
-  bool named = true;          // every access names the litmus instruction it comes from
+  std::vector<int> accessed;    // per earlier access: the location it accesses with vector memory, else -1 (LDS)
+  std::vector<int> written;     // per earlier access: the location it writes with vector memory, else -1
+  std::vector<bool> clean_l1;   // per earlier access: an L1 invalidation issued since it was waited for
+  std::vector<bool> clean_gl1;  // the same for the GL1
+  bool named = true;            // every access names the litmus instruction it comes from
   // An access's path: -1 the LDS, else its L2 channel.
   auto path = [&](int vector_location) {
     return vector_location < 0 ? -1 : hw.channel_per_location ? vector_location : 0;
@@ -2910,8 +2921,11 @@ std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const 
   const bool walked =
       walk_one_cu_thread(program.threads[static_cast<std::size_t>(thread)],
                          [&](const SimInstruction& ins, std::span<const OneCuAccess> earlier) {
-                           if (ins.op == SimOp::Invalidate && ins.invalidate_l1) {
-                             for (std::size_t i = 0; i < earlier.size(); ++i) clean[i] = clean[i] || earlier[i].waited;
+                           if (ins.op == SimOp::Invalidate) {
+                             for (std::size_t i = 0; i < earlier.size(); ++i) {
+                               clean_l1[i] = clean_l1[i] || (ins.invalidate_l1 && earlier[i].waited);
+                               clean_gl1[i] = clean_gl1[i] || (ins.invalidate_gl1 && earlier[i].waited);
+                             }
                              return;
                            }
                            if (!is_vector_memory(ins.op) && !is_lds(ins.op)) return;
@@ -2921,25 +2935,33 @@ std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const 
                            if (vector && loc < 0) named = false;  // a location (channel) not known from the code
                            const int here = path(vector ? loc : -1);
                            // A load that may hit its L1 (L0) or GL1 takes a value as it issues, ahead of its wave's
-                           // queued requests; through the L1, the value the line took when it was filled, which may
-                           // be before any earlier access of the thread unless the L1 was invalidated once that
-                           // access had completed (rules 6, 8 and 13). Not before an earlier write of its wave to
-                           // the same location: the write invalidates the L1 and GL1 lines as it issues, no line
-                           // is filled while it is queued, and the load does not hit while its wave's request to
-                           // the location is queued, so it reads the write or a later one (rules 6, 7 and 13).
-                           // Nor, through the GL1 alone, before an earlier read of the location: it does not hit
-                           // while that read is queued, and a valid GL1 line holds the L2's value of the moment.
-                           const bool cached_load = ins.op == SimOp::VectorLoad && (!ins.bypass_l1 || !ins.bypass_gl1);
+                           // queued requests: so it may be performed before an earlier access not yet waited for.
+                           // Where the line may hold an older value than the L2's (stale_l1, stale_gl1), it takes
+                           // the value the line took when it was filled, which may be before any earlier access of
+                           // the thread unless that level was invalidated once that access had completed (rules 6,
+                           // 8 and 13; an L1 fills from the GL1, so both levels for a load through the L1). Not
+                           // before an earlier write of its wave to the same location: the write invalidates the
+                           // L1 and GL1 lines as it issues, no line is filled while it is queued, and the load does
+                           // not hit while its wave's request to the location is queued, so it reads the write or a
+                           // later one (rules 6, 7 and 13). Nor before an earlier read of the location where the
+                           // line holds the L2's value of the moment: it does not hit while that read is queued.
+                           const bool through_l1 = ins.op == SimOp::VectorLoad && !ins.bypass_l1;
+                           const bool through_gl1 = ins.op == SimOp::VectorLoad && !ins.bypass_gl1;
+                           const bool cached_load = through_l1 || through_gl1;
+                           const bool old_l1 = through_l1 && stale_l1(loc);
+                           const bool old_gl1 = through_gl1 && stale_gl1(loc);
                            for (std::size_t i = 0; i < earlier.size(); ++i) {
                              const OneCuAccess& a = earlier[i];
-                             const bool same = written[i] == loc || (ins.bypass_l1 && accessed[i] == loc);
-                             const bool early = cached_load && !same && (!a.waited || (!ins.bypass_l1 && !clean[i]));
+                             const bool same = written[i] == loc || (accessed[i] == loc && !old_l1 && !old_gl1);
+                             const bool early = cached_load && !same &&
+                                                (!a.waited || (old_l1 && !clean_l1[i]) || (old_gl1 && !clean_gl1[i]));
                              if ((path(accessed[i]) != here && !a.waited) || early)
                                pairs.push_back({a.litmus_instruction, ins.litmus_instruction});
                            }
                            accessed.push_back(vector ? loc : -1);
                            written.push_back(vector && ins.op != SimOp::VectorLoad ? loc : -1);
-                           clean.push_back(false);
+                           clean_l1.push_back(false);
+                           clean_gl1.push_back(false);
                          });
   if (!walked || !named) return std::nullopt;
   return pairs;

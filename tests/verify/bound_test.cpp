@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
@@ -713,22 +714,48 @@ TEST(BoundReduction, OneCuReachesTheFinalStatesOfTheOrderItKeeps) {
   EXPECT_GT(beyond_sc, 100u);
 }
 
-// runner::split_workgroup_unordered_pairs: on a work-group whose waves may run on several CUs
-// (gfx1030 and gfx1200 in WGP mode, gfx90a and gfx942 in tgsplit mode), every final state the
-// search reaches is one of an interleaving that keeps each pair of a thread's accesses the
-// reading does not name (the machine's final states lie within those of the orders it
-// allows; unlike one CU, not every such order is a run). On the library's one-work-group
-// tests and random tests of one-work-group slices with fences, global and group locations,
-// under `l1-store-at-l2` with and without `one-channel` and `lds-sc`, with the shipped tables
-// and with the work-group acquire's L1 invalidation and the release's waits removed; it
-// fails when the pairs of a load that may hit its L1 or GL1 are left out.
+// Per location of `test` (in the order of its locations), whether a thread other than `t`
+// writes it (`on_other_cus`: every other thread may run on another CU where work-groups
+// split) and whether one of another work-group does.
+runner::OtherWriters other_writers(const litmus::Test& test, std::size_t t) {
+  runner::OtherWriters out;
+  for (const std::string& name : test.location_names()) {
+    bool other = false, other_group = false;
+    for (std::size_t u = 0; u < test.threads.size(); ++u) {
+      if (u == t) continue;
+      bool writes = false;
+      for (const litmus::Instruction& ins : test.threads[u].code)
+        writes = writes || (ins.writes_memory() &&
+                            (ins.addr.base.kind != litmus::Expr::Kind::Location || ins.addr.base.name == name));
+      other = other || writes;
+      other_group = other_group || (writes && test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) >
+                                                  litmus::Scope::WorkGroup);
+    }
+    out.on_other_cus.push_back(other);
+    out.in_other_workgroups.push_back(other_group);
+  }
+  return out;
+}
+
+// runner::several_cus_unordered_pairs: where waves may run on several CUs (gfx1030 and gfx1200
+// in WGP mode, gfx90a and gfx942 in tgsplit mode), every final state the search reaches is one
+// of an interleaving that keeps each pair of a thread's accesses the reading does not name
+// (the machine's final states lie within those of the orders it allows; unlike one CU, not
+// every such order is a run). On the library's tests and random tests of slices in one
+// work-group and across work-groups, with fences, global and group locations, under
+// `l1-store-at-l2` with and without `one-channel` and `lds-sc`, with the shipped tables and
+// with the work-group acquire's L1 invalidation and the release's waits removed, each thread's
+// pairs read with the locations the others write (other_writers) and, where that names fewer
+// pairs, without; it fails when the pairs of a load that may hit its L1 or GL1 are left out,
+// or when a load's line is taken to hold the L2's value where another CU or work-group writes
+// the location.
 TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
   const auto assumptions = assumption_sets({{"l1-store-at-l2"},
                                             {"one-channel", "l1-store-at-l2"},
                                             {"lds-sc", "l1-store-at-l2"},
                                             {"lds-sc", "one-channel", "l1-store-at-l2"}});
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
-  std::size_t compared = 0, with_pairs = 0, beyond_sc = 0;
+  std::size_t compared = 0, with_pairs = 0, beyond_sc = 0, fewer_pairs = 0, across_groups = 0;
   for (const auto& [target, flavour] : {std::pair{"gfx1030", "hsa"}, std::pair{"gfx1200", "hsa"},
                                         std::pair{"gfx90a", "tgsplit"}, std::pair{"gfx942", "tgsplit"}}) {
     SCOPED_TRACE(std::string(target) + " " + flavour);
@@ -746,7 +773,6 @@ TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
     EXPECT_GT(tables.size(), 1u);
     for (const codegen::MappingTable& table : tables) {
       auto check = [&](const litmus::Test& test, const codegen::CompileOptions& given) {
-        if (!test.scopes.one_instance(litmus::Scope::WorkGroup)) return;
         const litmus::Test observed = observe_everything(test);
         codegen::CompileOptions compile = given;
         compile.flavour = flavour;
@@ -760,9 +786,13 @@ TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
         ASSERT_TRUE(runner::may_split_workgroups(lowered));
         for (const auto& [name, o] : assumptions) {
           std::vector<std::vector<runner::UnorderedPair>> unordered;
+          bool fewer = false;
           for (std::size_t th = 0; th < observed.threads.size(); ++th) {
-            auto pairs = runner::split_workgroup_unordered_pairs(observed, lowered, static_cast<int>(th), o);
-            if (!pairs) return;
+            auto pairs = runner::several_cus_unordered_pairs(observed, lowered, static_cast<int>(th), o,
+                                                             other_writers(observed, th));
+            const auto every = runner::several_cus_unordered_pairs(observed, lowered, static_cast<int>(th), o);
+            if (!pairs || !every) return;
+            fewer = fewer || pairs->size() < every->size();
             unordered.push_back(std::move(*pairs));
           }
           runner::SimOptions limited = o;
@@ -781,10 +811,14 @@ TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
           ++compared;
           with_pairs += std::any_of(unordered.begin(), unordered.end(), [](const auto& u) { return !u.empty(); });
           beyond_sc += *sc ? 0 : 1;
+          fewer_pairs += fewer;
+          across_groups += !observed.scopes.one_instance(litmus::Scope::WorkGroup);
         }
       };
       for_library_and_sampled_tests({"family=MP/SB/LB/R/S/2+2W/CoRR,fences=scar+scacq+screl,placements=same-wg,"
-                                     "segments=global+group,max=1000000000"},
+                                     "segments=global+group,max=1000000000",
+                                     "family=MP/SB/CoRR/WRC,orders=rlx+scacq+screl,scopes=wg+agent,fences=scar,"
+                                     "placements=diff-wg,segments=global,max=1000000000"},
                                     1, check);
       // Message passing without a branch: the data load after the acquire may hit a line filled
       // before it, unless the acquire's invalidation follows its wait.
@@ -803,6 +837,10 @@ TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
   EXPECT_GT(compared, 500u);
   EXPECT_GT(with_pairs, 200u);
   EXPECT_GT(beyond_sc, 20u);
+  EXPECT_GT(fewer_pairs, 50u);
+  EXPECT_GT(across_groups, 100u);
+  std::printf("compared %zu, with pairs %zu, beyond SC %zu, fewer pairs %zu, across work-groups %zu\n", compared,
+              with_pairs, beyond_sc, fewer_pairs, across_groups);
 }
 
 // Facts 9 and 10 of verify/bound.hpp, on `slices`: a space `decided` counts holds no
@@ -885,19 +923,22 @@ TEST(BoundReduction, RaceFreeInOrderDecidesOnlySpacesWithoutCounterexamples) {
 }
 
 // Facts 9 and 10 where a work-group may split over CUs (GFX10-GFX12 WGP mode, tgsplit), each
-// with the other off. Fact 9 reads the pairs runner::split_workgroup_unordered_pairs names.
+// with the other off. Fact 9 reads the pairs runner::several_cus_unordered_pairs names.
 // Fact 10: a thread's own work-group may have a wave on another CU, so the locations the other
 // threads of its work-group write count as written on another CU, and the spaces in one
 // work-group are read this way too. Under the remedies and --sc-orders, with the shipped
 // table and every mutant of the rows its slices use, a space either decides holds no
 // counterexample (each decided space is searched as well); some mutants are killed in the
-// spaces left to the search. Fact 10 marking only other work-groups' writes, or fact 9 reading
+// spaces left to the search. Fact 9 also reads spaces across work-groups there (a slice of
+// them is added to its runs). Fact 10 marking only other work-groups' writes, or fact 9 reading
 // a load that may hit its L1 as performed in order, makes it decide a space that holds a
 // counterexample.
 TEST(BoundReduction, FactsNineAndTenKnowSplitWorkGroups) {
   const std::vector<litmus::GenerateOptions> slices = {
       spec("threads=2,accesses=2,placements=same-wg,max=1000000000"),
       spec("family=MP/SB/LB/CoRR/R/S,orders=rlx+scacq+screl,scopes=wg+agent,placements=same-wg,max=1000000000")};
+  const litmus::GenerateOptions across_groups =
+      spec("family=MP/SB/CoRR/WRC,orders=rlx+scacq+screl,scopes=wg+agent,placements=diff-wg,max=1000000000");
   for (const auto& [target, table_name, flavour, segments] :
        {std::tuple{"gfx1030", "gfx10-11", "hsa", ""}, std::tuple{"gfx90a", "gfx90a", "tgsplit", "global"}})
     for (const bool fact9 : {true, false}) {
@@ -911,7 +952,9 @@ TEST(BoundReduction, FactsNineAndTenKnowSplitWorkGroups) {
       const codegen::MappingTable shipped = codegen::MappingTable::builtin(table_name);
       auto verify_all = [&](const codegen::MappingTable& table, std::set<std::string>* rows) {
         std::pair<std::size_t, std::size_t> decided_and_counterexamples{0, 0};
-        for (litmus::GenerateOptions g : slices) {
+        std::vector<litmus::GenerateOptions> read = slices;
+        if (fact9) read.push_back(across_groups);
+        for (litmus::GenerateOptions g : read) {
           if (*segments) g.segments = {litmus::Segment::Global};
           const BoundVerification v = verify_bound(g, table, o, checked);
           decided_and_counterexamples.first +=

@@ -571,7 +571,10 @@ class OrderKept {
         if (v.kind == Variation::Kind::Dependency) return Decision::None;  // the model's ldo: not read here
     const std::vector<int>& groups = space.workgroup_of_thread();
     const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
-    if (one_group && settings_.bound.preserved_order && decided_by(space, shape, Decision::OneWorkGroup))
+    // Fact 9 reads one CU, or, where work-groups may split over CUs (WGP or tgsplit mode),
+    // any number of work-groups (runner::several_cus_unordered_pairs).
+    if ((one_group || may_split_) && settings_.bound.preserved_order &&
+        decided_by(space, shape, Decision::OneWorkGroup))
       return Decision::OneWorkGroup;
     // Fact 9 reads one CU; where a work-group may split over CUs (WGP or tgsplit mode), the
     // spaces it leaves in one work-group are read as fact 10 reads spaces across work-groups.
@@ -588,7 +591,7 @@ class OrderKept {
   // thread, each thread's verdict kept by its key.
   bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact) {
     const bool fact9 = fact == Decision::OneWorkGroup;
-    const std::optional<Facts> facts = fact9 ? facts_in_one_group(space.slots()) : facts_across_groups(space, shape);
+    const std::optional<Facts> facts = fact9 ? facts_of_needed_order(space, shape) : facts_across_groups(space, shape);
     if (!facts) return false;
     std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
     for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
@@ -618,8 +621,9 @@ class OrderKept {
   // work-group writes it. `thread_keys` says the part of it that a thread's verdict reads.
   struct Facts {
     bool acquire_fence = false, release_fence = false;
-    std::vector<std::vector<bool>> race_free_choice;      // per slot and choice (fact 10)
-    std::vector<std::vector<bool>> written_on_other_cus;  // per thread and location (fact 10)
+    std::vector<std::vector<bool>> race_free_choice;         // per slot and choice (fact 10)
+    std::vector<std::vector<bool>> written_on_other_cus;     // per thread and location (fact 10)
+    std::vector<std::vector<bool>> written_in_other_groups;  // per thread and location
     std::vector<std::string> thread_keys;
   };
   // What the choices of one code class of a slot may be, in the model's terms: an atomic
@@ -634,8 +638,15 @@ class OrderKept {
   static bool acquires(MemoryOrder o) { return o == MemoryOrder::Acquire || o == MemoryOrder::AcquireRelease; }
   static bool releases(MemoryOrder o) { return o == MemoryOrder::Release || o == MemoryOrder::AcquireRelease; }
 
-  static std::optional<Facts> facts_in_one_group(const std::vector<litmus::Slot>& slots) {
+  // Fact 9's facts. Where work-groups may split over CUs and fact 10's facts are known (the
+  // `hsa` model, straight-line code), they are read too: only the race-free choices are judged
+  // (a racy test has no counterexample), and which locations other threads write says which
+  // cache lines may be older than the L2 (runner::several_cus_unordered_pairs).
+  std::optional<Facts> facts_of_needed_order(const litmus::VariationSpace& space, const ShapeClasses& shape) const {
+    const std::vector<litmus::Slot>& slots = space.slots();
     Facts out;
+    if (may_split_)
+      if (std::optional<Facts> race_free = facts_across_groups(space, shape)) out = std::move(*race_free);
     for (const litmus::Slot& slot : slots)
       for (const Variation& v : slot.choices)
         if (v.kind == Variation::Kind::Fence && across_threads(v)) {
@@ -645,7 +656,8 @@ class OrderKept {
     const std::string key = fmt::format("9{}{}", out.acquire_fence, out.release_fence);
     std::size_t threads = 0;
     for (const litmus::Slot& slot : slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
-    out.thread_keys.assign(threads, key);
+    out.thread_keys.resize(threads);
+    for (std::string& thread_key : out.thread_keys) thread_key = key + thread_key;
     return out;
   }
 
@@ -665,11 +677,15 @@ class OrderKept {
     // The threads that may run on another CU than t: those of other work-groups, and where a
     // work-group may split, every other one (runner::thread_keeps_program_order).
     out.written_on_other_cus.assign(threads, std::vector<bool>(shape.group.size(), false));
+    out.written_in_other_groups = out.written_on_other_cus;
     for (std::size_t t = 0; t < threads; ++t)
       for (std::size_t u = 0; u < threads; ++u)
         if (groups[t] != groups[u] || (may_split_ && u != t))
           for (const ShapeClasses::Access& a : shape.accesses[u])
-            if (a.writes) out.written_on_other_cus[t][a.location] = true;
+            if (a.writes) {
+              out.written_on_other_cus[t][a.location] = true;
+              if (groups[t] != groups[u]) out.written_in_other_groups[t][a.location] = true;
+            }
     out.race_free_choice.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
       const litmus::Slot& slot = slots[k];
@@ -710,7 +726,9 @@ class OrderKept {
       for (const ShapeClasses::Access& a : shape.accesses[t]) {
         if (std::find(seen.begin(), seen.end(), a.location) != seen.end()) continue;
         seen.push_back(a.location);
-        out.thread_keys[t] += out.written_on_other_cus[t][a.location] ? 'w' : '-';
+        out.thread_keys[t] += out.written_in_other_groups[t][a.location] ? 'g'
+                              : out.written_on_other_cus[t][a.location]  ? 'w'
+                                                                         : '-';
       }
     }
     return out;
@@ -818,13 +836,21 @@ class OrderKept {
     std::map<int, std::size_t> access_slot, gap_slot;  // by access index
     for (std::size_t k = 0; k < slots.size(); ++k)
       if (slots[k].thread == t) (slots[k].gap ? gap_slot : access_slot)[slots[k].index] = k;
+    // Where the race-free choices are known, the locations other threads write are too (else
+    // every location is taken as written).
+    const bool race_free = !facts.race_free_choice.empty();
+    runner::OtherWriters others;
+    if (race_free)
+      others = {facts.written_on_other_cus[static_cast<std::size_t>(t)],
+                facts.written_in_other_groups[static_cast<std::size_t>(t)]};
     return every_product(
-        space, classes, t, {}, tests,
+        space, classes, t, facts.race_free_choice, tests,
         [&](const litmus::Test& test, const runner::LoweredProgram& lowered, const std::vector<std::size_t>& choice) {
+          if (race_free && !shares_scopes_as_placed(space, test)) return false;
           // One CU, or one work-group split over CUs (WGP or tgsplit mode).
           std::optional<std::vector<runner::UnorderedPair>> pairs =
               runner::one_cu_unordered_pairs(test, lowered, t, settings_.options.sim);
-          if (!pairs) pairs = runner::split_workgroup_unordered_pairs(test, lowered, t, settings_.options.sim);
+          if (!pairs) pairs = runner::several_cus_unordered_pairs(test, lowered, t, settings_.options.sim, others);
           if (!pairs) return false;
           std::vector<ClassOrders> orders(slots.size());
           for (const auto& [index, k] : access_slot)
@@ -2029,7 +2055,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
 std::string render_statistics(const BoundStatistics& s) {
   return fmt::format(
       "bound: {} spaces (cycle x placement x segments; {} with the programs of an earlier one, {} decided by their "
-      "work-groups in one agent, {} by code that keeps the order the model needs in one work-group, {} by code that "
+      "work-groups in one agent, {} by code that keeps the order the model needs, {} by code that "
       "keeps program order in every race-free test), {} variations before symmetry; {} tests checked (one per product "
       "of code classes and "
       "maximal choices; {} symmetric skipped); {} more "

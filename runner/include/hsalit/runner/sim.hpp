@@ -260,19 +260,30 @@ std::optional<std::vector<UnorderedPair>> one_cu_unordered_pairs(const litmus::T
                                                                  const LoweredProgram& lowered, int thread,
                                                                  const SimOptions& options);
 
-// one_cu_unordered_pairs for one work-group whose waves may run on several CUs (WGP mode,
-// tgsplit; docs/simulator.md, "A split work-group"): with one L2, stores that reach the L1s
-// through it (`l1-store-at-l2`) and one thread per wave, every final state the search
-// reaches is that of an interleaving of the litmus accesses, each performed at once on the one
-// copy of its location and reading the latest write there, in which each thread performs in
-// program order every pair of its accesses but those named: two accesses on different paths
-// (the LDS and vector memory, or two L2 channels) with no `s_waitcnt` between them that waits
-// for the first, and an access followed by a load that may hit a cache: unless a wait has
-// waited for the access, and, for a load through the L1, an L1 invalidation has followed that
-// wait. nullopt where that does not hold or cannot be told.
-std::optional<std::vector<UnorderedPair>> split_workgroup_unordered_pairs(const litmus::Test& test,
-                                                                          const LoweredProgram& lowered, int thread,
-                                                                          const SimOptions& options);
+// Per location of a test, whether a wave that an explored placement may put on a CU other than
+// a thread's may write it (`on_other_cus`), and whether a wave of another work-group may
+// (`in_other_workgroups`: in WGP mode another WGP, with a GL1 of its own). Empty: every location.
+struct OtherWriters {
+  std::vector<bool> on_other_cus, in_other_workgroups;
+};
+
+// one_cu_unordered_pairs where waves may run on several CUs (work-groups split in WGP mode or
+// tgsplit, or several work-groups; docs/simulator.md, "A split work-group"): with one L2,
+// stores that reach the L1s through it (`l1-store-at-l2`) and one thread per wave, every final
+// state the search reaches is that of an interleaving of the litmus accesses, each performed
+// at once on the one copy of its location and reading the latest write there, in which each
+// thread performs in program order every pair of its accesses but those named: two accesses
+// on different paths (the LDS and vector memory, or two L2 channels) with no `s_waitcnt`
+// between them that waits for the first, and an access followed by a load that may hit a
+// cache: unless a wait has waited for the access and, where the line may be older than the
+// L2 (`others` writes the location: on another CU for the L1, in another work-group for the
+// GL1 and the L1 that fills from it), an invalidation of that level has followed the wait. An
+// earlier access of the load's own location is named only where the line may be older than
+// the L2. nullopt where that does not hold or cannot be told.
+std::optional<std::vector<UnorderedPair>> several_cus_unordered_pairs(const litmus::Test& test,
+                                                                      const LoweredProgram& lowered, int thread,
+                                                                      const SimOptions& options,
+                                                                      const OtherWriters& others = {});
 
 // keeps_program_order's answer for one thread: whether every run performs `thread`'s accesses
 // in program order, each at the one copy of its location and reading the latest write there,
