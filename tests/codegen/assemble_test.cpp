@@ -10,6 +10,7 @@
 #include <optional>
 #include <regex>
 
+#include "compile_support.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
@@ -68,24 +69,11 @@ std::vector<litmus::Test> library() {
   return out;
 }
 
-// Operations a shipped table has no row for because its source document has none; the
-// compiler must say so (and does: the message names the operation), not invent a sequence.
+// Operations a shipped table has no row for because its source document has none, and the
+// tgsplit flavour's refusal of group locations (compile_support.hpp): the compiler must say
+// so (and does: the message names the operation), not invent a sequence.
 bool known_gap(const std::string& table, const std::string& error) {
-  struct Gap {
-    const char* table;
-    const char* operation;  // as MemoryOperation::describe prints it
-  };
-  static const Gap kGaps[] = {
-      // The GFX12 table of AMDGPUUsage lists "store atomic release workgroup" for global only
-      // (docs/mappings-sources.md).
-      {"gfx12", "store atomic release workgroup generic"},
-  };
-  for (const Gap& g : kGaps)
-    if (table == g.table && error.find(fmt::format("has no row for {} ", g.operation)) != std::string::npos)
-      return true;
-  // tgsplit allocates no LDS (AMDGPUUsage, Memory Model GFX90A and GFX942): tests with group
-  // locations are refused in that flavour.
-  return error.find("the tgsplit flavour allocates no LDS") != std::string::npos;
+  return test_support::stated_refusal(table, error).has_value();
 }
 
 class EveryTarget : public ::testing::TestWithParam<std::string> {};
