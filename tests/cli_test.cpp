@@ -244,9 +244,12 @@ TEST_F(Cli, CheckJsonHasTheDocumentedFieldsAndBothEnginesAgree) {
     EXPECT_EQ(j["racy"], true);
     EXPECT_EQ(j["race"]["kind"], "ordinary");
     EXPECT_EQ(j["condition"]["positive"], 1);
+    EXPECT_EQ(j["engine"], std::string(engine));  // each run names the engine that decided it
     results.push_back(j);
   }
   EXPECT_EQ(results[0]["outcomes"], results[1]["outcomes"]);
+  EXPECT_EQ(results[0]["result"], results[1]["result"]);
+  EXPECT_GT(results[0]["outcomes"].size(), 1u);  // a comparison of several final states
 }
 
 // `--engine auto`, the default: the enum engine for a test of few candidate executions, Z3

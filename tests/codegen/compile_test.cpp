@@ -41,12 +41,20 @@ TEST(Compile, MessagePassingOnGfx900FollowsTheGfx69Table) {
   ASSERT_EQ(c.threads.size(), 2u);
   std::vector<std::string> p0 = texts(c.threads[0]);
   // Release store at agent scope: wait for everything before, then the store (AMDGPUUsage
-  // GFX6-GFX9 table, store atomic release agent global).
-  auto store =
-      std::find_if(p0.begin(), p0.end(), [](const std::string& s) { return s.rfind("global_store_dword", 0) == 0; });
-  ASSERT_NE(store, p0.end());
-  auto release = std::find(p0.begin(), p0.end(), "s_waitcnt vmcnt(0) lgkmcnt(0)");
+  // GFX6-GFX9 table, store atomic release agent global). In program order: the data store,
+  // the release's wait, and the flag store right after it.
+  std::vector<std::size_t> stores;
+  for (std::size_t i = 0; i < p0.size(); ++i)
+    if (p0[i].rfind("global_store_dword", 0) == 0) stores.push_back(i);
+  ASSERT_EQ(stores.size(), 2u) << ::testing::PrintToString(p0);
+  EXPECT_NE(p0[stores[0]].find("s[2:3]"), std::string::npos) << p0[stores[0]];  // x, the data
+  EXPECT_NE(p0[stores[1]].find("s[4:5]"), std::string::npos) << p0[stores[1]];  // y, the flag
+  const auto release = std::find(p0.begin(), p0.end(), "s_waitcnt vmcnt(0) lgkmcnt(0)");
   ASSERT_NE(release, p0.end());
+  const auto release_at = static_cast<std::size_t>(release - p0.begin());
+  EXPECT_LT(stores[0], release_at) << ::testing::PrintToString(p0);
+  EXPECT_EQ(release_at + 1, stores[1]) << ::testing::PrintToString(p0);
+  EXPECT_EQ(c.threads[0].code[release_at].origin.row, "store.atomic.release.agent");
   // Acquire load at agent scope: glc load, wait for it, invalidate L1.
   std::vector<std::string> p1 = texts(c.threads[1]);
   auto load = std::find(p1.begin(), p1.end(), "global_load_dword v1, v0, s[2:3] glc");

@@ -34,12 +34,15 @@ struct Bundled {
   litmus::Test test;
 };
 
+// Every bundled test; a file that does not parse is an error of every test that reads them
+// (thrown, not dropped).
 const std::vector<Bundled>& bundled() {
   static const std::vector<Bundled> tests = [] {
     std::vector<Bundled> out;
     for (const fs::path& f : litmus::collect_litmus_files({fs::path(HSALIT_SOURCE_DIR) / "litmus/library"})) {
       litmus::ParseResult r = litmus::parse_litmus_file(f);
-      if (r.ok()) out.push_back({f, *r.test});
+      if (!r.ok()) throw std::runtime_error(f.string() + ": a bundled test does not parse");
+      out.push_back({f, *r.test});
     }
     return out;
   }();
@@ -361,8 +364,8 @@ std::vector<LlcRun> run_all(const LlcTool& llc, const Target& target, const Llvm
 }
 
 // Checks the ties of one test: each tied access has one memory instruction of its kind, no
-// instruction serves two accesses; returns the untied accesses.
-std::vector<int> check_ties(const Bundled& b, const LlcResult& r, const LlvmModule& m) {
+// instruction serves two accesses; returns the untied accesses and adds the tied ones to `tied`.
+std::vector<int> check_ties(const Bundled& b, const LlcResult& r, const LlvmModule& m, std::size_t& tied) {
   std::vector<int> untied;
   for (const LlcThread& th : r.threads) {
     const LlvmKernel& k = m.kernels[static_cast<std::size_t>(th.thread)];
@@ -376,6 +379,7 @@ std::vector<int> check_ties(const Bundled& b, const LlcResult& r, const LlvmModu
         untied.push_back(th.thread * 1000 + lit);
         continue;
       }
+      ++tied;
       EXPECT_TRUE(seen.insert(at).second) << b.file << " P" << th.thread << ": one instruction for two accesses";
       const Instruction& ins = th.code[static_cast<std::size_t>(at)];
       InstrClass c = ins.kind();
@@ -409,11 +413,13 @@ TEST_P(LlcRoundTrip, VolatileTiesEveryAccess) {
   std::optional<LlcTool> llc = require_llc(GetParam().llc);
   if (!llc) return;
   std::vector<LlcRun> runs = run_all(*llc, target, {.volatile_ordinary = true});
+  ASSERT_GT(runs.size(), 50u);  // the library, not an empty folder
+  std::size_t tied = 0;
   for (std::size_t n = 0; n < runs.size(); ++n) {
     const Bundled& b = bundled()[n];
     const LlvmModule& m = runs[n].module;
     const LlcResult& r = runs[n].result;
-    for (int u : check_ties(b, r, m)) {
+    for (int u : check_ties(b, r, m, tied)) {
       const litmus::Instruction& i =
           b.test.threads[static_cast<std::size_t>(u / 1000)].code[static_cast<std::size_t>(u % 1000)];
       EXPECT_TRUE(llc->version >= 19 && idempotent_rmw(i))
@@ -421,6 +427,7 @@ TEST_P(LlcRoundTrip, VolatileTiesEveryAccess) {
           << " untied: " << fmt::format("{}", fmt::join(r.threads[static_cast<std::size_t>(u / 1000)].problems, "; "));
     }
   }
+  EXPECT_GT(tied, 500u);  // 540 or 541 accesses of the library tie
 }
 
 // Without volatile, llc removes or merges non-atomic accesses (dead stores, repeated loads):
@@ -431,11 +438,13 @@ void atomics_tie(const RoundTrip& param) {
   if (!llc) return;
   int untied_ordinary = 0;
   std::vector<LlcRun> runs = run_all(*llc, target, {});
+  ASSERT_GT(runs.size(), 50u);  // the library, not an empty folder
+  std::size_t tied = 0;
   for (std::size_t n = 0; n < runs.size(); ++n) {
     const Bundled& b = bundled()[n];
     const LlvmModule& m = runs[n].module;
     const LlcResult& r = runs[n].result;
-    for (int u : check_ties(b, r, m)) {
+    for (int u : check_ties(b, r, m, tied)) {
       const LlcThread& th = r.threads[static_cast<std::size_t>(u / 1000)];
       const litmus::Instruction& i =
           b.test.threads[static_cast<std::size_t>(u / 1000)].code[static_cast<std::size_t>(u % 1000)];
@@ -453,6 +462,7 @@ void atomics_tie(const RoundTrip& param) {
   }
   // CoWW+ordinary, CoRR+ordinary and the two MP+2W tests lose an ordinary access each way.
   EXPECT_GT(untied_ordinary, 0) << "llc stopped removing dead stores and repeated loads: update docs/llvm-ir.md";
+  EXPECT_GT(tied, 500u);  // 532 or 533 accesses of the library tie
 }
 
 TEST_P(LlcRoundTrip, AtomicsAlwaysTieAndDroppedOrdinaryAccessesAreReported) { atomics_tie(GetParam()); }

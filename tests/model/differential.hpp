@@ -19,6 +19,20 @@
 
 namespace hsalit::testing {
 
+// The seeds of the differential tests (differential_test.cpp): fixed ranges, the same on every
+// run, and one range that moves every day (from kRotatingFirstSeed); the nightly driver
+// (differential_main.cpp, scripts/differential) starts after the fixed ranges.
+inline constexpr std::uint64_t kHsaPerShard = 700;
+inline constexpr int kHsaShards = 8;  // hsa: seeds 1 .. 5,600
+inline constexpr std::uint64_t kHrfPerShard = 500;
+inline constexpr int kHrfShards = 2;  // per hrf variant: from 1,000,001 (indirect), 2,000,001 (direct)
+inline constexpr std::uint64_t kHrfIndirectBase = 1'000'000, kHrfDirectBase = 2'000'000;
+inline constexpr std::uint64_t kLastFixedSeed = kHrfDirectBase + kHrfShards * kHrfPerShard;  // 2,001,000
+inline constexpr std::uint64_t kNightlyFirstSeed = kLastFixedSeed + 1;
+// The rotating range: kRotatingPerDay seeds from kRotatingFirstSeed + day * kRotatingPerDay,
+// day counted from 1970-01-01 (UTC), far beyond what a nightly run reaches.
+inline constexpr std::uint64_t kRotatingFirstSeed = 1'000'000'000, kRotatingPerDay = 300;
+
 // An outcome as `1:r0=1; x=2` over the references it reports.
 inline std::string describe_outcome(const std::vector<litmus::ObservedRef>& refs, const model::Outcome& o) {
   std::string out;

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -117,6 +119,115 @@ TEST(LibraryVerdicts, StoppingAtTheFirstRaceKeepsWhetherATestRaces) {
   }
   EXPECT_GT(racy, 10u);
   EXPECT_GT(cut_short, 0u);
+}
+
+// Why the hrf variants cannot give `test` another verdict than hsa's, or nullopt where that
+// needs an argument of its own. The variants differ from hsa only where scoped operations of
+// different effective scopes meet (no scope inclusion: Match and the sc domains), and in
+// hhb chains across scope instances (hrf-direct); they only ever take synchronisation away.
+std::optional<std::string> variants_cannot_differ(const litmus::Test& test, const std::string& hsa_verdict) {
+  // Fewer Match pairs and fewer hhb edges keep every consistent execution and every race:
+  // a test racy under hsa is racy under both variants.
+  if (hsa_verdict == "racy") return "racy under hsa";
+  using litmus::Scope;
+  using litmus::Segment;
+  // Per segment, the effective scopes of the operations that may Match there (atomics on its
+  // locations, fences, barriers); and the effective scopes of the synchronising operations
+  // (acquire, release or sc atomics, fences), which make the sc domains and sso.
+  std::map<Segment, std::set<Scope>> matching;
+  std::set<Scope> synchronising;
+  std::set<int> synchronising_threads;
+  auto effective = [](Scope s, Segment segment) {
+    return segment == Segment::Group ? std::min(s, Scope::WorkGroup) : s;
+  };
+  bool scoped = false;
+  for (const litmus::Thread& t : test.threads)
+    for (const litmus::Instruction& i : t.code) {
+      const bool fence = i.kind == litmus::OpKind::Fence, barrier = i.kind == litmus::OpKind::Barrier;
+      const bool atomic = i.is_memory_access() && i.annots.atomic;
+      if (!fence && !barrier && !atomic) continue;
+      scoped = true;
+      // A location reached through a register may be in either segment.
+      std::vector<Segment> segments{Segment::Global, Segment::Group};
+      if (atomic && i.addr.base.is_location()) segments = {test.segment_of(i.addr.base.name)};
+      for (Segment segment : segments)
+        matching[segment].insert(barrier ? Scope::WorkGroup : effective(i.annots.scope, segment));
+      if (fence || (atomic && i.annots.order != litmus::MemoryOrder::Relaxed)) {
+        for (Segment segment : segments)
+          synchronising.insert(fence ? i.annots.scope : effective(i.annots.scope, segment));
+        synchronising_threads.insert(t.id);
+      }
+    }
+  if (!scoped) return "no atomic, fence or barrier";
+  for (const auto& [segment, scopes] : matching)
+    if (scopes.size() > 1) return std::nullopt;       // inclusion may decide a Match
+  if (synchronising.size() > 1) return std::nullopt;  // sso of two levels: hrf-direct may cut a chain
+  if (synchronising.empty()) return "one scope per segment, no synchronisation";
+  // The sc domains of one scope S: under hsa an instance of a narrower scope holding two
+  // synchronising threads is a domain too, unless it holds every synchronising thread (the
+  // same events as the S instance's domain).
+  const Scope only = *synchronising.begin();
+  for (int level = static_cast<int>(Scope::Wavefront); level < static_cast<int>(only); ++level)
+    for (int a : synchronising_threads)
+      for (int b : synchronising_threads)
+        if (a < b && test.scopes.same_instance(a, b, static_cast<Scope>(level)))
+          for (int c : synchronising_threads)
+            if (!test.scopes.same_instance(a, c, static_cast<Scope>(level))) return std::nullopt;
+  return "one scope per segment and one synchronising scope";
+}
+
+// The classes of litmus/library/README.md, "Tests whose verdict the hrf variants cannot
+// change": per class (`- `class` (N): ...`), the tests named in backquotes up to the next one.
+std::map<std::string, std::vector<std::string>> listed_in_readme() {
+  std::ifstream in(kLibrary / "README.md");
+  std::map<std::string, std::vector<std::string>> out;
+  std::string line, reason;
+  bool in_section = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("## ")) in_section = line == "## Tests whose verdict the hrf variants cannot change";
+    if (!in_section) continue;
+    std::size_t from = 0;
+    if (line.starts_with("- `")) {
+      reason = line.substr(3, line.find('`', 3) - 3);
+      out[reason];
+      from = line.find(':');
+    } else if (!line.starts_with("  `") || reason.empty()) {
+      continue;
+    }
+    for (std::size_t open; (open = line.find('`', from)) != std::string::npos; from = line.find('`', open + 1) + 1)
+      out[reason].push_back(line.substr(open + 1, line.find('`', open + 1) - open - 1));
+  }
+  return out;
+}
+
+// The library's expected.json gives an hrf verdict only where it differs from hsa's. Each test
+// without one is a test whose verdict the variants cannot change (variants_cannot_differ), or
+// its `why` argues it for the variants; the list is in litmus/library/README.md.
+TEST(LibraryVerdicts, VariantsTakeTheHsaVerdictOnlyWhereTheyCannotChangeIt) {
+  std::map<std::string, std::vector<std::string>> by_reason;
+  std::size_t changed = 0;
+  for (const LibraryFile& file : library_files()) {
+    const auto& entry = expectations(file.path.parent_path()).at(file.path.filename().string());
+    litmus::ParseResult parsed = litmus::parse_litmus_file(file.path);
+    ASSERT_TRUE(parsed.ok()) << file.path;
+    const std::string name = fs::relative(file.path, kLibrary).replace_extension().string();
+    if (entry.by_model.count("hrf-indirect") || entry.by_model.count("hrf-direct")) {
+      // The classification is sound on the tests whose verdict a variant does change.
+      const auto reason = variants_cannot_differ(*parsed.test, entry.by_model.at("hsa"));
+      EXPECT_FALSE(reason.has_value()) << name << ": a variant changes its verdict, yet " << *reason;
+      ++changed;
+      continue;
+    }
+    if (const auto reason = variants_cannot_differ(*parsed.test, entry.by_model.at("hsa"))) {
+      by_reason[*reason].push_back(name);
+      continue;
+    }
+    by_reason["argued in its why"].push_back(name);
+    EXPECT_NE(entry.why.find("variants"), std::string::npos)
+        << name << ": without an hrf verdict, its why must argue that the variants give the hsa verdict";
+  }
+  EXPECT_GT(changed, 10u);  // the classification was held against tests a variant changes
+  EXPECT_EQ(by_reason, listed_in_readme()) << "litmus/library/README.md lists other tests per class";
 }
 
 class LibraryVerdict : public ::testing::TestWithParam<LibraryFile> {};

@@ -30,18 +30,20 @@ std::vector<model::Outcome> reference(const litmus::Test& test) {
 TEST(ScOutcomes, AgreeWithTheReferenceOnRandomTests) {
   litmus::RandomTestOptions options;
   options.barriers = false;
-  std::size_t compared = 0, branching = 0;
+  std::size_t several = 0, branching = 0;
   for (std::uint64_t seed = 7'000'000; seed < 7'001'500; ++seed) {
     const litmus::Test test = litmus::random_test(seed, options);
     const model::Program program(test);
     const model::ScOutcomes sc = model::sc_outcomes(program, test.observed());
     ASSERT_FALSE(sc.unknown_reason) << describe_failure(seed, test, *sc.unknown_reason + "\n");
     ASSERT_EQ(sc.outcomes, reference(test)) << describe_failure(seed, test, "SC outcomes differ\n");
-    ++compared;
+    several += sc.outcomes.size() > 1 ? 1 : 0;
     for (const litmus::Thread& t : test.threads)
       for (const litmus::Instruction& ins : t.code) branching += ins.kind == litmus::OpKind::Branch ? 1 : 0;
   }
-  EXPECT_EQ(compared, 1500u);
+  // Most tests have several SC final states (1,077 of these 1,500): the comparison is not
+  // one of single outcomes that any enumerator would get right.
+  EXPECT_GT(several, 900u);
   EXPECT_GT(branching, 100u);  // the control dependencies were exercised
 }
 

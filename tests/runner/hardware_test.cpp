@@ -8,8 +8,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <optional>
+#include <regex>
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/process.hpp"
@@ -366,11 +368,50 @@ TEST(HipBuildTemporaries, ABuildLeavesNothingBehind) {
 }
 
 TEST(CudaBuild, MpCompilesForSm90) {
-  if (!find_nvcc()) GTEST_SKIP() << "nvcc not found (HSALIT_NVCC, PATH, /usr/local/cuda/bin/nvcc)";
+  if (!find_nvcc())
+    GTEST_SKIP() << "needs a CUDA toolkit, which Debian 12 does not ship (NVIDIA's own packages): nvcc not found "
+                    "(HSALIT_NVCC, PATH, /usr/local/cuda/bin/nvcc); CudaSource.HarnessCompilesAsHostCxxWithCudaStubbed "
+                    "checks the source's C++ without it";
   HarnessOptions o;
   o.backend = HardwareBackend::Cuda;
   o.target = "sm_90";
   expect_builds(generate_cuda_program(load(kMp), o), o, "cuda");
+}
+
+// The generated CUDA harness compiled as host C++ (-fsyntax-only) with the CUDA parts stubbed
+// by tests/support/cuda_host_stubs.hpp: its C++ parses and type-checks on a machine without a
+// CUDA toolkit (Debian 12 ships none), for tests with ordinary, atomic, rmw, group and fence
+// accesses and both sets of sequences. The PTX inside its inline assembly is nvcc's to check
+// (CudaBuild.MpCompilesForSm90).
+TEST(CudaSource, HarnessCompilesAsHostCxxWithCudaStubbed) {
+  const std::optional<std::filesystem::path> cxx = find_host_cxx();
+  ASSERT_TRUE(cxx) << "no host C++ compiler (Debian package g++, installed by scripts/setup)";
+  const std::string stubs = std::string(HSALIT_SOURCE_DIR) + "/tests/support/cuda_host_stubs.hpp";
+  codegen::TempDir dir("hsalit-cuda-syntax");
+  int checked = 0;
+  for (const char* file :
+       {kMp, "classic/MP+agent_same-wg+group-data.litmus", "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus",
+        "classic/SB+sc-wave_same-wave.litmus", "classic/MP+fence-rel+scacq-agent_diff-wg.litmus",
+        "canonical/FetchAdd2+agent_diff-wg.litmus"})
+    for (const bool sc_orders : {false, true}) {
+      SCOPED_TRACE(std::string(file) + (sc_orders ? ", sc orders" : ""));
+      HarnessOptions o;
+      o.backend = HardwareBackend::Cuda;
+      o.target = "sm_90";
+      o.sc_orders = sc_orders;
+      const HarnessProgram program = generate_cuda_program(load(file), o);
+      // nvcc's launch syntax is not C++: `k<<<g, b>>>(args)` becomes `hsalit_cuda_launch(k, g, b)(args)`.
+      const std::string source =
+          std::regex_replace(program.source, std::regex(R"((\w+)<<<([^>]*)>>>)"), "hsalit_cuda_launch($1, $2)");
+      ASSERT_NE(source, program.source) << "the harness launches no kernel";
+      const std::filesystem::path cu = dir.path() / ("harness" + std::to_string(checked) + ".cu");
+      std::ofstream(cu) << source;
+      const codegen::ProcessResult r = codegen::run_process(
+          {cxx->string(), "-std=c++17", "-fsyntax-only", "-include", stubs, "-x", "c++", cu.string()});
+      EXPECT_TRUE(r.ok()) << r.err;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 12);
 }
 
 // ---- No GPU: unknown with a clear reason, no crash.

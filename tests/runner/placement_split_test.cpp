@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compile_support.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/gcn.hpp"
 #include "hsalit/codegen/mapping.hpp"
@@ -394,6 +395,7 @@ TEST(PlacementSplit, ProgramOrderReadingsHoldOnSplitWorkGroups) {
   ASSERT_TRUE(apply_assumption("l1-store-at-l2", assumptions[2].second.hw) &&
               apply_assumption("one-channel", assumptions[2].second.hw));
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
+  test_support::Compiler compiler;
   std::size_t kept = 0, threads_kept = 0, not_kept = 0;
   for (const auto& file : litmus::collect_litmus_files({std::string(HSALIT_SOURCE_DIR) + "/litmus/library"})) {
     litmus::ParseResult parsed = litmus::parse_litmus_file(file);
@@ -403,12 +405,10 @@ TEST(PlacementSplit, ProgramOrderReadingsHoldOnSplitWorkGroups) {
          {std::tuple{"gfx1030", "gfx10-11", "hsa"}, std::tuple{"gfx90a", "gfx90a", "tgsplit"}}) {
       codegen::CompileOptions co;
       co.flavour = flavour;
-      codegen::CompiledTest compiled;
-      try {
-        compiled = codegen::compile(test, catalog.get(target), catalog, shipped_table(table), co);
-      } catch (const std::exception&) {
-        continue;
-      }
+      const std::optional<codegen::CompiledTest> compiled_or =
+          compiler.compile(test, catalog.get(target), catalog, shipped_table(table), co);
+      if (!compiled_or) continue;  // a refusal the documentation states (counted), or a failure
+      const codegen::CompiledTest& compiled = *compiled_or;
       const LoweredProgram lowered = lower_program(test, compiled);
       // Per thread, the locations a thread on another CU may write (as fact 10 marks them):
       // with split work-groups, every other thread.
@@ -460,6 +460,9 @@ TEST(PlacementSplit, ProgramOrderReadingsHoldOnSplitWorkGroups) {
   EXPECT_GT(kept, 20u);
   EXPECT_GT(threads_kept, 20u);
   EXPECT_GT(not_kept, 100u);
+  // Only tgsplit's tests with group locations are refused, and few.
+  EXPECT_EQ(compiler.dropped(), compiler.dropped("tgsplit allocates no LDS"));
+  EXPECT_LT(compiler.dropped() * 5, compiler.compiled());
 }
 
 std::set<SimOutcome> outcome_set(const SimResult& r) {
@@ -474,6 +477,7 @@ std::set<SimOutcome> outcome_set(const SimResult& r) {
 // invalidation, under the default assumptions and `l1-store-at-l2` (where rule 5 keeps only
 // the finest placements); and rule 5 alone on every library test.
 TEST(PlacementSplit, ReductionsKeepTheOutcomeSetOfSplitWorkGroups) {
+  test_support::Compiler compiler;
   struct Case {
     std::string target, flavour;
     codegen::MappingTable shipped, broken;
@@ -501,12 +505,10 @@ TEST(PlacementSplit, ReductionsKeepTheOutcomeSetOfSplitWorkGroups) {
                                    (hw.l1_store_visible_early ? "" : ", l1-store-at-l2");
           codegen::CompileOptions co;
           co.flavour = c.flavour;
-          codegen::CompiledTest compiled;
-          try {
-            compiled = codegen::compile(test, catalog.get(c.target), catalog, *table, co);
-          } catch (const std::exception&) {
-            continue;
-          }
+          const std::optional<codegen::CompiledTest> compiled_or =
+              compiler.compile(test, catalog.get(c.target), catalog, *table, co);
+          if (!compiled_or) continue;  // a refusal the documentation states (counted), or a failure
+          const codegen::CompiledTest& compiled = *compiled_or;
           SimOptions reduced;
           reduced.hw = hw;
           reduced.keep_traces = false;
@@ -538,6 +540,9 @@ TEST(PlacementSplit, ReductionsKeepTheOutcomeSetOfSplitWorkGroups) {
   }
   EXPECT_GT(compared, 150);
   EXPECT_GT(compared_separate, 300);
+  // Only tgsplit's tests with group locations are refused, and few.
+  EXPECT_EQ(compiler.dropped(), compiler.dropped("tgsplit allocates no LDS"));
+  EXPECT_LT(compiler.dropped() * 5, compiler.compiled());
   EXPECT_LT(states_finest, states_all);
 }
 
