@@ -1,0 +1,356 @@
+// A violation's whole story and the report that answers what went wrong (docs/campaigns.md,
+// "A violation's story" and "The HTML report"): the simulator's trace to the forbidden state
+// (as `hsalit run --trace` prints it), the litmus source beside the code, the documented
+// finding it matches (docs/findings.json), in results.json, report.md and report.html; the
+// report's first screen (rows ordered by what needs attention, counts that filter the table,
+// the forbidden state marked, per-test pages); and the report in headless Chromium (a filter
+// click through chromedriver, the explanation graph).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hsalit/results/campaign.hpp"
+#include "hsalit/results/findings.hpp"
+#include "hsalit/results/report.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace hsalit::results;
+
+const fs::path kSource = fs::path(HSALIT_SOURCE_DIR);
+const fs::path kLibrary = kSource / "litmus" / "library";
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs the built hsalit with `args` (no shell).
+CliRun run_hsalit(const std::vector<std::string>& args, const fs::path& scratch) {
+  const fs::path out = scratch / "stdout", err = scratch / "stderr";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "r", stdin);
+    std::freopen(out.c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv;
+    std::string cli = HSALIT_CLI;
+    argv.push_back(cli.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
+}
+
+class Report : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / (std::string("hsalit-report-") + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "tests");
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  void add_test(const std::string& library_path) {
+    fs::copy_file(kLibrary / library_path, dir_ / "tests" / fs::path(library_path).filename());
+  }
+  CliRun hsalit(const std::vector<std::string>& args) { return run_hsalit(args, dir_); }
+  // A campaign of the tests folder on gfx900 into `out`, with extra arguments.
+  CliRun campaign(const fs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {
+        "campaign", (dir_ / "tests").string(), "--target", "gfx900", "--out", out.string(), "--time-limit", "30", "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return hsalit(args);
+  }
+  fs::path dir_;
+};
+
+const json* test_named(const json& results, const std::string& name) {
+  for (const json& t : results["tests"])
+    if (t["name"] == name) return &t;
+  return nullptr;
+}
+
+const json* forbidden_outcome(const json& test) {
+  for (const json& o : test["run"]["histogram"])
+    if (o["judgement"] == "forbidden") return &o;
+  return nullptr;
+}
+
+// The `Trace of ...` block `hsalit run --trace` prints, from its first line to its end.
+std::string run_trace_text(const std::string& run_output) {
+  const std::size_t at = run_output.find("Trace of ");
+  return at == std::string::npos ? "" : run_output.substr(at);
+}
+
+// The violation of finding 1 (docs/mappings.md) on gfx900: results.json carries the trace that
+// `run --trace` prints for the forbidden state, the litmus source and the finding; report.md
+// and report.html show all three.
+TEST_F(Report, AViolationCarriesItsTraceSourceAndFinding) {
+  add_test("mechanisms/SB+sc-agent_diff-wg.litmus");
+  add_test("canonical/MP+agent+agent_diff-wg.litmus");
+  const fs::path out = dir_ / "out";
+  CliRun r = campaign(out, {"--exhaustive"});
+  ASSERT_EQ(r.status, 1) << r.out << r.err;  // the violation
+  const json results = json::parse(read_file(out / "results.json"));
+  const json* sb = test_named(results, "SB+sc-agent_diff-wg");
+  ASSERT_NE(sb, nullptr);
+  ASSERT_EQ((*sb)["verdict"], "violation");
+  const json* o = forbidden_outcome(*sb);
+  ASSERT_NE(o, nullptr);
+  ASSERT_TRUE(o->contains("trace")) << o->dump();
+  const json& trace = (*o)["trace"];
+  ASSERT_TRUE(trace.contains("steps")) << trace.dump();
+
+  // The same trace as `hsalit run --trace` prints.
+  CliRun traced = hsalit({"run", "--target", "gfx900", "--exhaustive", "--trace", "0:r0=0; 1:r0=0",
+                          (dir_ / "tests" / "SB+sc-agent_diff-wg.litmus").string()});
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  std::string expected = "Trace of 0:r0=0; 1:r0=0; (" + trace["placement"].get<std::string>() + "):\n";
+  for (std::size_t i = 0; i < trace["steps"].size(); ++i) {
+    std::ostringstream line;
+    line << "  "
+         << std::string(i + 1 < 10    ? "  "
+                        : i + 1 < 100 ? " "
+                                      : "")
+         << i + 1 << ". " << trace["steps"][i].get<std::string>() << "\n";
+    expected += line.str();
+  }
+  EXPECT_EQ(run_trace_text(traced.out), expected);
+
+  EXPECT_EQ((*sb)["source"], read_file(dir_ / "tests" / "SB+sc-agent_diff-wg.litmus"));
+  ASSERT_TRUE(sb->contains("findings"));
+  ASSERT_EQ((*sb)["findings"].size(), 1u);
+  EXPECT_EQ((*sb)["findings"][0]["id"], "mappings-1");
+  EXPECT_EQ((*sb)["findings"][0]["doc"], "docs/mappings.md");
+  // Only a violation carries them.
+  const json* mp = test_named(results, "MP+agent+agent_diff-wg");
+  ASSERT_NE(mp, nullptr);
+  EXPECT_EQ((*mp)["verdict"], "consistent");
+  EXPECT_FALSE(mp->contains("source"));
+  EXPECT_FALSE(mp->contains("findings"));
+
+  const std::string md = read_file(out / "report.md");
+  EXPECT_NE(md.find("How the simulator reaches `0:r0=0; 1:r0=0;`:\n\n```\nTrace of 0:r0=0; 1:r0=0; ("),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("    1. P0 issues "), std::string::npos);
+  EXPECT_NE(md.find("- finding mappings-1: HSA scacq/screl as LLVM acquire/release"), std::string::npos) << md;
+  EXPECT_NE(md.find("The litmus source:\n\n```\nLISA SB+sc-agent_diff-wg"), std::string::npos) << md;
+
+  const std::string html = read_file(out / "report.html");
+  EXPECT_NE(html.find("How the simulator reaches <code>0:r0=0; 1:r0=0;</code>"), std::string::npos);
+  EXPECT_NE(html.find("<pre class=\"source\">LISA SB+sc-agent_diff-wg"), std::string::npos);
+  EXPECT_NE(html.find("<strong>mappings-1</strong>"), std::string::npos);
+  // The forbidden state is marked in the outcome table.
+  EXPECT_NE(html.find("<tr class=\"forbidden\"><td><code>0:r0=0; 1:r0=0;</code></td><td>FORBIDDEN</td>"),
+            std::string::npos);
+}
+
+// A random-mode campaign keeps no trace while it runs: the violation's trace comes from the
+// search replayed with traces; with --sc-orders the table is right and no finding applies.
+TEST_F(Report, ARandomModeViolationIsTracedByAReplay) {
+  add_test("mechanisms/SB+sc-agent_diff-wg.litmus");
+  const fs::path out = dir_ / "out";
+  CliRun r = campaign(out, {"--iterations", "20000"});
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  const json results = json::parse(read_file(out / "results.json"));
+  const json* o = forbidden_outcome(results["tests"][0]);
+  ASSERT_NE(o, nullptr);
+  ASSERT_TRUE((*o)["trace"].contains("steps")) << o->dump();
+  EXPECT_GT((*o)["trace"]["steps"].size(), 10u);
+
+  CliRun fixed = campaign(dir_ / "fixed", {"--iterations", "20000", "--sc-orders"});
+  EXPECT_EQ(fixed.status, 0) << fixed.out << fixed.err;
+}
+
+// The findings file: a test matches a finding only under the configurations the finding
+// names, and only as a violation.
+TEST(Findings, MatchByTestAndConfiguration) {
+  const json file = {{"schema", "hsalit-findings/1"},
+                     {"findings",
+                      {{{"id", "f1"},
+                        {"title", "one"},
+                        {"doc", "docs/mappings.md"},
+                        {"exhibited_by",
+                         {{{"tests", {"SB"}}, {"tables", {"gfx6-9"}}, {"sc_orders", false}},
+                          {{"tests", {"SB"}}, {"tables", {"gfx90a"}}, {"assumptions", {"l2-per-agent"}}}}}},
+                       {{"id", "f2"}, {"title", "two"}, {"exhibited_by", {{{"tests", {"SB", "MP"}}}}}}}}};
+  const std::vector<Finding> findings = findings_from_json(file, "findings.json");
+  ASSERT_EQ(findings.size(), 2u);
+  CampaignInfo info;
+  info.mapping = "gfx6-9";
+  TestRecord sb;
+  sb.name = "SB";
+  sb.verdict = VerdictClass::Violation;
+  auto ids = [&] {
+    std::vector<std::string> out;
+    for (const FindingRef& f : matching_findings(findings, info, sb)) out.push_back(f.id);
+    return out;
+  };
+  EXPECT_EQ(ids(), (std::vector<std::string>{"f1", "f2"}));
+  info.sc_orders = true;
+  EXPECT_EQ(ids(), (std::vector<std::string>{"f2"}));
+  info.mapping = "gfx90a";
+  EXPECT_EQ(ids(), (std::vector<std::string>{"f2"}));
+  info.assumptions = {"l2-per-agent", "one-channel"};
+  EXPECT_EQ(ids(), (std::vector<std::string>{"f1", "f2"}));
+  sb.verdict = VerdictClass::Consistent;
+  EXPECT_TRUE(ids().empty());
+  sb.verdict = VerdictClass::Violation;
+  sb.name = "LB";
+  EXPECT_TRUE(ids().empty());
+
+  // A file that does not follow the schema names the entry.
+  json bad = file;
+  bad["findings"][0]["exhibited_by"][1]["assume"] = {"x"};
+  try {
+    findings_from_json(bad, "findings.json");
+    FAIL() << "accepted an unknown key";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("findings.json: findings[0].exhibited_by[1]: error: unknown key 'assume'"),
+              std::string::npos)
+        << e.what();
+  }
+  bad = file;
+  bad["findings"][1]["id"] = "f1";
+  EXPECT_THROW(findings_from_json(bad, "findings.json"), ResultsError);
+}
+
+// The shipped findings file reads, and every test it names is a test of the library or of the
+// campaigns docs/ records (a renamed test would silently stop matching).
+TEST(Findings, TheShippedFileNamesTestsThatExist) {
+  const std::vector<Finding> findings = read_findings(kSource / "docs" / "findings.json");
+  ASSERT_FALSE(findings.empty());
+  std::vector<std::string> known;
+  for (const auto& entry : fs::recursive_directory_iterator(kLibrary))
+    if (entry.path().extension() == ".litmus") known.push_back(entry.path().stem().string());
+  const std::string recorded = read_file(kSource / "docs" / "campaigns" / "h100-2026-11-23" / "README.md");
+  std::string mappings = read_file(kSource / "docs" / "mappings.md");
+  std::erase(mappings, '`');  // sections are named as the headings read, without code marks
+  for (const Finding& f : findings) {
+    EXPECT_NE(mappings.find(f.ref.section), std::string::npos) << f.ref.id << ": section not in docs/mappings.md";
+    for (const FindingCondition& c : f.exhibited_by)
+      for (const std::string& test : c.tests)
+        EXPECT_TRUE(std::find(known.begin(), known.end(), test) != known.end() ||
+                    recorded.find(test) != std::string::npos)
+            << f.ref.id << ": " << test;
+  }
+}
+
+CampaignResults four_verdicts() {
+  CampaignResults r;
+  r.info.target = "gfx900";
+  r.info.mapping = "gfx6-9";
+  auto record = [](std::string name, VerdictClass verdict) {
+    TestRecord t;
+    t.file = name + ".litmus";
+    t.name = std::move(name);
+    t.verdict = verdict;
+    t.observed_refs = {"1:r0"};
+    t.model.status = StageStatus::Ok;
+    t.model.result = "Ok";
+    t.model.allowed = {{{{"0"}}, false, 1}};
+    t.run.status = StageStatus::Ok;
+    t.run.histogram = {{{{"0"}}, 1, false, Judgement::Allowed}};
+    t.reason = "reason of " + t.name;
+    return t;
+  };
+  // File order: a consistent, undefined, unknown, violation.
+  r.tests = {record("a-consistent", VerdictClass::Consistent), record("b-undefined", VerdictClass::Undefined),
+             record("c-unknown", VerdictClass::Unknown), record("d-violation", VerdictClass::Violation)};
+  r.tests[3].run.histogram.push_back({{{"1"}}, 2, true, Judgement::Forbidden});
+  r.tests[3].run.histogram.back().trace = OutcomeTrace{"P0: wave 0", {"P0 issues s_endpgm"}, ""};
+  return r;
+}
+
+// The first screen: the counts filter the table by verdict, rows come violations first, then
+// unknown, undefined and the rest, and what went wrong is listed before the table; each
+// test has its own page, linked from its row.
+TEST(HtmlReport, FirstScreenOrdersByWhatWentWrong) {
+  const CampaignResults r = four_verdicts();
+  const std::string html = render_html(r, [](std::string_view) { return std::nullopt; });
+  std::vector<std::string> order;
+  const std::regex row("<tr data-verdict=\"([a-z]+)\">");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), row); it != std::sregex_iterator(); ++it)
+    order.push_back((*it)[1]);
+  EXPECT_EQ(order, (std::vector<std::string>{"violation", "unknown", "undefined", "consistent"}));
+  for (const char* verdict : {"violation", "unknown", "undefined", "consistent"})
+    EXPECT_NE(html.find(std::string("data-only=\"") + verdict + "\""), std::string::npos) << verdict;
+  const std::size_t wrong = html.find("<section id=\"what-went-wrong\">");
+  ASSERT_NE(wrong, std::string::npos);
+  EXPECT_LT(wrong, html.find("<table id=\"tests\">"));
+  EXPECT_NE(html.find("c-unknown</a>: reason of c-unknown"), std::string::npos);
+  EXPECT_NE(html.find("simulator: <a href=\"#t3\">a trace of 1 steps</a>"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"pages/a-consistent.html\">a-consistent</a>"), std::string::npos);
+  // The pages: one per test, back to the report.
+  const std::vector<ReportPage> pages = render_test_pages(r, [](std::string_view) { return std::nullopt; });
+  ASSERT_EQ(pages.size(), 4u);
+  EXPECT_EQ(pages[0].file, "a-consistent.html");
+  EXPECT_NE(pages[0].html.find("<a href=\"../report.html\">"), std::string::npos);
+  EXPECT_NE(pages[3].html.find("<tr class=\"forbidden\">"), std::string::npos);
+}
+
+// Spec sections in an explanation are marked as references to the spec's sections.
+TEST(HtmlReport, SpecSectionsAreMarked) {
+  CampaignResults r = four_verdicts();
+  r.tests[3].run.histogram.back().explanation =
+      json{{"status", "forbidden"}, {"text", "fails \"sc order exists\" (HSA SysArch 3.10)\n  po (HSA SysArch 3.6)\n"}};
+  const std::string html = render_html(r, [](std::string_view) { return std::nullopt; });
+  EXPECT_NE(html.find("<cite class=\"spec\" title=\"HSA Platform System Architecture Specification 1.01, chapter 3, "
+                      "section 3.10\">HSA SysArch 3.10</cite>"),
+            std::string::npos)
+      << html;
+}
+
+// `hsalit report` writes the pages again, byte for byte, and removes the page of a test that
+// is no longer in the results.
+TEST_F(Report, ReportRewritesThePagesAndDropsStaleOnes) {
+  add_test("canonical/MP+agent+agent_diff-wg.litmus");
+  add_test("canonical/MP+wg+wg_diff-wg.litmus");
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(campaign(out, {"--exhaustive"}).status, 0);
+  const fs::path page = out / "pages" / "MP+wg+wg_diff-wg.html";
+  const std::string before = read_file(page);
+  ASSERT_FALSE(before.empty());
+  fs::remove(page);
+  write_file(out / "pages" / "Gone.html", "an earlier test's page");
+  CliRun r = hsalit({"report", out.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_file(page), before);
+  EXPECT_FALSE(fs::exists(out / "pages" / "Gone.html"));
+}
+
+}  // namespace
