@@ -7,7 +7,6 @@
 #include <map>
 #include <regex>
 
-#include "hsalit/results/output_folder.hpp"
 #include "hsalit/results/report.hpp"
 
 namespace hsalit::results {
@@ -32,9 +31,12 @@ pre{background:#f7f7f9;border:1px solid #e3e3e3;padding:.5em;overflow-x:auto;fon
 .code{display:flex;flex-wrap:wrap;gap:1em}.code>div{flex:1 1 300px;min-width:0}
 details{margin:.5em 0}summary{cursor:pointer;font-weight:600}.muted{color:#666}.reason{margin:.3em 0}
 #filter{margin:.5em 0;padding:.3em;width:20em}
+#tests{table-layout:fixed;width:100%}#tests td{overflow-wrap:anywhere}
+#tests td:nth-child(n+4):nth-child(-n+8){text-align:right;font-variant-numeric:tabular-nums}
+#tests td:nth-child(2){font-weight:600}
 tr.forbidden td{background:#fde0e0;color:#b71c1c;font-weight:600}
-.wrong{border:1px solid #e6b8b8;border-left:6px solid #d62728;border-radius:.3em;padding:.4em .8em;margin:.5em 0}
-.wrong ul{margin:.2em 0;padding-left:1.2em}.attention{border-left-color:#999;border-color:#ccc}
+.wrong{border:1px solid #e6b8b8;border-left:6px solid #d62728;border-radius:.3em;padding:.2em .8em;margin:.4em 0;font-size:.95em}
+.wrong ul{margin:.1em 0;padding-left:1.2em}.wrong h3{margin:.1em 0}.attention{border-left-color:#999;border-color:#ccc}
 .spec{font-style:normal;border-bottom:1px dotted #666}
 svg text{font-family:ui-monospace,monospace;font-size:12px}
 )";
@@ -94,9 +96,12 @@ constexpr std::string_view kScript = R"(
 })();
 )";
 
-// The per-test pages draw witness graphs (one `dot` run each) for campaigns up to this size;
-// beyond, a page gives the DOT text, so that a 10,000-test report is written in seconds.
+// The detail pages draw witness graphs (one `dot` run each) for campaigns up to this size;
+// beyond, they point to the DOT text in results.json, so that a 10,000-test report is written
+// in seconds.
 constexpr std::size_t kDrawWitnessesUpTo = 500;
+// Tests per detail page: few files to write, each quick to open.
+constexpr std::size_t kTestsPerPage = 100;
 
 std::string badge(VerdictClass v) { return fmt::format("<span class=\"badge {0}\">{0}</span>", to_string(v)); }
 
@@ -352,6 +357,10 @@ std::string test_body(const TestRecord& t, const DotRenderer& dot, bool draw_wit
     std::optional<std::string> svg = draw_witness && dot ? dot(t.model.witness_dot) : std::nullopt;
     if (svg)
       out += "<div>" + *svg + "</div>\n";
+    else if (!draw_witness)
+      out +=
+          "<p class=\"muted\">Not drawn in a report of this size: its DOT text is the test's "
+          "<code>model.witness_dot</code> in results.json.</p>\n";
     else
       out += fmt::format(
           "<p class=\"muted\">{}: the DOT text follows (<code>dot -Tsvg</code> draws it).</p><pre>{}</pre>\n",
@@ -394,14 +403,15 @@ std::vector<std::size_t> attention_order(const CampaignResults& results) {
 // One violation in a few lines, for the first screen: the forbidden states, the finding it
 // matches, the model's reason and the simulator's trace, each linked to the whole story below.
 std::string violation_summary(const TestRecord& t, std::size_t index, const std::string& page) {
+  std::vector<std::string> states;
+  for (const ObservedOutcome* o : t.violations())
+    states.push_back(
+        fmt::format("<code>{}</code> &#215;{}", escape_xml(format_outcome(t.observed_refs, o->outcome)), o->count));
   std::string out = fmt::format(
-      "<div class=\"wrong\"><h3><a href=\"#t{}\">{}</a> {} <span class=\"muted\">(<a href=\"{}\">page</a>)</span></h3>"
-      "<ul>\n",
-      index, escape_xml(t.name), badge(t.verdict), escape_xml(page));
+      "<div class=\"wrong\"><h3><a href=\"#t{}\">{}</a> {} forbidden {} <span class=\"muted\">(<a "
+      "href=\"{}\">page</a>)</span></h3><ul>\n",
+      index, escape_xml(t.name), badge(t.verdict), fmt::join(states, ", "), escape_xml(page));
   for (const ObservedOutcome* o : t.violations()) {
-    out += fmt::format("<li>forbidden <code>{}</code> observed {} time{}",
-                       escape_xml(format_outcome(t.observed_refs, o->outcome)), o->count, o->count == 1 ? "" : "s");
-    out += "</li>\n";
     if (o->explanation)
       out += "<li>model: " + mark_spec_sections(escape_xml(reason_headline(*o->explanation))) + "</li>\n";
     if (o->trace && o->trace->missing.empty())
@@ -410,8 +420,10 @@ std::string violation_summary(const TestRecord& t, std::size_t index, const std:
     else if (o->trace)
       out += "<li>no trace: " + escape_xml(o->trace->missing) + "</li>\n";
   }
-  for (const FindingRef& f : t.findings) out += "<li>finding " + finding_text(f) + "</li>\n";
-  if (t.findings.empty()) out += "<li>no documented finding matches it</li>\n";
+  for (const FindingRef& f : t.findings)
+    out += fmt::format("<li>finding <strong>{}</strong>: {}{}</li>\n", escape_xml(f.id), escape_xml(f.title),
+                       f.doc.empty() ? "" : " (" + escape_xml(f.doc) + ")");
+  if (t.findings.empty()) out += "<li>no documented finding matches it: a new violation</li>\n";
   return out + "</ul></div>\n";
 }
 
@@ -480,19 +492,20 @@ std::string campaign_title(const CampaignInfo& info) {
 
 }  // namespace
 
-std::vector<std::string> test_page_names(const CampaignResults& results) {
-  OutputNames names;
+std::string test_page_file(std::size_t index) { return fmt::format("tests-{:04}.html", index / kTestsPerPage); }
+
+std::vector<std::string> test_page_links(const CampaignResults& results) {
   std::vector<std::string> out;
   out.reserve(results.tests.size());
-  for (const TestRecord& t : results.tests)
-    out.push_back(std::string(kPagesFolder) + "/" + names.claim(t.name, ".html"));
+  for (std::size_t i = 0; i < results.tests.size(); ++i)
+    out.push_back(fmt::format("{}/{}#t{}", kPagesFolder, test_page_file(i), i));
   return out;
 }
 
 std::string render_html(const CampaignResults& results, const DotRenderer& dot) {
   const CampaignInfo& info = results.info;
   const Summary s = results.summary();
-  const std::vector<std::string> pages = test_page_names(results);
+  const std::vector<std::string> pages = test_page_links(results);
   const std::string title = campaign_title(info);
   std::string out = page_head(title);
   out += fmt::format("<h1>{}</h1>\n", escape_xml(title));
@@ -519,10 +532,13 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
       "<h2>Tests</h2>\n<input id=\"filter\" type=\"search\" placeholder=\"filter the table\" "
       "aria-label=\"filter the table\"> <span id=\"shown\" class=\"muted\"></span>\n";
   out +=
-      "<table id=\"tests\"><thead><tr><th data-type=\"text\">test</th><th data-type=\"text\">verdict</th>"
-      "<th data-type=\"text\">model</th><th data-type=\"num\">allowed</th><th data-type=\"num\">observed</th>"
-      "<th data-type=\"num\">forbidden observed</th><th data-type=\"num\">coverage</th>"
-      "<th data-type=\"num\">time (s)</th><th data-type=\"text\">reason</th></tr></thead>\n<tbody>\n";
+      "<table id=\"tests\"><colgroup><col style=\"width:22%\"><col style=\"width:8%\"><col style=\"width:6%\">"
+      "<col style=\"width:7%\"><col style=\"width:8%\"><col style=\"width:9%\"><col style=\"width:8%\">"
+      "<col style=\"width:6%\"><col></colgroup><thead><tr><th data-type=\"text\">test</th>"
+      "<th data-type=\"num\">verdict</th><th data-type=\"text\">model</th><th data-type=\"num\">allowed</th>"
+      "<th data-type=\"num\">observed</th><th data-type=\"num\">forbidden observed</th>"
+      "<th data-type=\"num\">coverage</th><th data-type=\"num\">time (s)</th><th data-type=\"text\">reason</th>"
+      "</tr></thead>\n<tbody>\n";
   for (std::size_t i : attention_order(results)) {
     const TestRecord& t = results.tests[i];
     std::size_t covered = 0;
@@ -533,15 +549,17 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
                                                                : std::string(to_string(t.model.status));
     // A violation's story is in this page; every test has a page of its own.
     const std::string link = t.verdict == VerdictClass::Violation ? fmt::format("#t{}", i) : escape_xml(pages[i]);
+    // Kept small: a 10,000-test report is 10,000 of these (numbers are right-aligned by the
+    // stylesheet; a consistent test's reason is its coverage, in its own column).
     out += fmt::format(
-        "<tr data-verdict=\"{}\"><td><a href=\"{}\">{}</a></td><td data-v=\"{}\">{}</td><td>{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\" data-v=\"{:.4f}\">{}</td><td class=\"num\">{:.2f}</td><td>{}</td></tr>\n",
-        to_string(t.verdict), link, escape_xml(t.name), attention_rank(t.verdict), badge(t.verdict),
-        escape_xml(model_text), t.model.status == StageStatus::Ok ? std::to_string(t.model.allowed.size()) : "-",
-        t.run.histogram.size(), t.violations().size(), coverage,
+        "<tr data-verdict=\"{0}\"><td><a href=\"{1}\">{2}</a></td><td data-v=\"{3}\" class=\"{0}\">{0}</td>"
+        "<td>{4}</td><td>{5}</td><td>{6}</td><td>{7}</td><td data-v=\"{8:.4f}\">{9}</td><td>{10:.2f}</td>"
+        "<td>{11}</td></tr>\n",
+        to_string(t.verdict), link, escape_xml(t.name), attention_rank(t.verdict), escape_xml(model_text),
+        t.model.status == StageStatus::Ok ? std::to_string(t.model.allowed.size()) : "-", t.run.histogram.size(),
+        t.violations().size(), coverage,
         t.model.status == StageStatus::Ok ? fmt::format("{}/{}", covered, t.model.allowed.size()) : "-", t.seconds,
-        escape_xml(t.reason));
+        t.verdict == VerdictClass::Consistent ? "" : escape_xml(t.reason));
   }
   out += "</tbody></table>\n";
   if (s.violation > 0) out += "<h2>Violations</h2>\n";
@@ -557,18 +575,20 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
 }
 
 std::vector<ReportPage> render_test_pages(const CampaignResults& results, const DotRenderer& dot) {
-  const std::vector<std::string> pages = test_page_names(results);
   const bool draw_witnesses = results.tests.size() <= kDrawWitnessesUpTo;
   const std::string campaign = campaign_title(results.info);
   std::vector<ReportPage> out;
-  out.reserve(results.tests.size());
-  for (std::size_t i = 0; i < results.tests.size(); ++i) {
-    const TestRecord& t = results.tests[i];
-    std::string html = page_head(t.name + " - " + campaign);
-    html += fmt::format("<p><a href=\"../{}\">{}</a></p>\n<h1>{} {}</h1>\n", kHtmlReport, escape_xml(campaign),
-                        escape_xml(t.name), badge(t.verdict));
-    html += test_body(t, dot, draw_witnesses || t.verdict == VerdictClass::Violation) + "</body>\n</html>\n";
-    out.push_back({pages[i].substr(kPagesFolder.size() + 1), std::move(html)});
+  for (std::size_t first = 0; first < results.tests.size(); first += kTestsPerPage) {
+    const std::size_t last = std::min(results.tests.size(), first + kTestsPerPage);
+    std::string html = page_head(fmt::format("tests {} to {} - {}", first + 1, last, campaign));
+    html += fmt::format("<p><a href=\"../{}\">{}</a>: tests {} to {} of {}</p>\n", kHtmlReport, escape_xml(campaign),
+                        first + 1, last, results.tests.size());
+    for (std::size_t i = first; i < last; ++i) {
+      const TestRecord& t = results.tests[i];
+      html += fmt::format("<section id=\"t{}\">\n<h2>{} {}</h2>\n", i, escape_xml(t.name), badge(t.verdict));
+      html += test_body(t, dot, draw_witnesses || t.verdict == VerdictClass::Violation) + "</section>\n";
+    }
+    out.push_back({test_page_file(first), html + "</body>\n</html>\n"});
   }
   return out;
 }

@@ -469,8 +469,8 @@ TEST_F(Campaign, HostileTestStringsAreEscapedInTheHtml) {
   fs::path out = dir_ / "out";
   CliRun r = hsalit(campaign_args(out, {"-q"}));
   ASSERT_EQ(r.status, 0) << r.err;
-  // The description is on the test's own page; the name in the report's table.
-  std::string html = read_file(out / "pages" / "Hostile.html");
+  // The description is on the test's detail page; the name in the report's table.
+  std::string html = read_file(out / "pages" / "tests-0000.html");
   EXPECT_NE(html.find("&lt;script&gt;alert(&#39;description&#39;)&lt;/script&gt; &amp; &lt;img"), std::string::npos);
   for (const std::string& page : {html, read_file(out / "report.html")}) {
     EXPECT_EQ(page.find("<script>alert"), std::string::npos);

@@ -5,18 +5,25 @@
 // report's first screen (rows ordered by what needs attention, counts that filter the table,
 // the forbidden state marked, per-test pages); and the report in headless Chromium (a filter
 // click through chromedriver, the explanation graph).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hsalit/results/campaign.hpp"
@@ -314,13 +321,23 @@ TEST(HtmlReport, FirstScreenOrdersByWhatWentWrong) {
   EXPECT_LT(wrong, html.find("<table id=\"tests\">"));
   EXPECT_NE(html.find("c-unknown</a>: reason of c-unknown"), std::string::npos);
   EXPECT_NE(html.find("simulator: <a href=\"#t3\">a trace of 1 steps</a>"), std::string::npos);
-  EXPECT_NE(html.find("<a href=\"pages/a-consistent.html\">a-consistent</a>"), std::string::npos);
-  // The pages: one per test, back to the report.
-  const std::vector<ReportPage> pages = render_test_pages(r, [](std::string_view) { return std::nullopt; });
-  ASSERT_EQ(pages.size(), 4u);
-  EXPECT_EQ(pages[0].file, "a-consistent.html");
+  EXPECT_NE(html.find("<a href=\"pages/tests-0000.html#t0\">a-consistent</a>"), std::string::npos);
+  // The detail pages: 100 tests a page, each test's section by its index, back to the report.
+  std::vector<ReportPage> pages = render_test_pages(r, [](std::string_view) { return std::nullopt; });
+  ASSERT_EQ(pages.size(), 1u);
+  EXPECT_EQ(pages[0].file, "tests-0000.html");
   EXPECT_NE(pages[0].html.find("<a href=\"../report.html\">"), std::string::npos);
-  EXPECT_NE(pages[3].html.find("<tr class=\"forbidden\">"), std::string::npos);
+  EXPECT_NE(pages[0].html.find("<section id=\"t3\">\n<h2>d-violation"), std::string::npos);
+  EXPECT_NE(pages[0].html.find("<tr class=\"forbidden\">"), std::string::npos);
+  CampaignResults many = r;
+  while (many.tests.size() < 250) many.tests.push_back(r.tests[0]);
+  pages = render_test_pages(many, [](std::string_view) { return std::nullopt; });
+  ASSERT_EQ(pages.size(), 3u);
+  EXPECT_EQ(pages[2].file, "tests-0002.html");
+  EXPECT_NE(pages[2].html.find("<section id=\"t249\">"), std::string::npos);
+  EXPECT_EQ(pages[2].html.find("<section id=\"t199\">"), std::string::npos);
+  EXPECT_NE(render_html(many, [](std::string_view) { return std::nullopt; }).find("pages/tests-0002.html#t249"),
+            std::string::npos);
 }
 
 // Spec sections in an explanation are marked as references to the spec's sections.
@@ -335,22 +352,213 @@ TEST(HtmlReport, SpecSectionsAreMarked) {
       << html;
 }
 
-// `hsalit report` writes the pages again, byte for byte, and removes the page of a test that
-// is no longer in the results.
+// `hsalit report` writes the detail pages again, byte for byte, and removes a page that is
+// no longer part of the report.
 TEST_F(Report, ReportRewritesThePagesAndDropsStaleOnes) {
   add_test("canonical/MP+agent+agent_diff-wg.litmus");
   add_test("canonical/MP+wg+wg_diff-wg.litmus");
   const fs::path out = dir_ / "out";
   ASSERT_EQ(campaign(out, {"--exhaustive"}).status, 0);
-  const fs::path page = out / "pages" / "MP+wg+wg_diff-wg.html";
+  const fs::path page = out / "pages" / "tests-0000.html";
   const std::string before = read_file(page);
   ASSERT_FALSE(before.empty());
   fs::remove(page);
-  write_file(out / "pages" / "Gone.html", "an earlier test's page");
+  write_file(out / "pages" / "tests-0001.html", "a page of an earlier, longer campaign");
   CliRun r = hsalit({"report", out.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(read_file(page), before);
-  EXPECT_FALSE(fs::exists(out / "pages" / "Gone.html"));
+  EXPECT_FALSE(fs::exists(out / "pages" / "tests-0001.html"));
+}
+
+// The first program of `names` found in PATH.
+std::optional<fs::path> find_program(std::initializer_list<const char*> names) {
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin";
+  for (const char* name : names) {
+    std::stringstream dirs(path);
+    for (std::string d; std::getline(dirs, d, ':');)
+      if (::access((fs::path(d) / name).c_str(), X_OK) == 0) return fs::path(d) / name;
+  }
+  return std::nullopt;
+}
+
+// A free TCP port on the loopback interface (bound, read back, released).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+// A WebDriver client of chromedriver (the W3C HTTP API, one request per connection): a
+// headless Chromium with the flags that work in a container, a fresh profile, and the few
+// commands the report needs. No npm, no Selenium.
+class Browser {
+ public:
+  Browser(const fs::path& chromedriver, const fs::path& chromium, const fs::path& profile) : port_(free_port()) {
+    driver_ = ::fork();
+    if (driver_ == 0) {
+      std::freopen("/dev/null", "w", stdout);
+      std::freopen("/dev/null", "w", stderr);
+      const std::string port = "--port=" + std::to_string(port_);
+      ::execl(chromedriver.c_str(), chromedriver.c_str(), port.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    for (int i = 0; i < 100 && !ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const json args = {"--headless",
+                       "--no-sandbox",
+                       "--disable-gpu",
+                       "--disable-quic",
+                       "--no-first-run",
+                       "--disable-background-networking",
+                       "--disable-component-update",
+                       "--disable-sync",
+                       "--window-size=1280,900",
+                       "--user-data-dir=" + profile.string()};
+    const json session = request(
+        "POST", "/session",
+        {{"capabilities",
+          {{"alwaysMatch",
+            {{"browserName", "chrome"}, {"goog:chromeOptions", {{"binary", chromium.string()}, {"args", args}}}}}}}});
+    if (session.contains("value") && session["value"].contains("sessionId"))
+      session_ = session["value"]["sessionId"].get<std::string>();
+    else
+      error_ = session.dump();
+  }
+  ~Browser() {
+    if (!session_.empty()) request("DELETE", "/session/" + session_, nullptr);
+    if (driver_ > 0) {
+      ::kill(driver_, SIGTERM);
+      ::waitpid(driver_, nullptr, 0);
+    }
+  }
+  Browser(const Browser&) = delete;
+  Browser& operator=(const Browser&) = delete;
+
+  bool started() const { return !session_.empty(); }
+  const std::string& error() const { return error_; }
+  void open(const fs::path& file) { command("POST", "/url", {{"url", "file://" + file.string()}}); }
+  // The value of a script's `return`.
+  json run(const std::string& script) {
+    return command("POST", "/execute/sync", {{"script", script}, {"args", json::array()}})["value"];
+  }
+  void click(const std::string& css) {
+    const json found = command("POST", "/element", {{"using", "css selector"}, {"value", css}});
+    ASSERT_TRUE(found.contains("value") && found["value"].is_object() && !found["value"].empty()) << found.dump();
+    const std::string element = found["value"].begin().value().get<std::string>();
+    command("POST", "/element/" + element + "/click", json::object());
+  }
+
+ private:
+  bool ready() { return request("GET", "/status", nullptr).value("value", json::object()).value("ready", false); }
+  json command(const std::string& method, const std::string& path, const json& body) {
+    return request(method, "/session/" + session_ + path, body);
+  }
+  json request(const std::string& method, const std::string& path, const json& body) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port_));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      ::close(fd);
+      return json::object();
+    }
+    const std::string content = body.is_null() ? "" : body.dump();
+    const std::string message = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                                "Content-Type: application/json\r\nContent-Length: " + std::to_string(content.size()) +
+                                "\r\n\r\n" + content;
+    for (std::size_t sent = 0; sent < message.size();) {
+      const ssize_t n = ::send(fd, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    // The answer: headers, then Content-Length bytes (chromedriver may keep the connection).
+    std::string response;
+    char buffer[65536];
+    std::optional<std::size_t> body_start, length;
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+      response.append(buffer, static_cast<std::size_t>(n));
+      if (!body_start && response.find("\r\n\r\n") != std::string::npos) {
+        body_start = response.find("\r\n\r\n") + 4;
+        std::string headers = response.substr(0, *body_start);
+        std::transform(headers.begin(), headers.end(), headers.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        const std::size_t at = headers.find("content-length:");
+        if (at != std::string::npos) length = std::stoul(headers.substr(at + 15));
+      }
+      if (body_start && length && response.size() >= *body_start + *length) break;
+    }
+    ::close(fd);
+    if (!body_start) return json::object();
+    const std::string payload = response.substr(*body_start, length.value_or(std::string::npos));
+    json j = json::parse(payload, nullptr, false);
+    return j.is_discarded() ? json::object() : j;
+  }
+
+  int port_ = 0;
+  pid_t driver_ = -1;
+  std::string session_, error_;
+};
+
+// The report in a real browser: the first screen shows what went wrong, a click on a count
+// filters the table to that verdict (the visible rows change as expected), and a violation's
+// explanation graph is drawn. Skipped without Chromium and chromedriver (scripts/setup
+// installs both).
+TEST_F(Report, FirstScreenFilterClickAndGraphInHeadlessChromium) {
+  const std::optional<fs::path> chromium = find_program({"chromium", "chromium-browser", "google-chrome"});
+  const std::optional<fs::path> chromedriver = find_program({"chromedriver"});
+  if (!chromium || !chromedriver)
+    GTEST_SKIP() << "chromium or chromedriver is not installed (scripts/setup installs them)";
+  add_test("mechanisms/SB+sc-agent_diff-wg.litmus");     // a violation
+  add_test("canonical/MP+agent+agent_diff-wg.litmus");   // consistent
+  add_test("canonical/FetchAdd2+agent_diff-wg.litmus");  // consistent
+  add_test("canonical/CoRR+rlx-wg_diff-wg.litmus");      // undefined (racy)
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(campaign(out, {"--exhaustive"}).status, 1);
+
+  Browser browser(*chromedriver, *chromium, dir_ / "profile");
+  ASSERT_TRUE(browser.started()) << browser.error();
+  browser.open(out / "report.html");
+  const std::string visible_rows =
+      "return Array.prototype.filter.call(document.querySelectorAll('#tests tbody tr'), "
+      "function (r) { return r.getClientRects().length > 0; }).map(function (r) { "
+      "return r.getAttribute('data-verdict'); });";
+  // The first screen: the violation's summary is above the fold, and every row is shown,
+  // the violation first.
+  EXPECT_EQ(browser.run("var w = document.querySelector('#what-went-wrong .wrong'); "
+                        "return w !== null && w.getBoundingClientRect().top < window.innerHeight && "
+                        "w.textContent.indexOf('SB+sc-agent_diff-wg') >= 0;"),
+            true);
+  EXPECT_EQ(browser.run(visible_rows), json({"violation", "undefined", "consistent", "consistent"}));
+
+  browser.click("button[data-only='consistent']");
+  EXPECT_EQ(browser.run(visible_rows), json({"consistent", "consistent"}));
+  EXPECT_EQ(browser.run("return document.getElementById('shown').textContent;"), "2 of 4 tests shown");
+  browser.click("button[data-only='violation']");
+  EXPECT_EQ(browser.run(visible_rows), json({"violation"}));
+  EXPECT_EQ(browser.run("return document.querySelector(\"button[data-only='violation']\")"
+                        ".getAttribute('aria-pressed');"),
+            "true");
+  browser.click("button[data-only='']");
+  EXPECT_EQ(browser.run(visible_rows).size(), 4u);
+
+  // The violation's story: the explanation graph (drawn when Graphviz is installed, its DOT
+  // text otherwise), the trace, and the forbidden state marked in the outcome table.
+  const std::string graph = find_program({"dot"}) ? "svg" : "pre";
+  EXPECT_EQ(browser.run("var g = document.querySelector('.explanation " + graph +
+                        "'); return g !== null && g.getBoundingClientRect().height > 0;"),
+            true);
+  EXPECT_EQ(browser.run("return document.querySelectorAll('.trace pre').length;"), 1);
+  EXPECT_EQ(browser.run("var f = document.querySelector('tr.forbidden td'); "
+                        "return f === null ? '' : getComputedStyle(f).color;"),
+            "rgb(183, 28, 28)");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The reports of a campaign, each a pure function of the results (so `hsalit report DIR`
 // regenerates them byte for byte from results.json): Markdown, an HTML report (one page that
-// answers what went wrong, and one page per test under pages/; no external request), JUnit
+// answers what went wrong, and detail pages under pages/; no external request), JUnit
 // XML (one test case per litmus test), and a herd7/litmus7-style text log.
 #pragma once
 
@@ -41,15 +41,16 @@ std::string render_markdown(const CampaignResults& results);
 // (violations, unknown, undefined, then the rest), and each violation's whole story.
 std::string render_html(const CampaignResults& results, const DotRenderer& dot = render_dot_with_graphviz);
 
-// One page per test, in results.tests order: `file` is its name in kPagesFolder.
+// The detail pages: each test's section, 100 tests a page in results.tests order, the
+// page's `file` named in kPagesFolder (`tests-0000.html`, `tests-0001.html`...).
 struct ReportPage {
   std::string file;
   std::string html;
 };
 std::vector<ReportPage> render_test_pages(const CampaignResults& results,
                                           const DotRenderer& dot = render_dot_with_graphviz);
-// `pages/NAME.html` per test, in results.tests order (names as OutputNames gives them).
-std::vector<std::string> test_page_names(const CampaignResults& results);
+// Per test, in results.tests order, the link to its section: `pages/tests-0003.html#t312`.
+std::vector<std::string> test_page_links(const CampaignResults& results);
 std::string render_junit(const CampaignResults& results);
 std::string render_log(const CampaignResults& results);
 
