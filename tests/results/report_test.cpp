@@ -26,7 +26,9 @@
 #include <thread>
 #include <vector>
 
+#include "hsalit/codegen/compiler.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/execute.hpp"
 #include "hsalit/results/findings.hpp"
 #include "hsalit/results/report.hpp"
 
@@ -201,6 +203,50 @@ TEST_F(Report, ARandomModeViolationIsTracedByAReplay) {
 
   CliRun fixed = campaign(dir_ / "fixed", {"--iterations", "20000", "--sc-orders"});
   EXPECT_EQ(fixed.status, 0) << fixed.out << fixed.err;
+}
+
+// A backend that reports SB's forbidden outcome `0:r0=0; 1:r0=0;` (and nothing else), as a GPU
+// would, or as a simulator whose replay does not reach it.
+class ForbiddenOutcomeBackend final : public hsalit::runner::Backend {
+ public:
+  explicit ForbiddenOutcomeBackend(bool can_trace) : can_trace_(can_trace) {}
+  std::string_view name() const override { return "fake"; }
+  std::optional<std::string> unavailable() const override { return std::nullopt; }
+  bool can_trace() const override { return can_trace_; }
+  hsalit::runner::BackendResult run(const hsalit::litmus::Test& test, const hsalit::codegen::CompiledTest&,
+                                    const hsalit::runner::BackendRequest& request) const override {
+    hsalit::runner::BackendResult r;
+    r.observed = test.observed();
+    r.histogram[hsalit::runner::SimOutcome{{0, 0}}] = 1;
+    if (request.keep_traces) r.unknown = "the replay's own limit";
+    return r;
+  }
+
+ private:
+  bool can_trace_ = false;
+};
+
+// A forbidden outcome without a trace says why: the backend cannot tell how a run reached
+// it, or the replay stopped before reaching it.
+TEST(ViolationTrace, AnUntracedViolationSaysWhy) {
+  const hsalit::codegen::Target* target = hsalit::codegen::TargetCatalog::builtin().find("gfx900");
+  ASSERT_NE(target, nullptr);
+  const hsalit::codegen::MappingTable table = hsalit::codegen::MappingTable::builtin("gfx6-9");
+  for (const bool can_trace : {false, true}) {
+    const ForbiddenOutcomeBackend backend(can_trace);
+    const TestContext context{*target, table, {}, {}, backend, {}, 30};
+    const TestRecord rec = run_test(kLibrary / "mechanisms" / "SB+sc-agent_diff-wg.litmus", context);
+    ASSERT_EQ(rec.verdict, VerdictClass::Violation) << rec.reason;
+    const std::vector<const ObservedOutcome*> forbidden = rec.violations();
+    ASSERT_EQ(forbidden.size(), 1u);
+    ASSERT_TRUE(forbidden[0]->trace);
+    EXPECT_TRUE(forbidden[0]->trace->steps.empty());
+    EXPECT_EQ(forbidden[0]->trace->missing,
+              can_trace ? "the replay with traces stopped before reaching it: the replay's own limit"
+                        : "the fake backend does not report how a run reaches its final state");
+    EXPECT_NE(render_markdown(CampaignResults{{}, {rec}, std::nullopt}).find("No trace to `0:r0=0; 1:r0=0;`: the "),
+              std::string::npos);
+  }
 }
 
 // The findings file: a test matches a finding only under the configurations the finding
