@@ -249,6 +249,35 @@ TEST(ViolationTrace, AnUntracedViolationSaysWhy) {
   }
 }
 
+// --findings FILE replaces the bundled findings; a file that cannot be read, or does not follow
+// the schema, is bad input (exit status 2) named with the entry, before any test runs.
+TEST_F(Report, FindingsOptionReadsAnotherFileAndRefusesABadOne) {
+  add_test("mechanisms/SB+sc-agent_diff-wg.litmus");
+  write_file(dir_ / "mine.json",
+             json{{"schema", "hsalit-findings/1"},
+                  {"findings",
+                   {{{"id", "mine-1"},
+                     {"title", "my own write-up"},
+                     {"exhibited_by", {{{"tests", {"SB+sc-agent_diff-wg"}}, {"targets", {"gfx900"}}}}}}}}}
+                 .dump());
+  CliRun r = campaign(dir_ / "out", {"--exhaustive", "--findings", (dir_ / "mine.json").string()});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const json results = json::parse(read_file(dir_ / "out" / "results.json"));
+  ASSERT_EQ(results["tests"][0]["findings"].size(), 1u);
+  EXPECT_EQ(results["tests"][0]["findings"][0]["id"], "mine-1");
+
+  CliRun missing = campaign(dir_ / "missing", {"--findings", (dir_ / "none.json").string()});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find((dir_ / "none.json").string() + ": error: cannot read the findings file"),
+            std::string::npos)
+      << missing.err;
+  write_file(dir_ / "bad.json", R"({"schema": "hsalit-findings/1", "findings": [{"id": "x", "exhibited_by": []}]})");
+  CliRun bad = campaign(dir_ / "bad", {"--findings", (dir_ / "bad.json").string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("bad.json: findings[0]: error: missing 'title'"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad" / "results.json"));
+}
+
 // The findings file: a test matches a finding only under the configurations the finding
 // names, and only as a violation.
 TEST(Findings, MatchByTestAndConfiguration) {
