@@ -234,22 +234,31 @@ std::string mark_spec_sections(const std::string& escaped) {
 
 // The model's reason in one line, from the explanation's first reason group: the axiom, its
 // section, the order and the cycle's relations (`a -po-> b -fr-> c -po-> d -fr-> a`).
+// A string member of a JSON object, or `fallback` when it is absent or not a string (a
+// results.json written by hand may hold anything there).
+std::string text_of(const nlohmann::json& j, const char* key, std::string fallback = {}) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::string reason_headline(const nlohmann::json& explanation) {
-  if (!explanation.contains("reasons") || !explanation.at("reasons").is_array() || explanation.at("reasons").empty())
-    return explanation.value("status", std::string("forbidden"));
+  if (!explanation.is_object() || !explanation.contains("reasons") || !explanation.at("reasons").is_array() ||
+      explanation.at("reasons").empty())
+    return text_of(explanation, "status", "forbidden");
   const nlohmann::json& r = explanation.at("reasons")[0];
-  std::string out = fmt::format("fails \"{}\" (HSA SysArch {}) in {}", r.value("axiom", std::string()),
-                                r.value("section", std::string()), r.value("order", std::string()));
-  if (r.contains("cycle") && r.at("cycle").is_array() && !r.at("cycle").empty()) {
+  std::string out = fmt::format("fails \"{}\" (HSA SysArch {}) in {}", text_of(r, "axiom"), text_of(r, "section"),
+                                text_of(r, "order"));
+  if (r.is_object() && r.contains("cycle") && r.at("cycle").is_array() && !r.at("cycle").empty()) {
     std::string cycle;
     char name = 'a';
     for (const nlohmann::json& edge : r.at("cycle")) {
-      cycle += fmt::format("{} -{}-> ", name, edge.value("relation", std::string("?")));
+      cycle += fmt::format("{} -{}-> ", name, text_of(edge, "relation", "?"));
       name = name == 'z' ? 'a' : static_cast<char>(name + 1);
     }
     out += ": cycle " + cycle + "a";
-  } else if (r.contains("detail")) {
-    out += ": " + r.value("detail", std::string());
+  } else if (!text_of(r, "detail").empty()) {
+    out += ": " + text_of(r, "detail");
   }
   return out;
 }

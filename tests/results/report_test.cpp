@@ -427,6 +427,20 @@ TEST(HtmlReport, SpecSectionsAreMarked) {
       << html;
 }
 
+// An explanation in a results.json written by hand may hold anything: the report shows what
+// it can and does not fail.
+TEST(HtmlReport, AMalformedExplanationDoesNotBreakTheReport) {
+  CampaignResults r = four_verdicts();
+  r.tests[3].run.histogram.back().explanation =
+      json{{"status", 7}, {"text", "why"}, {"reasons", {{{"axiom", 1}, {"cycle", {{{"relation", false}}, 3}}}}}};
+  std::string html;
+  ASSERT_NO_THROW(html = render_html(r, [](std::string_view) { return std::nullopt; }));
+  EXPECT_NE(html.find("model: fails &quot;&quot; (HSA SysArch ) in : cycle a -?-&gt; b -?-&gt; a"), std::string::npos)
+      << html;
+  r.tests[3].run.histogram.back().explanation = json{{"status", 7}, {"text", "why"}, {"reasons", 3}};
+  EXPECT_NO_THROW(render_html(r, [](std::string_view) { return std::nullopt; }));
+}
+
 // `hsalit report` writes the detail pages again, byte for byte, and removes a page that is
 // no longer part of the report.
 TEST_F(Report, ReportRewritesThePagesAndDropsStaleOnes) {
