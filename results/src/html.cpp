@@ -388,27 +388,6 @@ std::string page_head(const std::string& title) {
       escape_xml(title), kStyle);
 }
 
-int attention_rank(VerdictClass v) {
-  switch (v) {
-    case VerdictClass::Violation: return 0;
-    case VerdictClass::Unknown: return 1;
-    case VerdictClass::Undefined: return 2;
-    case VerdictClass::Consistent: return 3;
-  }
-  return 4;
-}
-
-// What went wrong, first: violations, then unknowns with their reasons, then undefined
-// (racy) tests, then the rest; each class in file order.
-std::vector<std::size_t> attention_order(const CampaignResults& results) {
-  std::vector<std::size_t> order(results.tests.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return attention_rank(results.tests[a].verdict) < attention_rank(results.tests[b].verdict);
-  });
-  return order;
-}
-
 // One violation in a few lines, for the first screen: the forbidden states, the finding it
 // matches, the model's reason and the simulator's trace, each linked to the whole story below.
 std::string violation_summary(const TestRecord& t, std::size_t index, const std::string& page) {
@@ -500,6 +479,25 @@ std::string campaign_title(const CampaignInfo& info) {
 }
 
 }  // namespace
+
+int attention_rank(VerdictClass v) {
+  switch (v) {
+    case VerdictClass::Violation: return 0;
+    case VerdictClass::Unknown: return 1;
+    case VerdictClass::Undefined: return 2;
+    case VerdictClass::Consistent: return 3;
+  }
+  return 4;
+}
+
+std::vector<std::size_t> attention_order(const CampaignResults& results) {
+  std::vector<std::size_t> order(results.tests.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return attention_rank(results.tests[a].verdict) < attention_rank(results.tests[b].verdict);
+  });
+  return order;
+}
 
 std::string test_page_file(std::size_t index) { return fmt::format("tests-{:04}.html", index / kTestsPerPage); }
 

@@ -143,14 +143,17 @@ std::string render_markdown(const CampaignResults& results) {
   out += fmt::format("| {} | {} | {} | {} | {} | {}/{} |\n\n", s.tests, s.consistent, s.violation, s.undefined,
                      s.unknown, s.covered_outcomes, s.allowed_outcomes);
 
+  // Violations first, then unknown, undefined and the rest, as in report.html.
   out += "## Tests\n\n| test | verdict | model | allowed | observed | coverage | time (s) | reason |\n";
   out += "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n";
-  for (const TestRecord& t : results.tests)
+  for (std::size_t i : attention_order(results)) {
+    const TestRecord& t = results.tests[i];
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f} | {} |\n", md_cell(t.name), to_string(t.verdict),
                        t.model.status == StageStatus::Ok ? t.model.result + (t.model.racy ? ", racy" : "")
                                                          : std::string(to_string(t.model.status)),
                        t.model.status == StageStatus::Ok ? std::to_string(t.model.allowed.size()) : "-",
                        t.run.histogram.size(), coverage_text(t), t.seconds, md_cell(t.reason));
+  }
 
   bool any_violation = false;
   for (const TestRecord& t : results.tests) {

@@ -397,6 +397,12 @@ TEST(HtmlReport, FirstScreenOrdersByWhatWentWrong) {
   EXPECT_NE(html.find("c-unknown</a>: reason of c-unknown"), std::string::npos);
   EXPECT_NE(html.find("simulator: <a href=\"#t3\">a trace of 1 steps</a>"), std::string::npos);
   EXPECT_NE(html.find("<a href=\"pages/tests-0000.html#t0\">a-consistent</a>"), std::string::npos);
+  // report.md lists them in the same order.
+  const std::string md = render_markdown(r);
+  std::vector<std::size_t> at;
+  for (const char* name : {"| d-violation |", "| c-unknown |", "| b-undefined |", "| a-consistent |"})
+    at.push_back(md.find(name));
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()) && at.back() != std::string::npos) << md;
   // The detail pages: 100 tests a page, each test's section by its index, back to the report.
   std::vector<ReportPage> pages = render_test_pages(r, [](std::string_view) { return std::nullopt; });
   ASSERT_EQ(pages.size(), 1u);

@@ -34,6 +34,12 @@ std::string settings_text(const CampaignInfo& info);
 // sound, 0 counterexamples, 0 racy, 0 unsupported, 0 unknown)`.
 std::string verification_text(const Verification& v);
 
+// What needs attention first: violations, then unknown tests, then undefined ones, then the
+// rest (0 to 3); and the indices of results.tests in that order, each class in file order. The
+// reports' tables list the tests so.
+int attention_rank(VerdictClass v);
+std::vector<std::size_t> attention_order(const CampaignResults& results);
+
 std::string render_markdown(const CampaignResults& results);
 // The report's first page: the counts (which filter the table), what went wrong (each
 // violation with its forbidden states, the model's reason, the simulator's trace and the
