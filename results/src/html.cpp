@@ -102,6 +102,10 @@ constexpr std::string_view kScript = R"(
 constexpr std::size_t kDrawWitnessesUpTo = 500;
 // Tests per detail page: few files to write, each quick to open.
 constexpr std::size_t kTestsPerPage = 100;
+// Violations told in full in report.html itself (and summarised on its first screen); the
+// stories of any more are on the detail pages, so that a campaign of a broken table with
+// thousands of violations still gives a report that opens.
+constexpr std::size_t kStoriesInReport = 50;
 
 std::string badge(VerdictClass v) { return fmt::format("<span class=\"badge {0}\">{0}</span>", to_string(v)); }
 
@@ -265,7 +269,7 @@ std::string reason_headline(const nlohmann::json& explanation) {
 
 // Why the model forbids an observed outcome (check --explain's text, and its graph drawn
 // when Graphviz is installed), open: it is the story of a violation.
-std::string explanation_section(const TestRecord& t, const ObservedOutcome& o, const DotRenderer& dot) {
+std::string explanation_section(const TestRecord& t, const ObservedOutcome& o, const DotRenderer& dot, bool draw) {
   if (!o.explanation) return "";
   const nlohmann::json& e = *o.explanation;
   std::string out = fmt::format(
@@ -274,8 +278,12 @@ std::string explanation_section(const TestRecord& t, const ObservedOutcome& o, c
       mark_spec_sections(escape_xml(e.at("text").get<std::string>())));
   if (e.contains("dot") && e.at("dot").is_string()) {
     const std::string graph = e.at("dot").get<std::string>();
-    if (std::optional<std::string> svg = dot ? dot(graph) : std::nullopt)
+    if (std::optional<std::string> svg = draw && dot ? dot(graph) : std::nullopt)
       out += "<div class=\"graph\">" + *svg + "</div>\n";
+    else if (!draw)
+      out +=
+          "<p class=\"muted\">Not drawn in a report of this size: its DOT text is the explanation's "
+          "<code>dot</code> in results.json.</p>\n";
     else
       out += "<p class=\"muted\">Graphviz is not installed: the DOT text follows.</p><pre>" + escape_xml(graph) +
              "</pre>\n";
@@ -349,7 +357,8 @@ std::string stages_line(const TestRecord& t) {
 }
 
 // Everything about one test: on its own page, and for a violation also in the report itself.
-// `draw_witness`: the witness graph drawn (one `dot` run), else its DOT text.
+// `draw_witness`: the witness and explanation graphs drawn (one `dot` run each), else a
+// pointer to their DOT text in results.json.
 std::string test_body(const TestRecord& t, const DotRenderer& dot, bool draw_witness) {
   std::string out;
   if (!t.description.empty()) out += fmt::format("<p>{}</p>\n", escape_xml(t.description));
@@ -358,7 +367,8 @@ std::string test_body(const TestRecord& t, const DotRenderer& dot, bool draw_wit
   if (!t.parse_error.empty()) return out + fmt::format("<pre>{}</pre>\n", escape_xml(t.parse_error));
   out += findings_section(t);
   out += "<div class=\"pair\">\n<div>" + outcome_table(t) + "</div>\n<div>" + histogram_chart(t) + "</div>\n</div>\n";
-  for (const ObservedOutcome* o : t.violations()) out += explanation_section(t, *o, dot) + trace_section(t, *o);
+  for (const ObservedOutcome* o : t.violations())
+    out += explanation_section(t, *o, dot, draw_witness) + trace_section(t, *o);
   out += code_section(t, t.verdict == VerdictClass::Violation);
   if (!t.model.witness_dot.empty()) {
     out += fmt::format("<details><summary>Witness execution ({})</summary>\n",
@@ -416,7 +426,8 @@ std::string violation_summary(const TestRecord& t, std::size_t index, const std:
 }
 
 // The first screen: what went wrong, in a few lines per test.
-std::string what_went_wrong(const CampaignResults& results, const std::vector<std::string>& pages) {
+std::string what_went_wrong(const CampaignResults& results, const std::vector<std::string>& pages,
+                            const std::vector<bool>& told) {
   const Summary s = results.summary();
   std::string out = "<section id=\"what-went-wrong\">\n";
   if (s.violation == 0 && s.unknown == 0)
@@ -424,8 +435,17 @@ std::string what_went_wrong(const CampaignResults& results, const std::vector<st
         "<p><strong>Nothing went wrong</strong>: every observed outcome of the {} judged test{} is allowed{}.</p>\n",
         s.consistent, s.consistent == 1 ? "" : "s",
         s.undefined ? fmt::format(" ({} racy test{} not judged)", s.undefined, s.undefined == 1 ? "" : "s") : "");
+  std::size_t summarised = 0;
   for (std::size_t i = 0; i < results.tests.size(); ++i)
-    if (results.tests[i].verdict == VerdictClass::Violation) out += violation_summary(results.tests[i], i, pages[i]);
+    if (told[i]) {
+      out += violation_summary(results.tests[i], i, pages[i]);
+      ++summarised;
+    }
+  if (s.violation > summarised)
+    out += fmt::format(
+        "<div class=\"wrong\"><h3>and {} more violations</h3><ul><li>the <em>violation</em> count below lists them "
+        "all; their stories are on the detail pages</li></ul></div>\n",
+        s.violation - summarised);
   if (s.unknown > 0) {
     constexpr std::size_t kListed = 10;
     out += fmt::format("<div class=\"wrong attention\"><h3>{} unknown test{}: not judged</h3><ul>\n", s.unknown,
@@ -499,7 +519,23 @@ std::vector<std::size_t> attention_order(const CampaignResults& results) {
   return order;
 }
 
+namespace {
+
+// Per test, whether report.html tells its story: the first kStoriesInReport violations.
+std::vector<bool> stories_in_report(const CampaignResults& results) {
+  std::vector<bool> told(results.tests.size(), false);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < results.tests.size() && count < kStoriesInReport; ++i)
+    if (results.tests[i].verdict == VerdictClass::Violation) {
+      told[i] = true;
+      ++count;
+    }
+  return told;
+}
+
 std::string test_page_file(std::size_t index) { return fmt::format("tests-{:04}.html", index / kTestsPerPage); }
+
+}  // namespace
 
 std::vector<std::string> test_page_links(const CampaignResults& results) {
   std::vector<std::string> out;
@@ -513,6 +549,7 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
   const CampaignInfo& info = results.info;
   const Summary s = results.summary();
   const std::vector<std::string> pages = test_page_links(results);
+  const std::vector<bool> told = stories_in_report(results);
   const std::string title = campaign_title(info);
   std::string out = page_head(title);
   out += fmt::format("<h1>{}</h1>\n", escape_xml(title));
@@ -532,7 +569,7 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
         "<button type=\"button\" class=\"{0}\" data-only=\"{0}\" aria-pressed=\"false\"><b>{1}</b>{0}</button>",
         to_string(v), s.count(v));
   out += "</div>\n";
-  out += what_went_wrong(results, pages);
+  out += what_went_wrong(results, pages, told);
   out += settings_table(results);
 
   out +=
@@ -554,8 +591,9 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
         t.model.allowed.empty() ? 0 : static_cast<double>(covered) / static_cast<double>(t.model.allowed.size());
     std::string model_text = t.model.status == StageStatus::Ok ? t.model.result + (t.model.racy ? ", racy" : "")
                                                                : std::string(to_string(t.model.status));
-    // A violation's story is in this page; every test has a page of its own.
-    const std::string link = t.verdict == VerdictClass::Violation ? fmt::format("#t{}", i) : escape_xml(pages[i]);
+    // A violation's story is in this page (the first kStoriesInReport); every test has its
+    // section on a detail page.
+    const std::string link = told[i] ? fmt::format("#t{}", i) : escape_xml(pages[i]);
     // Kept small: a 10,000-test report is 10,000 of these (numbers are right-aligned by the
     // stylesheet; a consistent test's reason is its coverage, in its own column).
     out += fmt::format(
@@ -572,7 +610,7 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
   if (s.violation > 0) out += "<h2>Violations</h2>\n";
   for (std::size_t i = 0; i < results.tests.size(); ++i) {
     const TestRecord& t = results.tests[i];
-    if (t.verdict != VerdictClass::Violation) continue;
+    if (!told[i]) continue;
     out += fmt::format("<section id=\"t{}\">\n<h2>{} {} <span class=\"muted\">(<a href=\"{}\">page</a>)</span></h2>\n",
                        i, escape_xml(t.name), badge(t.verdict), escape_xml(pages[i]));
     out += test_body(t, dot, true) + "</section>\n";
@@ -583,6 +621,7 @@ std::string render_html(const CampaignResults& results, const DotRenderer& dot) 
 
 std::vector<ReportPage> render_test_pages(const CampaignResults& results, const DotRenderer& dot) {
   const bool draw_witnesses = results.tests.size() <= kDrawWitnessesUpTo;
+  const std::vector<bool> told = stories_in_report(results);
   const std::string campaign = campaign_title(results.info);
   std::vector<ReportPage> out;
   for (std::size_t first = 0; first < results.tests.size(); first += kTestsPerPage) {
@@ -593,7 +632,7 @@ std::vector<ReportPage> render_test_pages(const CampaignResults& results, const 
     for (std::size_t i = first; i < last; ++i) {
       const TestRecord& t = results.tests[i];
       html += fmt::format("<section id=\"t{}\">\n<h2>{} {}</h2>\n", i, escape_xml(t.name), badge(t.verdict));
-      html += test_body(t, dot, draw_witnesses || t.verdict == VerdictClass::Violation) + "</section>\n";
+      html += test_body(t, dot, draw_witnesses || told[i]) + "</section>\n";
     }
     out.push_back({test_page_file(first), html + "</body>\n</html>\n"});
   }

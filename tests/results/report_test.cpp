@@ -421,6 +421,37 @@ TEST(HtmlReport, FirstScreenOrdersByWhatWentWrong) {
             std::string::npos);
 }
 
+// A campaign with many violations (a broken table over a generated family) tells the first
+// 50 in report.html and the rest on the detail pages, drawing no more graphs than that: the
+// report stays one that opens.
+TEST(HtmlReport, ManyViolationsTellTheFirstFiftyInTheReport) {
+  CampaignResults r = four_verdicts();
+  r.tests[3].run.histogram.back().explanation =
+      json{{"status", "forbidden"}, {"text", "why"}, {"dot", "digraph G { a -> b; }"}};
+  CampaignResults many;
+  many.info = r.info;
+  for (int i = 0; i < 600; ++i) {
+    many.tests.push_back(r.tests[3]);
+    many.tests.back().name = "v" + std::to_string(i);
+  }
+  std::size_t drawn = 0;
+  const DotRenderer counting = [&](std::string_view) -> std::optional<std::string> {
+    ++drawn;
+    return std::string("<svg></svg>");
+  };
+  const std::string html = render_html(many, counting);
+  EXPECT_EQ(drawn, 50u);
+  EXPECT_NE(html.find("<section id=\"t49\">"), std::string::npos);
+  EXPECT_EQ(html.find("<section id=\"t50\">"), std::string::npos);
+  EXPECT_NE(html.find("and 550 more violations"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#t49\">v49</a>"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"pages/tests-0000.html#t50\">v50</a>"), std::string::npos);
+  drawn = 0;
+  const std::vector<ReportPage> pages = render_test_pages(many, counting);
+  EXPECT_EQ(drawn, 50u);  // 600 tests: past the size that draws every graph
+  EXPECT_NE(pages[0].html.find("Not drawn in a report of this size"), std::string::npos);
+}
+
 // Spec sections in an explanation are marked as references to the spec's sections.
 TEST(HtmlReport, SpecSectionsAreMarked) {
   CampaignResults r = four_verdicts();
