@@ -10,7 +10,7 @@ set(HSALIT_DATA_DESTINATION share/hsalit)
 set(HSALIT_BUILD_DATA_DIR ${CMAKE_BINARY_DIR}/share/hsalit)
 file(MAKE_DIRECTORY ${HSALIT_BUILD_DATA_DIR}/litmus)
 foreach(pair IN ITEMS "litmus/library|litmus/library" "codegen/mappings|mappings" "codegen/targets.json|targets.json"
-                      "docs/schemas|schemas")
+                      "docs/schemas|schemas" "docs/findings.json|findings.json")
   string(REPLACE "|" ";" pair "${pair}")
   list(GET pair 0 source)
   list(GET pair 1 link)
@@ -22,6 +22,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/litmus/library DESTINATION ${HSALIT_DATA
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/codegen/mappings DESTINATION ${HSALIT_DATA_DESTINATION})
 install(FILES ${PROJECT_SOURCE_DIR}/codegen/targets.json DESTINATION ${HSALIT_DATA_DESTINATION})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schemas DESTINATION ${HSALIT_DATA_DESTINATION})
+install(FILES ${PROJECT_SOURCE_DIR}/docs/findings.json DESTINATION ${HSALIT_DATA_DESTINATION})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/hsalit)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/hsalit/docs)
 

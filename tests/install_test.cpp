@@ -37,7 +37,8 @@ TEST_F(Install, MovedPrefixFindsItsDataFromRoot) {
   const fs::path hsalit = moved / "bin" / "hsalit";
   const fs::path library = moved / "share" / "hsalit" / "litmus" / "library";
   ASSERT_TRUE(fs::is_regular_file(library / "spec" / "HSA-3.13.1.2_MP-wg.litmus"));
-  for (const char* data : {"mappings/gfx6-9.json", "targets.json", "schemas/hsalit-campaign-1.schema.json"})
+  for (const char* data :
+       {"mappings/gfx6-9.json", "targets.json", "schemas/hsalit-campaign-1.schema.json", "findings.json"})
     EXPECT_TRUE(fs::is_regular_file(moved / "share" / "hsalit" / data)) << data;
   EXPECT_TRUE(fs::is_regular_file(moved / "share" / "doc" / "hsalit" / "docs" / "install.md"));
   EXPECT_TRUE(fs::is_regular_file(moved / "share" / "bash-completion" / "completions" / "hsalit"));

@@ -47,6 +47,7 @@ struct CampaignCommandOptions {
   bool resume = false;
   bool force = false;
   std::string shard;
+  std::string findings;  // default: the bundled share/hsalit/findings.json, when there is one
   std::vector<std::string> assume;
   bool quiet = false;
   std::uint64_t memory_limit = 0;  // bytes (--memory-limit)
@@ -245,6 +246,15 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
                                opt.time_limit};
 
   results::CampaignRun run;
+  try {
+    if (!opt.findings.empty())
+      run.findings = results::read_findings(opt.findings);
+    else if (std::optional<fs::path> data = bundled_data_dir(); data && fs::exists(*data / results::kFindingsFile))
+      run.findings = results::read_findings(*data / results::kFindingsFile);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  }
   run.info = info;
   run.files = files;
   run.out_dir = opt.out;
@@ -319,6 +329,9 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_flag("--force", opt->force,
                 "replace the results of another run in --out (a campaign, a verification, merged results)");
   cmd->add_option("--shard", opt->shard, "run share I of N (0 <= I < N) of the sorted tests");
+  cmd->add_option("--findings", opt->findings,
+                  "documented findings a violation is matched against (default: the bundled "
+                  "share/hsalit/findings.json, docs/findings.json)");
   cmd->add_option("--assume", opt->assume, fmt::format("simulator assumption: {}", runner::kAssumptionNames))
       ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");

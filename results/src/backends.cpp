@@ -20,12 +20,14 @@ class SimBackend final : public runner::Backend {
                             const runner::BackendRequest& request) const override {
     runner::SimOptions options = options_;
     options.timeout_seconds = request.timeout_seconds;
-    options.keep_traces = false;
+    options.keep_traces = request.exhaustive && request.keep_traces;
     runner::SimResult r = request.exhaustive
                               ? runner::run_exhaustive(test, compiled, options)
                               : runner::run_random(test, compiled, request.iterations, request.seed, options);
-    return {std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown)};
+    return {std::move(r.observed), std::move(r.histogram),      r.states, r.iterations, r.seconds, std::move(r.unknown),
+            std::move(r.traces),   std::move(r.trace_placement)};
   }
+  bool can_trace() const override { return true; }
 
  private:
   runner::SimOptions options_;
@@ -67,7 +69,8 @@ class HipBackend final : public runner::Backend {
     }
     runner::SimResult r =
         runner::run_hardware(test, &compiled, harness_for(harness_, runner::HardwareBackend::Hip, target_, request));
-    return {std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown)};
+    return {
+        std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown), {}, {}};
   }
 
  private:
@@ -102,7 +105,8 @@ class CudaBackend final : public runner::Backend {
     }
     runner::SimResult r =
         runner::run_hardware(test, nullptr, harness_for(harness_, runner::HardwareBackend::Cuda, arch_, request));
-    return {std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown)};
+    return {
+        std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown), {}, {}};
   }
 
  private:

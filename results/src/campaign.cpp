@@ -215,10 +215,17 @@ json to_json(const TestRecord& t) {
                          {"satisfies", o.satisfies},
                          {"judgement", to_string(o.judgement)}});
     if (o.explanation) histogram.back()["explanation"] = *o.explanation;
+    if (o.trace) {
+      json& trace = histogram.back()["trace"];
+      if (o.trace->missing.empty())
+        trace = {{"placement", o.trace->placement}, {"steps", o.trace->steps}};
+      else
+        trace = {{"missing", o.trace->missing}};
+    }
   }
   json threads = json::array();
   for (const ThreadCode& c : t.compile.threads) threads.push_back({{"thread", c.thread}, {"code", c.lines}});
-  return {
+  json record = {
       {"file", t.file},
       {"name", t.name},
       {"description", t.description},
@@ -253,6 +260,15 @@ json to_json(const TestRecord& t) {
         {"seconds", t.run.seconds}}},
       {"seconds", t.seconds},
   };
+  // A violation's story; older readers ignore what they do not know.
+  if (!t.source.empty()) record["source"] = t.source;
+  if (!t.findings.empty()) {
+    json findings = json::array();
+    for (const FindingRef& f : t.findings)
+      findings.push_back({{"id", f.id}, {"title", f.title}, {"doc", f.doc}, {"section", f.section}});
+    record["findings"] = std::move(findings);
+  }
+  return record;
 }
 
 TestRecord test_record_from_json(const json& j, std::string_view where) {
@@ -319,6 +335,24 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
       if (!e.is_object() || !e.contains("text") || !e.at("text").is_string())
         hr.fail("'explanation' must be an object with a string 'text'");
       t.run.histogram.back().explanation = e;
+    }
+    if (h.contains("trace")) {
+      Reader tr(h.at("trace"), hr.where("trace"));
+      OutcomeTrace trace;
+      trace.missing = tr.str_or("missing", "");
+      if (trace.missing.empty()) {
+        trace.placement = tr.str("placement");
+        trace.steps = tr.strings("steps");
+      }
+      t.run.histogram.back().trace = std::move(trace);
+    }
+  }
+  t.source = r.str_or("source", "");
+  if (r.has("findings")) {
+    i = 0;
+    for (const json& f : r.array("findings")) {
+      Reader fr(f, fmt::format("{}[{}]", r.where("findings"), i++));
+      t.findings.push_back({fr.str("id"), fr.str("title"), fr.str_or("doc", ""), fr.str_or("section", "")});
     }
   }
   return t;

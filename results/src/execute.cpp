@@ -10,6 +10,7 @@
 #include <ctime>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -158,6 +159,48 @@ std::optional<codegen::CompiledTest> run_compile(const litmus::Test& test, const
   return compiled;
 }
 
+// The columns of a backend's outcomes, by reference name, and what a campaign makes of one of
+// its outcomes: the outcome over the record's observed references, unless the test's filter
+// discards the run (as herd7 and litmus7 do, when the backend reports what the filter reads).
+class BackendColumns {
+ public:
+  BackendColumns(const litmus::Test& test, const std::vector<litmus::ObservedRef>& observed) {
+    for (std::size_t i = 0; i < observed.size(); ++i) column_[observed[i].to_string()] = i;
+    std::set<std::string> filter_refs;
+    if (test.filter) collect_refs(*test.filter, filter_refs);
+    filter_usable = std::all_of(filter_refs.begin(), filter_refs.end(),
+                                [&](const std::string& ref) { return column_.contains(ref); });
+  }
+
+  std::optional<Outcome> recorded(const litmus::Test& test, const TestRecord& rec,
+                                  const runner::SimOutcome& sim_outcome) const {
+    if (test.filter && filter_usable && !litmus::evaluate(*test.filter, value_of(sim_outcome), no_address))
+      return std::nullopt;
+    Outcome o;
+    for (const std::string& ref : rec.observed_refs) {
+      auto it = column_.find(ref);
+      o.values.push_back(it == column_.end() ? "?" : std::to_string(sim_outcome.values[it->second]));
+    }
+    return o;
+  }
+
+  bool satisfies(const litmus::Test& test, const runner::SimOutcome& sim_outcome) const {
+    return litmus::evaluate(test.condition.prop, value_of(sim_outcome), no_address);
+  }
+
+  bool filter_usable = true;
+
+ private:
+  std::function<std::int64_t(const litmus::ObservedRef&)> value_of(const runner::SimOutcome& sim_outcome) const {
+    return [this, &sim_outcome](const litmus::ObservedRef& ref) -> std::int64_t {
+      auto it = column_.find(ref.to_string());
+      return it == column_.end() ? 0 : sim_outcome.values[it->second];
+    };
+  }
+  static std::int64_t no_address(const std::string&) { return -1; }
+  std::map<std::string, std::size_t> column_;
+};
+
 void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled, const TestContext& context,
                  double seconds_left, TestRecord& rec) {
   auto start = Clock::now();
@@ -179,39 +222,22 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
     rec.run.seconds = seconds_since(start);
     return;
   }
-  // Columns of the backend's outcomes, by reference name.
-  std::map<std::string, std::size_t> column;
-  for (std::size_t i = 0; i < r.observed.size(); ++i) column[r.observed[i].to_string()] = i;
-  std::set<std::string> filter_refs;
-  if (test.filter) collect_refs(*test.filter, filter_refs);
-  bool filter_usable =
-      std::all_of(filter_refs.begin(), filter_refs.end(), [&](const std::string& ref) { return column.contains(ref); });
+  const BackendColumns columns(test, r.observed);
   std::map<Outcome, ObservedOutcome> merged;
   for (const auto& [sim_outcome, count] : r.histogram) {
-    // `sim_outcome` captured by name: clang before 16 (the fuzz build's) cannot capture a binding.
-    auto value = [&, &sim_outcome = sim_outcome](const litmus::ObservedRef& ref) -> std::int64_t {
-      auto it = column.find(ref.to_string());
-      return it == column.end() ? 0 : sim_outcome.values[it->second];
-    };
-    auto address = [](const std::string&) { return std::int64_t{-1}; };
-    // A filter discards runs, as herd7 and litmus7 do (when the backend reports what it reads).
-    if (test.filter && filter_usable && !litmus::evaluate(*test.filter, value, address)) continue;
-    Outcome o;
-    for (const std::string& ref : rec.observed_refs) {
-      auto it = column.find(ref);
-      o.values.push_back(it == column.end() ? "?" : std::to_string(sim_outcome.values[it->second]));
-    }
-    ObservedOutcome& entry = merged[o];
-    entry.outcome = o;
+    std::optional<Outcome> o = columns.recorded(test, rec, sim_outcome);
+    if (!o) continue;
+    ObservedOutcome& entry = merged[*o];
+    entry.outcome = *o;
     entry.count += count;
-    entry.satisfies = litmus::evaluate(test.condition.prop, value, address);
+    entry.satisfies = columns.satisfies(test, sim_outcome);
   }
   for (auto& [o, entry] : merged) rec.run.histogram.push_back(std::move(entry));
   rec.run.states = r.states;
   rec.run.iterations = r.iterations;
   rec.run.status = r.unknown ? StageStatus::Unknown : StageStatus::Ok;
   if (r.unknown) rec.run.reason = *r.unknown;
-  if (test.filter && !filter_usable && rec.run.reason.empty())
+  if (test.filter && !columns.filter_usable && rec.run.reason.empty())
     rec.run.reason = "the filter reads references the backend does not report";
   rec.run.seconds = seconds_since(start);
 }
@@ -232,6 +258,49 @@ void judge(TestRecord& rec, bool filter_usable, bool values_fit) {
     else
       o.judgement = filter_usable ? Judgement::Forbidden : Judgement::NotJudged;
   }
+}
+
+// How the backend reached each forbidden outcome it observed: the search replayed with traces
+// kept (exhaustive, also after a random-mode run), within what is left of the test's time
+// limit; each outcome gets the shortest trace that ends in it, or why it has none (a GPU
+// backend cannot tell; a replay cut short). The first search keeps no traces: they cost memory
+// for every outcome of every test, and only a violation shows one.
+void trace_violations(const litmus::Test& test, const codegen::CompiledTest& compiled, const TestContext& context,
+                      double seconds_left, TestRecord& rec) {
+  std::vector<ObservedOutcome*> forbidden;
+  for (ObservedOutcome& o : rec.run.histogram)
+    if (o.judgement == Judgement::Forbidden) forbidden.push_back(&o);
+  if (forbidden.empty()) return;
+  auto leave_untraced = [&](const std::string& why) {
+    for (ObservedOutcome* o : forbidden)
+      if (!o->trace) o->trace = OutcomeTrace{{}, {}, why};
+  };
+  if (!context.backend.can_trace())
+    return leave_untraced(
+        fmt::format("the {} backend does not report how a run reaches its final state", context.backend.name()));
+  if (seconds_left <= 0) return leave_untraced("the time limit was reached before the search could be replayed");
+  runner::BackendRequest request = context.request;
+  request.exhaustive = true;
+  request.keep_traces = true;
+  request.timeout_seconds = seconds_left;
+  runner::BackendResult r;
+  try {
+    r = context.backend.run(test, compiled, request);
+  } catch (const std::exception& e) {
+    return leave_untraced(fmt::format("the replay with traces failed: {}", e.what()));
+  }
+  const BackendColumns columns(test, r.observed);
+  for (const auto& [sim_outcome, steps] : r.traces) {
+    std::optional<Outcome> o = columns.recorded(test, rec, sim_outcome);
+    if (!o) continue;
+    for (ObservedOutcome* f : forbidden)
+      if (f->outcome == *o && (!f->trace || steps.size() < f->trace->steps.size())) {
+        auto placement = r.trace_placement.find(sim_outcome);
+        f->trace = OutcomeTrace{placement == r.trace_placement.end() ? "" : placement->second, steps, ""};
+      }
+  }
+  leave_untraced(r.unknown ? fmt::format("the replay with traces stopped before reaching it: {}", *r.unknown)
+                           : std::string("the replay with traces did not reach it"));
 }
 
 std::string read_bytes(const fs::path& file) {
@@ -281,6 +350,7 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
   TestRecord rec;
   rec.file = file.generic_string();
   rec.name = file.stem().string();
+  std::string source;  // the litmus text, kept for a violation
   try {
     std::string bytes = read_bytes(file);
     rec.content_hash = content_hash(bytes);
@@ -314,6 +384,8 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
       }
       judge(rec, filter_usable, !beyond_width);
       explain_violations(test, context, deadline.seconds_left(), rec);
+      if (compiled) trace_violations(test, *compiled, context, deadline.seconds_left(), rec);
+      source = std::move(bytes);
     }
   } catch (const std::exception& e) {
     if (rec.parse_error.empty() && rec.model.status != StageStatus::Ok) {
@@ -324,6 +396,7 @@ TestRecord run_test(const fs::path& file, const TestContext& context) {
     }
   }
   classify(rec);
+  if (rec.verdict == VerdictClass::Violation) rec.source = std::move(source);
   rec.seconds = seconds_since(start);
   return rec;
 }
@@ -479,6 +552,7 @@ CampaignResults run_campaign(const CampaignRun& run, const TestContext& context)
       [&](std::size_t i) {
         if (support::interrupted()) return;
         records[i] = run_test(pending[i], context);
+        records[i].findings = matching_findings(run.findings, info, records[i]);
         if (support::interrupted()) return;
         journal->append(records[i]);
         journalled[i] = 1;

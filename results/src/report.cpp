@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "hsalit/codegen/process.hpp"
 #include "hsalit/results/atomic_file.hpp"
+#include "hsalit/results/output_folder.hpp"
 
 namespace hsalit::results {
 
@@ -140,14 +142,17 @@ std::string render_markdown(const CampaignResults& results) {
   out += fmt::format("| {} | {} | {} | {} | {} | {}/{} |\n\n", s.tests, s.consistent, s.violation, s.undefined,
                      s.unknown, s.covered_outcomes, s.allowed_outcomes);
 
+  // Violations first, then unknown, undefined and the rest, as in report.html.
   out += "## Tests\n\n| test | verdict | model | allowed | observed | coverage | time (s) | reason |\n";
   out += "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n";
-  for (const TestRecord& t : results.tests)
+  for (std::size_t i : attention_order(results)) {
+    const TestRecord& t = results.tests[i];
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f} | {} |\n", md_cell(t.name), to_string(t.verdict),
                        t.model.status == StageStatus::Ok ? t.model.result + (t.model.racy ? ", racy" : "")
                                                          : std::string(to_string(t.model.status)),
                        t.model.status == StageStatus::Ok ? std::to_string(t.model.allowed.size()) : "-",
                        t.run.histogram.size(), coverage_text(t), t.seconds, md_cell(t.reason));
+  }
 
   bool any_violation = false;
   for (const TestRecord& t : results.tests) {
@@ -159,12 +164,32 @@ std::string render_markdown(const CampaignResults& results) {
     for (const ObservedOutcome* o : t.violations())
       out += fmt::format("- forbidden `{}` observed {} time{}\n", md_cell(format_outcome(t.observed_refs, o->outcome)),
                          o->count, o->count == 1 ? "" : "s");
+    // The documented findings it matches (docs/findings.json).
+    for (const FindingRef& f : t.findings)
+      out += fmt::format("- finding {}: {}{}\n", md_cell(f.id), md_cell(f.title),
+                         f.doc.empty() ? ""
+                                       : fmt::format(" ({}{})", md_cell(f.doc),
+                                                     f.section.empty() ? "" : ", \"" + md_cell(f.section) + "\""));
     // Why the model forbids each (check --explain's text), where the campaign explained it.
     for (const ObservedOutcome* o : t.violations())
       if (o->explanation)
         out += fmt::format("\nWhy the model forbids `{}`:\n\n```\n{}```\n",
                            md_cell(format_outcome(t.observed_refs, o->outcome)),
                            fenced(o->explanation->at("text").get<std::string>()));
+    // How the simulator reached each (as run --trace prints it), or why there is no trace.
+    for (const ObservedOutcome* o : t.violations()) {
+      if (!o->trace) continue;
+      const std::string state = format_outcome(t.observed_refs, o->outcome);
+      if (!o->trace->missing.empty()) {
+        out += fmt::format("\nNo trace to `{}`: {}.\n", md_cell(state), md_cell(o->trace->missing));
+        continue;
+      }
+      std::string trace = fmt::format("Trace of {} ({}):\n", state, o->trace->placement);
+      for (std::size_t i = 0; i < o->trace->steps.size(); ++i)
+        trace += fmt::format("  {:>3}. {}\n", i + 1, o->trace->steps[i]);
+      out += fmt::format("\nHow the simulator reaches `{}`:\n\n```\n{}```\n", md_cell(state), fenced(trace));
+    }
+    if (!t.source.empty()) out += fmt::format("\nThe litmus source:\n\n```\n{}```\n", fenced(t.source));
     for (const ThreadCode& c : t.compile.threads) {
       out += fmt::format("\nP{}:\n\n```\n", c.thread);
       for (const std::string& line : c.lines) out += line.find("```") == std::string::npos ? line + "\n" : "\n";
@@ -295,20 +320,47 @@ std::string render_log(const CampaignResults& results) {
   return out;
 }
 
-void write_all(const fs::path& dir, const CampaignResults& results) {
-  write_results(dir / kResultsFile, results);
+namespace {
+
+// The HTML report's pages, all synced at once (AtomicFolderWriter); then the pages of an
+// earlier report that this one has not (a test gone) are removed.
+void write_pages(const fs::path& dir, const CampaignResults& results) {
+  const fs::path folder = dir / kPagesFolder;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", folder.string(), ec.message()));
+  std::set<std::string> written;
+  {
+    AtomicFolderWriter writer(folder);
+    for (ReportPage& page : render_test_pages(results)) {
+      writer.write(path_in_folder(folder, page.file), page.html);
+      written.insert(std::move(page.file));
+    }
+    writer.commit();
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec))
+    if (entry.path().extension() == ".html" && !written.contains(entry.path().filename().string()))
+      fs::remove(entry.path(), ec);
+}
+
+void write_reports(const fs::path& dir, const CampaignResults& results) {
   write_file_atomically(dir / kMarkdownReport, render_markdown(results));
+  write_pages(dir, results);
   write_file_atomically(dir / kHtmlReport, render_html(results));
   write_file_atomically(dir / kJunitReport, render_junit(results));
   write_file_atomically(dir / kLogReport, render_log(results));
 }
 
+}  // namespace
+
+void write_all(const fs::path& dir, const CampaignResults& results) {
+  write_results(dir / kResultsFile, results);
+  write_reports(dir, results);
+}
+
 CampaignResults regenerate_reports(const fs::path& dir) {
   CampaignResults results = read_results(dir / kResultsFile);
-  write_file_atomically(dir / kMarkdownReport, render_markdown(results));
-  write_file_atomically(dir / kHtmlReport, render_html(results));
-  write_file_atomically(dir / kJunitReport, render_junit(results));
-  write_file_atomically(dir / kLogReport, render_log(results));
+  write_reports(dir, results);
   return results;
 }
 

@@ -105,7 +105,8 @@ TEST(ResultsFormat, AViolationsExplanationRoundTripsAndIsInTheMarkdownReport) {
   CampaignResults drawn = back;
   (*drawn.tests[0].run.histogram[1].explanation)["dot"] = "digraph G { a -> b [label=\"<sso>\"]; }";
   const std::string html = render_html(drawn, [](std::string_view) { return std::nullopt; });
-  EXPECT_NE(html.find("<details open><summary>Why the model forbids <code>1:r0=1; 1:r1=0;</code></summary>"),
+  EXPECT_NE(html.find("<details open class=\"explanation\"><summary>Why the model forbids <code>1:r0=1; 1:r1=0;</code>"
+                      "</summary>"),
             std::string::npos)
       << html;
   EXPECT_NE(html.find("a -po-&gt; b -sso-&gt; c"), std::string::npos);

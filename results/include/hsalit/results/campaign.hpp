@@ -67,6 +67,15 @@ enum class Judgement : std::uint8_t {
 std::string_view to_string(Judgement j);
 std::optional<Judgement> judgement_from_string(std::string_view text);
 
+// How the backend reached an outcome: where the threads ran and the transitions, first to last,
+// as `hsalit run --trace` prints them (the simulator); or, without them, why there are none.
+struct OutcomeTrace {
+  std::string placement;
+  std::vector<std::string> steps;
+  std::string missing;  // no steps: why (a GPU backend, a replay past the time limit)
+  friend bool operator==(const OutcomeTrace&, const OutcomeTrace&) = default;
+};
+
 // An outcome the backend observed, with its count and the model's judgement.
 struct ObservedOutcome {
   Outcome outcome;
@@ -76,12 +85,24 @@ struct ObservedOutcome {
   // Observed and forbidden: why the model forbids it (model::explanation_to_json, with the
   // text check --explain prints under "text"); absent otherwise and in older results.
   std::optional<nlohmann::json> explanation = std::nullopt;
+  // Observed and forbidden: how the backend reached it; absent otherwise and in older results.
+  std::optional<OutcomeTrace> trace = std::nullopt;
 };
 
 // The generated code of one litmus thread: assembly lines, annotated with the table rows.
 struct ThreadCode {
   int thread = 0;
   std::vector<std::string> lines;
+};
+
+// A finding of the documentation (docs/findings.json, docs/mappings.md) that a violating test
+// exhibits under its campaign's configuration.
+struct FindingRef {
+  std::string id;       // `mappings-1`
+  std::string title;    // one line
+  std::string doc;      // where it is written up: `docs/mappings.md`
+  std::string section;  // the heading there
+  friend bool operator==(const FindingRef&, const FindingRef&) = default;
 };
 
 struct ModelStage {
@@ -128,6 +149,10 @@ struct TestRecord {
   CompileStage compile;
   RunStage run;
   double seconds = 0;  // wall time of the whole test
+  // A violation only: the litmus file's text (shown beside the generated code), and the
+  // documented findings it matches (empty for every other verdict and in older results).
+  std::string source;
+  std::vector<FindingRef> findings;
 
   std::vector<const ObservedOutcome*> violations() const;  // observed and forbidden
 };

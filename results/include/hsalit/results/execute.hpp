@@ -16,6 +16,7 @@
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/model/checker.hpp"
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/results/findings.hpp"
 #include "hsalit/runner/backend.hpp"
 
 namespace hsalit::results {
@@ -58,6 +59,8 @@ struct CampaignRun {
   unsigned jobs = 1;
   bool resume = false;  // continue the journal in out_dir; otherwise it must not exist
   bool force = false;   // replace the results of another run in out_dir (not with resume: it wins)
+  // The documented findings (read_findings): each violation records those it matches.
+  std::vector<Finding> findings;
   std::function<void(const Progress&)> on_progress;
 };
 

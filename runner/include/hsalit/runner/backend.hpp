@@ -21,6 +21,9 @@ struct BackendRequest {
   std::uint64_t iterations = 0;  // otherwise: runs
   std::uint64_t seed = 1;
   double timeout_seconds = 60;  // past it, the result is unknown (with what was seen so far)
+  // Also keep, for each outcome reached, the transitions that reach it (BackendResult::traces):
+  // only a backend that can_trace() does, and the simulator only in exhaustive mode.
+  bool keep_traces = false;
 };
 
 struct BackendResult {
@@ -32,6 +35,10 @@ struct BackendResult {
   // Set when the histogram is not the answer asked for: partial (bound, time limit) or empty
   // (no device, no runtime). Never a made-up histogram.
   std::optional<std::string> unknown;
+  // With BackendRequest::keep_traces: per outcome, a shortest list of transitions that reaches
+  // it and where the threads ran, as `hsalit run --trace` prints them.
+  std::map<SimOutcome, std::vector<std::string>> traces;
+  std::map<SimOutcome, std::string> trace_placement;
 };
 
 class Backend {
@@ -47,6 +54,9 @@ class Backend {
   // code; it throws std::runtime_error with the reason for a test it cannot express.
   // std::nullopt: the backend runs the compiled code.
   virtual std::optional<std::vector<std::string>> own_code(const litmus::Test&) const { return std::nullopt; }
+  // Whether the backend can say how it reached an outcome (BackendRequest::keep_traces): the
+  // simulator can; a GPU cannot.
+  virtual bool can_trace() const { return false; }
 };
 
 }  // namespace hsalit::runner
