@@ -145,30 +145,33 @@ std::string rate_plot(const Comparison& cmp) {
         }
   if (high == 0) return {};
   const double lo = std::floor(std::log10(low)), hi = std::max(lo + 1, std::ceil(std::log10(high)));
-  constexpr int kWidth = 480, kLeft = 10, kRow = 26, kTop = 10;
+  // One row per campaign that counts runs: its label above its box.
+  constexpr int kWidth = 600, kLeft = 10, kRow = 40, kTop = 10;
   auto x_of = [&](double rate) { return kLeft + (std::log10(rate) - lo) / (hi - lo) * kWidth; };
-  const int height = kTop + static_cast<int>(cmp.campaigns.size()) * kRow + 30;
+  const auto counted = static_cast<int>(std::count_if(rates.begin(), rates.end(), [](auto& r) { return !r.empty(); }));
+  const int height = kTop + counted * kRow + 24;
   std::string svg = fmt::format(
-      R"(<svg id="plot-rates" width="{}" height="{}" role="img" aria-label="runs per second">)", kWidth + 300, height);
+      R"(<svg id="plot-rates" width="{}" height="{}" role="img" aria-label="runs per second">)", kWidth + 40, height);
   for (double p = lo; p <= hi; ++p)
     svg += fmt::format(
         R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}" stroke="#ddd"/><text x="{0:.1f}" y="{3}">1e{4}</text>)",
-        x_of(std::pow(10.0, p)), kTop, height - 24, height - 10, static_cast<int>(p));
+        x_of(std::pow(10.0, p)), kTop, height - 20, height - 6, static_cast<int>(p));
+  int row = 0;
   for (std::size_t c = 0; c < rates.size(); ++c) {
     std::vector<double>& r = rates[c];
     if (r.empty()) continue;
     std::sort(r.begin(), r.end());
     auto at = [&](double q) { return r[static_cast<std::size_t>(q * static_cast<double>(r.size() - 1))]; };
-    const int y = kTop + static_cast<int>(c) * kRow + kRow / 2;
+    const int y = kTop + row++ * kRow + 26;
+    svg += fmt::format(R"(<text x="{}" y="{}">{}: median {} over {} tests</text>)", kLeft, y - 12,
+                       escape_xml(cmp.campaigns[c].label), rate_text(at(.5)), r.size());
     svg += fmt::format(R"(<line x1="{:.1f}" x2="{:.1f}" y1="{}" y2="{}" stroke="{}"/>)", x_of(r.front()),
                        x_of(r.back()), y, y, colour(c));
-    svg += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{:.1f}" height="12" fill="{}" opacity=".5"/>)", x_of(at(.25)),
-                       y - 6, std::max(1.0, x_of(at(.75)) - x_of(at(.25))), colour(c));
+    svg += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{:.1f}" height="10" fill="{}" opacity=".5"/>)", x_of(at(.25)),
+                       y - 5, std::max(1.0, x_of(at(.75)) - x_of(at(.25))), colour(c));
     svg += fmt::format(
         R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}" stroke="#000" stroke-width="2"><title>median {3}</title></line>)",
-        x_of(at(.5)), y - 8, y + 8, rate_text(at(.5)));
-    svg += fmt::format(R"(<text x="{}" y="{}">{}: median {} over {} tests</text>)", kLeft + kWidth + 8, y + 4,
-                       escape_xml(cmp.campaigns[c].label), rate_text(at(.5)), r.size());
+        x_of(at(.5)), y - 7, y + 7, rate_text(at(.5)));
   }
   return svg + "</svg>";
 }

@@ -687,4 +687,47 @@ TEST_F(Report, FirstScreenFilterClickAndGraphInHeadlessChromium) {
             "rgb(183, 28, 28)");
 }
 
+// The compare matrix of `report --compare` in a real browser: gfx900 against gfx1100 on three
+// tests, the one where their verdicts differ (finding 1 shows in WGP mode only) first; a click
+// on a kind's button shows only its rows, and the plots are drawn.
+TEST_F(Report, CompareMatrixFilterClickInHeadlessChromium) {
+  const std::optional<fs::path> chromium = find_program({"chromium", "chromium-browser", "google-chrome"});
+  const std::optional<fs::path> chromedriver = find_program({"chromedriver"});
+  if (!chromium || !chromedriver)
+    GTEST_SKIP() << "chromium or chromedriver is not installed (scripts/setup installs them)";
+  add_test("canonical/SB+wg_same-wg.litmus");
+  add_test("canonical/MP+agent+agent_diff-wg.litmus");
+  add_test("canonical/FetchAdd2+agent_diff-wg.litmus");
+  ASSERT_EQ(campaign(dir_ / "gfx900").status, 0);
+  ASSERT_EQ(hsalit({"campaign", (dir_ / "tests").string(), "--target", "gfx1100", "--out", (dir_ / "gfx1100").string(),
+                    "-q"})
+                .status,
+            1);
+  const CliRun compared = hsalit({"report", "--compare", (dir_ / "gfx900").string(), (dir_ / "gfx1100").string(),
+                                  "--out", (dir_ / "compare").string()});
+  ASSERT_EQ(compared.status, 1) << compared.out << compared.err;
+
+  Browser browser(*chromedriver, *chromium, dir_ / "profile");
+  ASSERT_TRUE(browser.started()) << browser.error();
+  browser.open(dir_ / "compare" / "compare.html");
+  const std::string visible_rows =
+      "return Array.prototype.filter.call(document.querySelectorAll('#matrix tbody tr'), "
+      "function (r) { return r.getClientRects().length > 0; }).map(function (r) { "
+      "return r.cells[0].textContent + ' ' + r.getAttribute('data-agreement'); });";
+  EXPECT_EQ(browser.run(visible_rows), json({"SB+wg_same-wg verdicts-differ", "FetchAdd2+agent_diff-wg agree",
+                                             "MP+agent+agent_diff-wg agree"}));
+  browser.click("button[data-agreement='verdicts-differ']");
+  EXPECT_EQ(browser.run(visible_rows), json({"SB+wg_same-wg verdicts-differ"}));
+  EXPECT_EQ(browser.run("return document.querySelector('#matrix tbody tr td.violation') !== null;"), true);
+  browser.click("button[data-agreement='agree']");
+  EXPECT_EQ(browser.run(visible_rows).size(), 2u);
+  browser.click("button[data-agreement='all']");
+  EXPECT_EQ(browser.run(visible_rows).size(), 3u);
+  EXPECT_EQ(browser.run("var p = document.getElementById('plot-coverage'); "
+                        "return p !== null && p.getBoundingClientRect().height > 0 && "
+                        "p.querySelectorAll('rect').length;"),
+            4);
+  EXPECT_EQ(browser.run("return document.getElementById('plot-observations') !== null;"), true);
+}
+
 }  // namespace
