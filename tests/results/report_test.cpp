@@ -699,10 +699,10 @@ TEST_F(Report, CompareMatrixFilterClickInHeadlessChromium) {
   add_test("canonical/MP+agent+agent_diff-wg.litmus");
   add_test("canonical/FetchAdd2+agent_diff-wg.litmus");
   ASSERT_EQ(campaign(dir_ / "gfx900").status, 0);
-  ASSERT_EQ(hsalit({"campaign", (dir_ / "tests").string(), "--target", "gfx1100", "--out", (dir_ / "gfx1100").string(),
-                    "-q"})
-                .status,
-            1);
+  ASSERT_EQ(
+      hsalit({"campaign", (dir_ / "tests").string(), "--target", "gfx1100", "--out", (dir_ / "gfx1100").string(), "-q"})
+          .status,
+      1);
   const CliRun compared = hsalit({"report", "--compare", (dir_ / "gfx900").string(), (dir_ / "gfx1100").string(),
                                   "--out", (dir_ / "compare").string()});
   ASSERT_EQ(compared.status, 1) << compared.out << compared.err;
@@ -714,8 +714,8 @@ TEST_F(Report, CompareMatrixFilterClickInHeadlessChromium) {
       "return Array.prototype.filter.call(document.querySelectorAll('#matrix tbody tr'), "
       "function (r) { return r.getClientRects().length > 0; }).map(function (r) { "
       "return r.cells[0].textContent + ' ' + r.getAttribute('data-agreement'); });";
-  EXPECT_EQ(browser.run(visible_rows), json({"SB+wg_same-wg verdicts-differ", "FetchAdd2+agent_diff-wg agree",
-                                             "MP+agent+agent_diff-wg agree"}));
+  EXPECT_EQ(browser.run(visible_rows),
+            json({"SB+wg_same-wg verdicts-differ", "FetchAdd2+agent_diff-wg agree", "MP+agent+agent_diff-wg agree"}));
   browser.click("button[data-agreement='verdicts-differ']");
   EXPECT_EQ(browser.run(visible_rows), json({"SB+wg_same-wg verdicts-differ"}));
   EXPECT_EQ(browser.run("return document.querySelector('#matrix tbody tr td.violation') !== null;"), true);
