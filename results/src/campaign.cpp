@@ -464,20 +464,20 @@ Verification verification_from_json(const json& j, std::string_view where) {
   return v;
 }
 
+json to_json(const Summary& s) {
+  return {{"tests", s.tests},
+          {"consistent", s.consistent},
+          {"violation", s.violation},
+          {"undefined", s.undefined},
+          {"unknown", s.unknown},
+          {"allowed_outcomes", s.allowed_outcomes},
+          {"covered_outcomes", s.covered_outcomes}};
+}
+
 json to_json(const CampaignResults& results) {
-  Summary s = results.summary();
   json tests = json::array();
   for (const TestRecord& t : results.tests) tests.push_back(to_json(t));
-  json j = {{"schema", kCampaignSchema},
-            {"campaign", to_json(results.info)},
-            {"summary",
-             {{"tests", s.tests},
-              {"consistent", s.consistent},
-              {"violation", s.violation},
-              {"undefined", s.undefined},
-              {"unknown", s.unknown},
-              {"allowed_outcomes", s.allowed_outcomes},
-              {"covered_outcomes", s.covered_outcomes}}}};
+  json j = {{"schema", kCampaignSchema}, {"campaign", to_json(results.info)}, {"summary", to_json(results.summary())}};
   if (results.verification) j["verification"] = to_json(*results.verification);
   j["tests"] = tests;
   return j;

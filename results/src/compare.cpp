@@ -170,18 +170,10 @@ json to_json(const Comparison& comparison) {
   json campaigns = json::array();
   for (std::size_t c = 0; c < comparison.campaigns.size(); ++c) {
     const ComparedCampaign& cc = comparison.campaigns[c];
-    const Summary s = cc.results.summary();
     json entry = {{"label", cc.label},
                   {"source", cc.source},
                   {"campaign", to_json(cc.results.info)},
-                  {"summary",
-                   {{"tests", s.tests},
-                    {"consistent", s.consistent},
-                    {"violation", s.violation},
-                    {"undefined", s.undefined},
-                    {"unknown", s.unknown},
-                    {"allowed_outcomes", s.allowed_outcomes},
-                    {"covered_outcomes", s.covered_outcomes}}},
+                  {"summary", to_json(cc.results.summary())},
                   {"common_coverage",
                    {{"tests", comparison.coverage[c].common_tests},
                     {"allowed_outcomes", comparison.coverage[c].allowed},

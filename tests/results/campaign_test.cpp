@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "hsalit/results/output_folder.hpp"
 
 namespace {
@@ -32,46 +33,10 @@ const std::vector<std::string> kCanonical = {
     "MP+agent+agent_diff-wg", "MP+wg+wg_diff-wg",
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs hsalit with `args` (no shell) and `environment` added, stdout and stderr to files;
-// returns the child's pid without waiting.
-pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err,
-            const std::vector<std::pair<std::string, std::string>>& environment = {}) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // A run that a test kills cannot remove its temporary folders: keep them in the test's own.
-    ::setenv("TMPDIR", out.parent_path().c_str(), 1);
-    for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
-    std::freopen("/dev/null", "r", stdin);
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv;
-    std::string cli = HSALIT_CLI;
-    argv.push_back(cli.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(cli.c_str(), argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
+using test_support::read_file;
+using test_support::write_file;
+using CliRun = test_support::Outcome;
+using test_support::spawn_hsalit;
 
 class Campaign : public testing::Test {
  protected:
@@ -90,7 +55,7 @@ class Campaign : public testing::Test {
 
   CliRun hsalit(const std::vector<std::string>& args) {
     CliRun r;
-    pid_t pid = spawn(args, dir_ / "stdout", dir_ / "stderr");
+    pid_t pid = spawn_hsalit(args, dir_ / "stdout", dir_ / "stderr");
     int raw = 0;
     ::waitpid(pid, &raw, 0);
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -412,7 +377,7 @@ TEST_F(Campaign, ResumeAfterSigkillEqualsAnUninterruptedRun) {
       SCOPED_TRACE("round " + std::to_string(round) + ", killed after record " + std::to_string(records));
       std::vector<std::string> args = campaign_args(out, {"-q", "-j", "2"});
       if (kill > 0) args.push_back("--resume");
-      pid_t pid = spawn(
+      pid_t pid = spawn_hsalit(
           args, dir_ / "stdout", dir_ / "stderr",
           {{"LD_PRELOAD", HSALIT_STOP_AFTER_JOURNAL_RECORDS}, {"HSALIT_STOP_AFTER_RECORDS", std::to_string(records)}});
       int status = 0;
@@ -633,8 +598,8 @@ TEST_F(Campaign, TwoCampaignsAtOnceDoNotShareAJournal) {
   const fs::path out = dir_ / "out";
   std::vector<pid_t> runs;
   for (int i = 0; i < 2; ++i)
-    runs.push_back(spawn(campaign_args(out, {"-q", "--resume"}), dir_ / ("stdout" + std::to_string(i)),
-                         dir_ / ("stderr" + std::to_string(i))));
+    runs.push_back(spawn_hsalit(campaign_args(out, {"-q", "--resume"}), dir_ / ("stdout" + std::to_string(i)),
+                                dir_ / ("stderr" + std::to_string(i))));
   int ok = 0;
   for (pid_t pid : runs) {
     int raw = 0;

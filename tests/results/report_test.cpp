@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/results/campaign.hpp"
 #include "hsalit/results/execute.hpp"
@@ -41,44 +42,10 @@ using namespace hsalit::results;
 const fs::path kSource = fs::path(HSALIT_SOURCE_DIR);
 const fs::path kLibrary = kSource / "litmus" / "library";
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs the built hsalit with `args` (no shell).
-CliRun run_hsalit(const std::vector<std::string>& args, const fs::path& scratch) {
-  const fs::path out = scratch / "stdout", err = scratch / "stderr";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    std::freopen("/dev/null", "r", stdin);
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv;
-    std::string cli = HSALIT_CLI;
-    argv.push_back(cli.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(cli.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int raw = 0;
-  ::waitpid(pid, &raw, 0);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-}
+using test_support::read_file;
+using test_support::run_hsalit;
+using test_support::write_file;
+using CliRun = test_support::Outcome;
 
 class Report : public testing::Test {
  protected:

@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace test_support {
@@ -27,6 +29,49 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+// Starts the built hsalit with `args` (no shell) and `environment` added, stdin from
+// /dev/null, stdout and stderr to the files `out` and `err`, and TMPDIR in `out`'s folder (a
+// run that a test kills cannot remove its temporary folders: they stay in the test's own);
+// returns the child's pid without waiting.
+inline pid_t spawn_hsalit(const std::vector<std::string>& args, const std::filesystem::path& out,
+                          const std::filesystem::path& err,
+                          const std::vector<std::pair<std::string, std::string>>& environment = {}) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("TMPDIR", out.parent_path().c_str(), 1);
+    for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
+    std::freopen("/dev/null", "r", stdin);
+    std::freopen(out.c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv;
+    std::string cli = HSALIT_CLI;
+    argv.push_back(cli.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Runs the built hsalit with `args` (no shell), its output through files in `scratch`.
+inline Outcome run_hsalit(const std::vector<std::string>& args, const std::filesystem::path& scratch) {
+  const std::filesystem::path out = scratch / "stdout", err = scratch / "stderr";
+  int raw = 0;
+  ::waitpid(spawn_hsalit(args, out, err), &raw, 0);
+  Outcome r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
 }
 
 // `s` as one word of a POSIX shell command line.

@@ -237,6 +237,7 @@ struct ResultsError : std::runtime_error {
 
 nlohmann::json to_json(const TestRecord& record);
 nlohmann::json to_json(const CampaignInfo& info);
+nlohmann::json to_json(const Summary& summary);  // results.json's "summary"
 nlohmann::json to_json(const Verification& verification);
 nlohmann::json to_json(const CampaignResults& results);
 // `where` prefixes error messages (a file name, `journal.jsonl:12`).
