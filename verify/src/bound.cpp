@@ -541,22 +541,25 @@ void describe(SpaceCost& cost, const litmus::VariationSpace& space, const litmus
 }
 
 // Facts 9 and 10 (bound.hpp): spaces decided without a search, thread by thread. Fact 9, in
-// one work-group: every thread's code on one CU performs in program order each pair of
-// accesses the HSA model may need in order (runner::one_cu_unordered_pairs leaves only an LDS
-// access before a vector memory access that no wait orders; the pairs the model needs are
-// read from the annotations, docs/verification.md, fact 9). Fact 10, across work-groups: the
+// one work-group, or in any number where work-groups may split over CUs: every thread's code
+// performs in program order each pair of accesses the HSA model may need in order
+// (runner::one_cu_unordered_pairs on one CU leaves only an LDS access before a vector memory
+// access that no wait orders; runner::several_cus_unordered_pairs on several CUs also cached
+// loads, told which locations other threads write; the pairs the model needs are read from
+// the annotations, docs/verification.md, fact 9). Fact 10, across work-groups: the
 // race-free tests of a program without branches lie in a product of choices per access
 // (an access of a location another thread's access conflicts with must be atomic with a
 // scope that holds both threads), and every thread's code keeps program order for each
 // choice there (runner::thread_keeps_program_order). A thread's verdict depends on its code,
 // its slots' choices and classes, and what the space says of the other threads (fact 9:
-// whether some fence acquires or releases; fact 10: the choices kept per slot and which
-// locations another work-group writes), so it is kept by those and shared by every space
+// whether some fence acquires or releases, and where work-groups may split fact 10's facts;
+// fact 10: the choices kept per slot and which locations threads on other CUs and of other
+// work-groups write), so it is kept by those and shared by every space
 // with the same thread: the threads of a bound repeat across its cycles, placements and
 // segment assignments. Shared by the workers.
 class OrderKept {
  public:
-  enum class Decision { None, OneWorkGroup, RaceFreeInOrder };
+  enum class Decision { None, NeededOrder, RaceFreeInOrder };
 
   explicit OrderKept(const SearchSettings& settings)
       : settings_(settings),
@@ -574,8 +577,8 @@ class OrderKept {
     // Fact 9 reads one CU, or, where work-groups may split over CUs (WGP or tgsplit mode),
     // any number of work-groups (runner::several_cus_unordered_pairs).
     if ((one_group || may_split_) && settings_.bound.preserved_order &&
-        decided_by(space, shape, Decision::OneWorkGroup))
-      return Decision::OneWorkGroup;
+        decided_by(space, shape, Decision::NeededOrder))
+      return Decision::NeededOrder;
     // Fact 9 reads one CU; where a work-group may split over CUs (WGP or tgsplit mode), the
     // spaces it leaves in one work-group are read as fact 10 reads spaces across work-groups.
     if ((!one_group || may_split_) && settings_.bound.race_free_in_order &&
@@ -587,10 +590,10 @@ class OrderKept {
  private:
   static constexpr std::size_t kThreadsCached = 1 << 16;
 
-  // Whether `fact` (OneWorkGroup: fact 9; RaceFreeInOrder: fact 10) decides the space, thread by
+  // Whether `fact` (NeededOrder: fact 9; RaceFreeInOrder: fact 10) decides the space, thread by
   // thread, each thread's verdict kept by its key.
   bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact) {
-    const bool fact9 = fact == Decision::OneWorkGroup;
+    const bool fact9 = fact == Decision::NeededOrder;
     const std::optional<Facts> facts = fact9 ? facts_of_needed_order(space, shape) : facts_across_groups(space, shape);
     if (!facts) return false;
     std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
@@ -1964,7 +1967,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           const auto search_start = std::chrono::steady_clock::now();
           const OrderKept::Decision decision =
               settings.order_kept ? order_kept.decides(queued.space, *classes) : OrderKept::Decision::None;
-          const int fact = decision == OrderKept::Decision::OneWorkGroup      ? 9
+          const int fact = decision == OrderKept::Decision::NeededOrder      ? 9
                            : decision == OrderKept::Decision::RaceFreeInOrder ? 10
                                                                               : 0;
           SpaceCost cost;

@@ -70,7 +70,11 @@
 //     between, and with fences in the test the release sequences of sso's third shape and
 //     the acquires of its second; docs/verification.md, fact 9) is a valid candidate
 //     execution. So a space whose code, for every test, keeps those pairs in order is sound
-//     up to races, without a search.
+//     up to races, without a search. Where work-groups may split over CUs (WGP, tgsplit), the
+//     same holds in one work-group or several with the pairs several CUs may reorder
+//     (runner::several_cus_unordered_pairs, which also names a cached load before an access
+//     not completed, or whose line may be older than the L2 where other threads write its
+//     location), judged over the race-free choices where fact 10's product is known.
 // 10. In a program without branches, barriers, compare-and-swaps or dependencies, two
 //     accesses of different threads to one cell, one a write, race unless both are atomic
 //     with scopes holding both threads (model::certain_race), so the race-free tests lie in a
@@ -145,7 +149,7 @@ struct SpaceCost {
   std::size_t checked = 0;  // tests verified one by one
   double checked_seconds = 0;
   // Decided without a search by fact 9 (every thread's code keeps in order what the model
-  // needs, in one work-group) or fact 10 (every thread's code keeps program order in every
+  // needs) or fact 10 (every thread's code keeps program order in every
   // race-free test); 0 for a space searched.
   int decided_by_fact = 0;
 };
@@ -281,8 +285,9 @@ struct BoundStatistics {
   // loses a pruning.
   std::size_t weaker_code_left_out = 0;
   std::size_t critical_branchings = 0;  // prefixes below which a critical slot was taken next
-  // Spaces decided by fact 9 above (one work-group, code that keeps in order every pair of
-  // accesses the model needs in order), without a search.
+  // Spaces decided by fact 9 above (code that keeps in order every pair of accesses the
+  // model needs in order: one work-group, or any number where they may split), without a
+  // search.
   std::size_t decided_by_preserved_order = 0;
   // Spaces decided by fact 10 above (code that keeps program order in every race-free test),
   // without a search.
