@@ -64,7 +64,7 @@ class CLexer {
     const auto byte = static_cast<unsigned char>(c);
     if (byte >= 0x80 && utf8_sequence_length(text_, pos_) == 0)
       throw SyntaxError{tok.pos, fmt::format("invalid UTF-8 (byte 0x{:02x}): litmus files are UTF-8 text", byte)};
-    throw SyntaxError{tok.pos, byte >= 0x80         ? fmt::format("unexpected character (a non-ASCII byte 0x{:02x})", byte)
+    throw SyntaxError{tok.pos, byte >= 0x80 ? fmt::format("unexpected character (a non-ASCII byte 0x{:02x})", byte)
                                : std::isprint(byte) ? fmt::format("unexpected character '{}'", c)
                                                     : fmt::format("unexpected character (byte 0x{:02x})", byte)};
   }
@@ -235,10 +235,9 @@ bool is_thread_name(const CToken& t) {
 }
 
 const std::set<std::string_view>& type_words() {
-  static const std::set<std::string_view> words = {"int",          "atomic_int", "unsigned", "uint",
-                                                   "atomic_uint",  "volatile",   "const",    "global",
-                                                   "__global",     "local",      "__local",  "intptr_t",
-                                                   "atomic_intptr_t"};
+  static const std::set<std::string_view> words = {
+      "int",    "atomic_int", "unsigned", "uint",    "atomic_uint", "volatile",       "const",
+      "global", "__global",   "local",    "__local", "intptr_t",    "atomic_intptr_t"};
   return words;
 }
 
@@ -308,7 +307,7 @@ class CParser {
   // ---- header and initial state --------------------------------------------------------------
   void parse_header() {
     test_.arch = "LISA";  // the test is lowered to LISA (it prints back as LISA)
-    lex_.first_word();  // `C`, `OpenCL` or `OPENCL`: starts_c_test checked it
+    lex_.first_word();    // `C`, `OpenCL` or `OPENCL`: starts_c_test checked it
     test_.name = lex_.raw_word_on_line();
     if (test_.name.empty()) fail(lex_.position(), "expected a test name after 'C'");
     if (!lex_.line_is_done()) fail(lex_.position(), "unexpected text after the test name (a test name has no blanks)");
@@ -345,12 +344,12 @@ class CParser {
         if (auto s = segment_qualifier(tok_.text)) segment = s;
         advance();
       }
-      if (at_punct("*"))
-        fail(tok_.pos, "pointers in the initial state are not supported: a location holds a number");
+      if (at_punct("*")) fail(tok_.pos, "pointers in the initial state are not supported: a location holds a number");
       if (tok_.kind == CTokenKind::Number || tok_.kind == CTokenKind::Ident) {
         if (is_thread_name(tok_) || tok_.kind == CTokenKind::Number)
-          fail(tok_.pos, "registers in the initial state are not supported: declare them in the thread "
-                         "('int r0 = 1;')");
+          fail(tok_.pos,
+               "registers in the initial state are not supported: declare them in the thread "
+               "('int r0 = 1;')");
       }
       entry.name = expect_ident("a location name in the initial state").text;
       if (tok_.kind == CTokenKind::Ident)
@@ -413,7 +412,8 @@ class CParser {
   void parse_thread() {
     const CToken name = tok_;
     const int id = static_cast<int>(test_.threads.size());
-    if (id >= limits_.max_threads) fail(name.pos, fmt::format("too many threads (the limit is {})", limits_.max_threads));
+    if (id >= limits_.max_threads)
+      fail(name.pos, fmt::format("too many threads (the limit is {})", limits_.max_threads));
     if (name.text != fmt::format("P{}", id))
       fail(name.pos, fmt::format("expected thread name 'P{}', found '{}' (threads are numbered P0, P1, ... in order)",
                                  id, name.text));
@@ -458,6 +458,8 @@ class CParser {
       Segment segment = Segment::Global;
       bool typed = false;
       while (tok_.kind == CTokenKind::Ident && !at_punct("*")) {
+        if (typed && !type_words().count(tok_.text))
+          fail(tok_.pos, fmt::format("expected '*' before '{}': a parameter is a pointer to a location", tok_.text));
         if (!type_words().count(tok_.text))
           fail(tok_.pos, fmt::format("unknown type '{}' (expected int, atomic_int, unsigned, global, local, "
                                      "volatile...)",
@@ -584,8 +586,8 @@ class CParser {
     const SourcePos pos = tok_.pos;
     if (tok_.kind == CTokenKind::Ident) {
       if (!state.registers.count(tok_.text))
-        fail(pos, fmt::format("'{}' is not a register of P{} (a value is a constant or a declared register)",
-                              tok_.text, state.thread.id));
+        fail(pos, fmt::format("'{}' is not a register of P{} (a value is a constant or a declared register)", tok_.text,
+                              state.thread.id));
       Expr e = Expr::reg(tok_.text, pos);
       advance();
       return e;
@@ -651,7 +653,9 @@ class CParser {
   }
 
   // The trailing `order [, scope]` of an `_explicit` call, or the defaults of a plain one.
-  Annotations parse_ordering(const Call& call, bool comma_before) {
+  // The trailing `order [, scope]` of an `_explicit` call (`success, failure [, scope]` for a
+  // compare-exchange), or the defaults of a plain one.
+  Annotations parse_ordering(const Call& call, bool comma_before, bool then_failure_order = false) {
     Annotations a;
     a.atomic = true;
     a.order = MemoryOrder::AcquireRelease;  // seq_cst
@@ -659,6 +663,12 @@ class CParser {
     if (!call.explicit_form) return a;
     if (comma_before) skip_comma("',' before the memory order");
     a.order = parse_order();
+    if (then_failure_order) {
+      const std::string success = last_order_.text;
+      skip_comma("',' before the failure order");
+      parse_order();
+      check_failure_order(success);
+    }
     if (at_punct(",")) {
       advance();
       a.scope = parse_scope();
@@ -666,13 +676,27 @@ class CParser {
     return a;
   }
 
+  // C11 7.17.7.4: the failure order is not release or acq_rel and no stronger than the
+  // success order; the lowered compare-exchange then has the success order in both outcomes.
+  void check_failure_order(std::string_view success) {
+    const std::string_view failure = last_order_.text;
+    if (failure == "memory_order_release" || failure == "memory_order_acq_rel")
+      fail(last_order_.pos, fmt::format("a compare-exchange's failure order cannot be {}", failure));
+    const bool stronger =
+        (failure == "memory_order_seq_cst" && success != "memory_order_seq_cst") ||
+        (failure == "memory_order_acquire" && (success == "memory_order_relaxed" || success == "memory_order_release"));
+    if (stronger)
+      fail(last_order_.pos,
+           fmt::format("the failure order {} is stronger than the success order {}", failure, success));
+  }
+
   // C11 7.17.7.1 and 7.17.7.2: a store is not acquire or acq_rel, a load not release or
   // acq_rel. Checked on the word written, since seq_cst and acq_rel both become scar.
   void check_order(const Call& call, bool is_load) {
     if (!call.explicit_form) return;
     const std::string_view word = last_order_.text;
-    const bool wrong = word == "memory_order_acq_rel" ||
-                       word == (is_load ? "memory_order_release" : "memory_order_acquire");
+    const bool wrong =
+        word == "memory_order_acq_rel" || word == (is_load ? "memory_order_release" : "memory_order_acquire");
     if (wrong) fail(last_order_.pos, fmt::format("{} cannot be {}", call.function.text, word));
   }
 
@@ -705,8 +729,8 @@ class CParser {
                                      "atomic_compare_exchange_strong{}",
                                      function.text, call.explicit_form ? "_explicit" : ""));
     } else {
-      fail(function.pos, fmt::format("unknown or unsupported function '{}' (docs/litmus-c.md lists what is read)",
-                                     function.text));
+      fail(function.pos,
+           fmt::format("unknown or unsupported function '{}' (docs/litmus-c.md lists what is read)", function.text));
     }
     expect_punct(")", "')' to close the call");
   }
@@ -756,16 +780,8 @@ class CParser {
     Address expected_at = location_argument(state);
     skip_comma("',' before the desired value");
     Expr desired = parse_value(state, "a constant or a register");
-    Annotations annots = parse_ordering(call, true);
-    if (call.explicit_form) {
-      skip_comma("',' before the failure order");
-      const MemoryOrder failure = parse_order();
-      if (at_punct(",")) {
-        advance();
-        annots.scope = parse_scope();
-      }
-      (void)failure;  // one order for both outcomes (docs/litmus-c.md)
-    }
+    // One order for both outcomes: the success order (docs/litmus-c.md).
+    Annotations annots = parse_ordering(call, true, /*then_failure_order=*/true);
     const std::string expected = temporary(state);
     Instruction read_expected = plain_access(OpKind::Load, expected_at, pos);
     read_expected.reg = expected;
@@ -838,8 +854,8 @@ class CParser {
       const CToken flag = expect_ident("CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE");
       if (flag.text != "CLK_GLOBAL_MEM_FENCE" && flag.text != "CLK_LOCAL_MEM_FENCE" &&
           flag.text != "CLK_IMAGE_MEM_FENCE")
-        fail(flag.pos, fmt::format("unknown fence flag '{}' (expected CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE)",
-                                   flag.text));
+        fail(flag.pos,
+             fmt::format("unknown fence flag '{}' (expected CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE)", flag.text));
       if (flag.text == "CLK_IMAGE_MEM_FENCE") fail(flag.pos, "images are not supported: CLK_IMAGE_MEM_FENCE");
       if (!at_punct("|")) return;
       advance();

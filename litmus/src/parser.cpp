@@ -101,9 +101,8 @@ class Parser {
     SourcePos pos = lex_.position();
     std::string arch = lex_.raw_word_on_line();
     if (arch != "LISA") {
-      static const std::set<std::string> kHerdArchitectures = {"AArch64", "ARM",  "BPF",    "CPP",  "GPU_PTX",
-                                                               "JAVA",    "MIPS", "PPC",    "PTX",  "RISCV",
-                                                               "X86",     "X86_64", "Bell"};
+      static const std::set<std::string> kHerdArchitectures = {
+          "AArch64", "ARM", "BPF", "CPP", "GPU_PTX", "JAVA", "MIPS", "PPC", "PTX", "RISCV", "X86", "X86_64", "Bell"};
       if (kHerdArchitectures.count(arch))
         fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA and C tests", arch));
       fail(pos, fmt::format("expected 'LISA' at the start of the file, found '{}'", arch));
