@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -270,11 +271,13 @@ class CParser {
     parse_init();
     while (is_thread_name(tok_)) parse_thread();
     if (test_.threads.empty()) unexpected("a thread 'P0(...) { ... }'");
+    // What follows the threads is read as LISA reads it: the same conditions (and LISA's
+    // `scopes:` and `regions:` lines, which must then agree with the C text).
+    Lexer trailer(text_, tok_.offset, tok_.pos);
+    test_ = parse_lisa_trailers(std::move(trailer), std::move(test_), limits_, warnings_);
     build_scope_tree();
     record_regions();
-    // What follows the threads is read as LISA reads it: the same conditions.
-    Lexer trailer(text_, tok_.offset, tok_.pos);
-    return parse_lisa_trailers(std::move(trailer), std::move(test_), limits_, warnings_);
+    return std::move(test_);
   }
 
  private:
@@ -382,15 +385,25 @@ class CParser {
   }
   static std::string_view segment_word(Segment s) { return s == Segment::Group ? "local" : "global"; }
 
+  // A `local` location is in the group segment; a `regions:` line may say so too, but not
+  // the contrary.
   void record_regions() {
-    for (const auto& [location, where] : segments_)
-      if (where.first == Segment::Group) {
-        RegionEntry entry;
-        entry.location = location;
-        entry.segment = Segment::Group;
-        entry.pos.at = where.second;
-        test_.regions.push_back(std::move(entry));
+    for (const auto& [location, where] : segments_) {
+      auto listed = std::find_if(test_.regions.begin(), test_.regions.end(),
+                                 [&](const RegionEntry& r) { return r.location == location; });
+      if (listed != test_.regions.end()) {
+        if (listed->segment != where.first)
+          fail(listed->pos.at, fmt::format("'{}' is {} in the C text ({}:{})", location, segment_word(where.first),
+                                           where.second.line, where.second.column));
+        continue;
       }
+      if (where.first != Segment::Group) continue;
+      RegionEntry entry;
+      entry.location = location;
+      entry.segment = Segment::Group;
+      entry.pos.at = where.second;
+      test_.regions.push_back(std::move(entry));
+    }
   }
 
   // ---- threads -------------------------------------------------------------------------------
@@ -928,9 +941,15 @@ class CParser {
   // the default tree (every thread in its own work-group of one agent).
   void build_scope_tree() {
     const int count = static_cast<int>(test_.threads.size());
-    bool any = false;
-    for (const auto& p : placements_) any = any || p.has_value();
-    if (!any) {
+    const std::optional<Placement>* placed = nullptr;
+    for (const auto& p : placements_)
+      if (p && !placed) placed = &p;
+    if (!test_.scopes.nodes().empty()) {  // a LISA `scopes:` line
+      if (placed)
+        fail((*placed)->pos, "a thread placed with '@' in a test that has a 'scopes:' line: write one or the other");
+      return;
+    }
+    if (!placed) {
       test_.scopes = ScopeTree::default_for(count);
       return;
     }

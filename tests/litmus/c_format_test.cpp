@@ -113,6 +113,11 @@ const Lowering kLowerings[] = {
             "locations [x;]", "~exists (1:r0=1)"}),
      lines({"LISA T", "{ x = 0; }", " P0 | P1 ;", " | r[atomic,scar,agent] r0 x ;", "locations [x;]",
             "~exists (1:r0=1)"})},
+    {"LisaScopesAndRegionsLines",
+     lines({"C T", "{ x = 0; }", "P0(local int* x) { *x = 1; }", "P1(atomic_int* y) { atomic_store(y, 1); }",
+            "scopes: (agent (wg 0 1))", "regions: x:group", "exists (x=1)"}),
+     lines({"LISA T", "{ x = 0; }", " P0 | P1 ;", " w[] x 1 | w[atomic,scar,agent] y 1 ;", "scopes: (agent (wg 0 1))",
+            "regions: x:group", "exists (x=1)"})},
 };
 
 class CLowering : public testing::TestWithParam<Lowering> {};
@@ -209,6 +214,11 @@ const Error kErrors[] = {
     {"UnexpectedCharacter", body("  atomic_store(x, 1) $"), "f.litmus:4:22: error: unexpected character '$'"},
     {"EndOfFileInABody", lines({"C T", "{ x = 0; }", "P0(atomic_int* x) {", "  atomic_store(x, 1);"}),
      "f.litmus:5:1: error: expected '}' to close the block, found end of file"},
+    {"PlacementAndScopesLine",
+     lines({"C T", "{ x = 0; }", "P0@wg 0 (atomic_int* x) { }", "scopes: (agent (wg 0))", "exists (x=0)"}),
+     "f.litmus:3:3: error: a thread placed with '@' in a test that has a 'scopes:' line: write one or the other"},
+    {"RegionsLineDisagrees", lines({"C T", "{ x = 0; }", "P0(local int* x) { }", "regions: x:global", "exists (x=0)"}),
+     "f.litmus:4:10: error: 'x' is local in the C text (3:4)"},
     // What follows the threads is LISA's, with positions in the same file.
     {"ConditionSyntax", lines({"C T", "{ x = 0; }", "P0(atomic_int* x) { }", "exists (x=)"}),
      "f.litmus:4:11: error: expected a value, found ')'"},
