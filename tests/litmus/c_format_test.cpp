@@ -2,7 +2,9 @@
 // beside it, and every error names its position.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 
 #include "hsalit/litmus/parser.hpp"
@@ -151,6 +153,28 @@ TEST(CFormat, PrintsBackAsLisaThatReadsAsTheSameTest) {
   ParseResult again = parse_litmus(print_litmus(*c.test));
   ASSERT_TRUE(again.ok()) << again.diagnostics.render("printed.litmus");
   EXPECT_TRUE(*again.test == *c.test);
+}
+
+// The example of docs/litmus-c.md, "Shape of a file": its C block lowers to the LISA block
+// that follows it.
+TEST(CFormat, TheDocumentedExampleLowersToTheLisaBesideIt) {
+  std::ifstream in(std::string(HSALIT_SOURCE_DIR) + "/docs/litmus-c.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto block = [&](const std::string& fence) {
+    const std::string all = text.str();
+    const std::size_t start = all.find(fence + "\n");
+    if (start == std::string::npos) return std::string();
+    const std::size_t body = start + fence.size() + 1;
+    return all.substr(body, all.find("```\n", body) - body);
+  };
+  const std::string c = block("```c"), lisa = block("```litmus");
+  ASSERT_FALSE(c.empty() || lisa.empty()) << "docs/litmus-c.md has no ```c or ```litmus block";
+  ParseResult from_c = parse_litmus(c), from_lisa = parse_litmus(lisa);
+  ASSERT_TRUE(from_c.ok()) << from_c.diagnostics.render("docs/litmus-c.md (C)");
+  ASSERT_TRUE(from_lisa.ok()) << from_lisa.diagnostics.render("docs/litmus-c.md (LISA)");
+  EXPECT_EQ(print_litmus(*from_c.test), lisa);
+  EXPECT_TRUE(*from_c.test == *from_lisa.test);
 }
 
 struct Error {
