@@ -2,10 +2,12 @@
 // beside it, and every error names its position.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
@@ -175,6 +177,40 @@ TEST(CFormat, TheDocumentedExampleLowersToTheLisaBesideIt) {
   ASSERT_TRUE(from_lisa.ok()) << from_lisa.diagnostics.render("docs/litmus-c.md (LISA)");
   EXPECT_EQ(print_litmus(*from_c.test), lisa);
   EXPECT_TRUE(*from_c.test == *from_lisa.test);
+}
+
+// Bad input never crashes and always gets a positioned error: every prefix of the C tests
+// above and of litmus/library-c, and each with every byte replaced by one of a few characters
+// that start or end constructs, is read without an exception, and any error has a position.
+TEST(CFormat, DamagedTextGetsPositionedErrors) {
+  std::vector<std::string> texts;
+  for (const Lowering& l : kLowerings) texts.push_back(l.c);
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HSALIT_SOURCE_DIR) + "/litmus/library-c")) {
+    if (entry.path().extension() != ".litmus") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    texts.push_back(text.str());
+  }
+  ASSERT_GT(texts.size(), std::size(kLowerings));
+  auto read = [](const std::string& text) {
+    ParseResult r;
+    EXPECT_NO_THROW(r = parse_litmus(text)) << text;
+    for (const Diagnostic& d : r.diagnostics.all())
+      if (d.severity == Severity::Error) {
+        EXPECT_TRUE(d.pos.valid()) << d.message << "\n" << text;
+      }
+    EXPECT_EQ(r.ok(), !r.diagnostics.has_errors());
+  };
+  for (const std::string& text : texts) {
+    for (std::size_t n = 0; n < text.size(); ++n) read(text.substr(0, n));
+    for (std::size_t at = 0; at < text.size(); ++at)
+      for (char c : {'(', ')', '*', '{', '}', '"', '@', ';', '\0', '\xff'}) {
+        std::string damaged = text;
+        damaged[at] = c;
+        read(damaged);
+      }
+  }
 }
 
 struct Error {
