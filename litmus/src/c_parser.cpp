@@ -388,7 +388,9 @@ class CParser {
   // A `local` location is in the group segment; a `regions:` line may say so too, but not
   // the contrary.
   void record_regions() {
-    for (const auto& [location, where] : segments_) {
+    for (const auto& segment_entry : segments_) {
+      const std::string& location = segment_entry.first;  // not a structured binding: the lambda reads it
+      const auto& where = segment_entry.second;
       auto listed = std::find_if(test_.regions.begin(), test_.regions.end(),
                                  [&](const RegionEntry& r) { return r.location == location; });
       if (listed != test_.regions.end()) {
