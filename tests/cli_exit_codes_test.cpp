@@ -110,6 +110,26 @@ TEST_F(ExitCodes, Check) {
   EXPECT_EQ(hsalit({"check", "--engine", "enum", "-j", "0", "--timeout", "0.5", good}).status, 0);
 }
 
+// herd's C format (docs/litmus-c.md) goes through the same subcommands: its library passes
+// check --expect, compiles and runs; a C error is file:line:col with exit 2.
+TEST_F(ExitCodes, CTests) {
+  const fs::path library = fs::path(HSALIT_SOURCE_DIR) / "litmus/library-c";
+  Outcome checked = hsalit({"check", "--engine", "enum", "--expect", library.string()});
+  EXPECT_EQ(checked.status, 0) << checked.out << checked.err;
+  const std::string mp = (library / "MP+agent+agent_diff-wg.litmus").string();
+  EXPECT_EQ(hsalit({"compile", mp}).status, 0);
+  EXPECT_EQ(hsalit({"run", "--exhaustive", mp}).status, 0);
+  const std::string broken =
+      write("broken-c.litmus", "C Broken\n{ x = 0; }\nP0(atomic_int* x) {\n  atomic_store(y, 1);\n}\nexists (x=0)\n");
+  for (const char* command : {"parse", "check", "compile", "run"}) {
+    Outcome r = hsalit({command, broken});
+    EXPECT_EQ(r.status, 2) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("broken-c.litmus:4:16: error: 'y' is not a parameter of P0"), std::string::npos)
+        << command << "\n"
+        << r.err;
+  }
+}
+
 TEST_F(ExitCodes, Compile) {
   const std::string good = write("good.litmus", kGood);
   EXPECT_EQ(hsalit({"compile", good}).status, 0);

@@ -72,10 +72,12 @@ int run_parse(const ParseOptions& opt) {
 Command add_parse_command(CLI::App& app) {
   auto opt = std::make_shared<ParseOptions>();
   CLI::App* cmd = app.add_subcommand("parse",
-                                     "Read litmus tests (files or folders of *.litmus), report errors as "
-                                     "file:line:col, optionally print them canonically or as JSON");
+                                     "Read litmus tests in LISA or herd's C format (files or folders of *.litmus; "
+                                     "docs/litmus-c.md), report errors as file:line:col, optionally print them "
+                                     "canonically or as JSON");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
-  CLI::Option* print = cmd->add_flag("--print", opt->print, "print each test as canonical LISA");
+  CLI::Option* print =
+      cmd->add_flag("--print", opt->print, "print each test as canonical LISA (a C test as the LISA it lowers to)");
   cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line")->excludes(print);
   cmd->add_flag("--summary", opt->summary, "print counts per folder");
   cmd->add_flag("-q,--quiet", opt->quiet, "print errors only");

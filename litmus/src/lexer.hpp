@@ -67,6 +67,10 @@ bool is_metadata_value(std::string_view value);
 class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
+  // A lexer that starts reading at byte `offset` of `text`, which is at position `at` (where
+  // another front end handed over, between two tokens).
+  Lexer(std::string_view text, std::size_t offset, SourcePos at)
+      : text_(text), pos_(offset), line_(at.line), column_(at.column), utf8_checked_until_(offset) {}
 
   Token next();  // skips blanks and (* nested *) comments
   SourcePos position() const { return {line_, column_}; }

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "c_parser.hpp"
 #include "hsalit/litmus/check.hpp"
 #include "lexer.hpp"
 
@@ -38,12 +39,21 @@ bool is_thread_name(const Token& t) {
 class Parser {
  public:
   Parser(std::string_view text, const ParseLimits& limits) : lex_(text), limits_(limits) {}
+  // A parser for the trailers of a test whose header and body another front end has read.
+  Parser(Lexer lexer, Test test, const ParseLimits& limits)
+      : lex_(std::move(lexer)), limits_(limits), test_(std::move(test)) {}
 
   Test parse() {
     parse_header();
     parse_init();
     tok_ = lex_.next();
     parse_program();
+    parse_trailers();
+    return std::move(test_);
+  }
+
+  Test parse_trailers_only() {
+    tok_ = lex_.next();
     parse_trailers();
     return std::move(test_);
   }
@@ -91,11 +101,10 @@ class Parser {
     SourcePos pos = lex_.position();
     std::string arch = lex_.raw_word_on_line();
     if (arch != "LISA") {
-      static const std::set<std::string> kHerdArchitectures = {"AArch64", "ARM",  "BPF",    "C",    "CPP",
-                                                               "GPU_PTX", "JAVA", "MIPS",   "PPC",  "PTX",
-                                                               "RISCV",   "X86",  "X86_64", "Bell", "OpenCL"};
+      static const std::set<std::string> kHerdArchitectures = {
+          "AArch64", "ARM", "BPF", "CPP", "GPU_PTX", "JAVA", "MIPS", "PPC", "PTX", "RISCV", "X86", "X86_64", "Bell"};
       if (kHerdArchitectures.count(arch))
-        fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA tests", arch));
+        fail(pos, fmt::format("'{}' tests are not supported: hsalit reads LISA and C tests", arch));
       fail(pos, fmt::format("expected 'LISA' at the start of the file, found '{}'", arch));
     }
     test_.arch = arch;
@@ -824,6 +833,17 @@ class Parser {
 
 }  // namespace
 
+namespace detail {
+
+Test parse_lisa_trailers(Lexer lexer, Test test, const ParseLimits& limits, std::vector<ParseWarning>& warnings) {
+  Parser parser(std::move(lexer), std::move(test), limits);
+  Test result = parser.parse_trailers_only();
+  for (const auto& w : parser.warnings()) warnings.push_back({w.pos, w.message});
+  return result;
+}
+
+}  // namespace detail
+
 ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
   ParseResult result;
   // A UTF-8 byte-order mark, which some editors write, is skipped (docs/litmus-format.md);
@@ -836,9 +856,15 @@ ParseResult parse_litmus(std::string_view text, const ParseLimits& limits) {
   }
   Test test;
   try {
-    Parser parser(text, limits);
-    test = parser.parse();
-    for (const auto& w : parser.warnings()) result.diagnostics.warning(w.pos, w.message);
+    if (detail::starts_c_test(text)) {  // herd's C format (docs/litmus-c.md)
+      std::vector<detail::ParseWarning> warnings;
+      test = detail::parse_c_test(text, limits, warnings);
+      for (const auto& w : warnings) result.diagnostics.warning(w.pos, w.message);
+    } else {
+      Parser parser(text, limits);
+      test = parser.parse();
+      for (const auto& w : parser.warnings()) result.diagnostics.warning(w.pos, w.message);
+    }
   } catch (const SyntaxError& e) {
     result.diagnostics.error(e.pos, e.message);
     return result;

@@ -80,10 +80,10 @@ const Case kSyntaxCases[] = {
     // ---- header, description, metadata ----
     {"EmptyFile", "", "f.litmus:1:1: error: empty file: expected 'LISA NAME'"},
     {"OnlyAComment", lines({"(* nothing *)", ""}), "f.litmus:3:1: error: empty file: expected 'LISA NAME'"},
-    {"CArchitecture", lines({"C MP", "{ x = 0; }"}),
-     "f.litmus:1:1: error: 'C' tests are not supported: hsalit reads LISA tests"},
+    {"CppArchitecture", lines({"CPP MP", "{ x = 0; }"}),
+     "f.litmus:1:1: error: 'CPP' tests are not supported: hsalit reads LISA and C tests"},
     {"AArch64Architecture", lines({"  AArch64 MP", "{ x = 0; }"}),
-     "f.litmus:1:3: error: 'AArch64' tests are not supported: hsalit reads LISA tests"},
+     "f.litmus:1:3: error: 'AArch64' tests are not supported: hsalit reads LISA and C tests"},
     {"NotLisa", lines({"LIZA MP", "{ x = 0; }"}),
      "f.litmus:1:1: error: expected 'LISA' at the start of the file, found 'LIZA'"},
     {"MissingName", lines({"LISA  ", "{ x = 0; }"}), "f.litmus:1:7: error: expected a test name after 'LISA'"},
