@@ -576,8 +576,7 @@ class OrderKept {
     const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
     // Fact 9 reads one CU, or, where work-groups may split over CUs (WGP or tgsplit mode),
     // any number of work-groups (runner::several_cus_unordered_pairs).
-    if ((one_group || may_split_) && settings_.bound.preserved_order &&
-        decided_by(space, shape, Decision::NeededOrder))
+    if ((one_group || may_split_) && settings_.bound.preserved_order && decided_by(space, shape, Decision::NeededOrder))
       return Decision::NeededOrder;
     // Fact 9 reads one CU; where a work-group may split over CUs (WGP or tgsplit mode), the
     // spaces it leaves in one work-group are read as fact 10 reads spaces across work-groups.
@@ -1967,7 +1966,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           const auto search_start = std::chrono::steady_clock::now();
           const OrderKept::Decision decision =
               settings.order_kept ? order_kept.decides(queued.space, *classes) : OrderKept::Decision::None;
-          const int fact = decision == OrderKept::Decision::NeededOrder      ? 9
+          const int fact = decision == OrderKept::Decision::NeededOrder       ? 9
                            : decision == OrderKept::Decision::RaceFreeInOrder ? 10
                                                                               : 0;
           SpaceCost cost;
