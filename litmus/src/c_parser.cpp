@@ -140,22 +140,9 @@ class CLexer {
 
   void skip_herd_comment() {
     const SourcePos start = position();
-    int depth = 0;
-    do {
-      if (at(0) == '(' && at(1) == '*') {
-        ++depth;
-        advance();
-        advance();
-      } else if (at(0) == '*' && at(1) == ')') {
-        --depth;
-        advance();
-        advance();
-      } else if (pos_ >= text_.size()) {
-        throw SyntaxError{start, "unterminated comment '(*'"};
-      } else {
-        advance();
-      }
-    } while (depth > 0);
+    const std::size_t end = herd_comment_end(text_, pos_);
+    if (end == std::string_view::npos) throw SyntaxError{start, "unterminated comment '(*'"};
+    while (pos_ < end) advance();
   }
 
   CToken number(CToken tok) {

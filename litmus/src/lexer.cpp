@@ -8,6 +8,24 @@
 
 namespace hsalit::litmus::detail {
 
+std::size_t herd_comment_end(std::string_view text, std::size_t start) {
+  int depth = 0;
+  std::size_t pos = start;
+  do {
+    if (pos >= text.size()) return std::string_view::npos;
+    if (text.substr(pos, 2) == "(*") {
+      ++depth;
+      pos += 2;
+    } else if (text.substr(pos, 2) == "*)") {
+      --depth;
+      pos += 2;
+    } else {
+      ++pos;
+    }
+  } while (depth > 0);
+  return pos;
+}
+
 std::string_view describe(TokenKind kind) {
   switch (kind) {
     case TokenKind::Ident: return "a name";
@@ -108,24 +126,11 @@ void Lexer::skip_blanks_and_comments(bool cross_lines) {
     if (c == ' ' || c == '\t' || c == '\r' || (cross_lines && c == '\n')) {
       advance();
     } else if (c == '(' && at(1) == '*') {
-      SourcePos start = position();
-      int depth = 0;
+      const SourcePos start = position();
+      const std::size_t end = herd_comment_end(text_, pos_);
+      if (end == std::string_view::npos) throw SyntaxError{start, "unterminated comment '(*'"};
       in_comment_ = true;  // a comment's content is skipped undecoded
-      do {
-        if (at(0) == '(' && at(1) == '*') {
-          ++depth;
-          advance();
-          advance();
-        } else if (at(0) == '*' && at(1) == ')') {
-          --depth;
-          advance();
-          advance();
-        } else if (pos_ >= text_.size()) {
-          throw SyntaxError{start, "unterminated comment '(*'"};
-        } else {
-          advance();
-        }
-      } while (depth > 0);
+      while (pos_ < end) advance();
       in_comment_ = false;
     } else {
       return;

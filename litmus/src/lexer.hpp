@@ -60,6 +60,10 @@ bool is_metadata_key(std::string_view key);
 // A metadata value is one line without leading or trailing blanks (the parser trims them).
 bool is_metadata_value(std::string_view value);
 
+// The offset just past the `*)` that closes the herd comment `(*` at `start` (comments nest,
+// as in herd and OCaml); std::string_view::npos when it is not closed.
+std::size_t herd_comment_end(std::string_view text, std::size_t start);
+
 // Every byte the lexer reads must be well-formed UTF-8 (names, descriptions and metadata
 // are copied into JSON), except the content of comments, which is skipped undecoded as herd7
 // does: a Latin-1 byte in a comment is accepted. A malformed sequence elsewhere is a
