@@ -471,18 +471,8 @@ TEST_F(Campaign, HostileTestStringsAreEscapedInTheHtml) {
   EXPECT_TRUE(well_formed_xml(read_file(out / "junit.xml"), why)) << why;
 }
 
-std::optional<fs::path> find_chromium() {
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin";
-    std::stringstream dirs(path);
-    for (std::string d; std::getline(dirs, d, ':');)
-      if (::access((fs::path(d) / name).c_str(), X_OK) == 0) return fs::path(d) / name;
-  }
-  return std::nullopt;
-}
-
 TEST_F(Campaign, HtmlRendersInHeadlessChromiumWithoutConsoleErrors) {
-  std::optional<fs::path> chromium = find_chromium();
+  std::optional<fs::path> chromium = test_support::find_program({"chromium", "chromium-browser", "google-chrome"});
   if (!chromium) GTEST_SKIP() << "chromium is not installed (scripts/setup installs it): HTML not rendered";
   fs::path out = dir_ / "out";
   ASSERT_EQ(hsalit(campaign_args(out, {"-q"})).status, 0);

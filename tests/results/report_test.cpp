@@ -42,6 +42,7 @@ using namespace hsalit::results;
 const fs::path kSource = fs::path(HSALIT_SOURCE_DIR);
 const fs::path kLibrary = kSource / "litmus" / "library";
 
+using test_support::find_program;
 using test_support::read_file;
 using test_support::run_hsalit;
 using test_support::write_file;
@@ -461,17 +462,6 @@ TEST_F(Report, ReportRewritesThePagesAndDropsStaleOnes) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(read_file(page), before);
   EXPECT_FALSE(fs::exists(out / "pages" / "tests-0001.html"));
-}
-
-// The first program of `names` found in PATH.
-std::optional<fs::path> find_program(std::initializer_list<const char*> names) {
-  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin";
-  for (const char* name : names) {
-    std::stringstream dirs(path);
-    for (std::string d; std::getline(dirs, d, ':');)
-      if (::access((fs::path(d) / name).c_str(), X_OK) == 0) return fs::path(d) / name;
-  }
-  return std::nullopt;
 }
 
 // A free TCP port on the loopback interface (bound, read back, released).

@@ -413,18 +413,9 @@ TEST(PlacementSplit, ProgramOrderReadingsHoldOnSplitWorkGroups) {
       // Per thread, the locations a thread on another CU may write (as fact 10 marks them):
       // with split work-groups, every other thread.
       ASSERT_TRUE(may_split_workgroups(lowered));
-      std::vector<std::vector<bool>> written_elsewhere(test.threads.size());
-      const std::vector<std::string> locations = test.location_names();
+      std::vector<std::vector<bool>> written_elsewhere;
       for (std::size_t t = 0; t < test.threads.size(); ++t)
-        for (const std::string& name : locations) {
-          bool written = false;
-          for (std::size_t u = 0; u < test.threads.size(); ++u)
-            if (u != t)
-              for (const litmus::Instruction& ins : test.threads[u].code)
-                written = written || (ins.writes_memory() && (ins.addr.base.kind != litmus::Expr::Kind::Location ||
-                                                              ins.addr.base.name == name));
-          written_elsewhere[t].push_back(written);
-        }
+        written_elsewhere.push_back(test_support::other_writers(test, t).on_other_cus);
       const bool several_waves_in_a_group = [&] {
         const Placement first = placements(test).front();
         for (std::size_t w = 1; w < first.workgroup_of_wave.size(); ++w)

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -72,6 +74,17 @@ inline Outcome run_hsalit(const std::vector<std::string>& args, const std::files
   r.out = read_file(out);
   r.err = read_file(err);
   return r;
+}
+
+// The first program of `names` found in PATH.
+inline std::optional<std::filesystem::path> find_program(std::initializer_list<const char*> names) {
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin";
+  for (const char* name : names) {
+    std::stringstream dirs(path);
+    for (std::string d; std::getline(dirs, d, ':');)
+      if (::access((std::filesystem::path(d) / name).c_str(), X_OK) == 0) return std::filesystem::path(d) / name;
+  }
+  return std::nullopt;
 }
 
 // `s` as one word of a POSIX shell command line.

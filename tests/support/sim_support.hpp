@@ -109,4 +109,27 @@ inline std::optional<std::set<model::Outcome>> kept_order_final_states(
   return out;
 }
 
+// Per location of `test` (in the order of its locations), whether a thread other than `t`
+// writes it (`on_other_cus`: every other thread may run on another CU where work-groups
+// split) and whether one of another work-group does.
+inline runner::OtherWriters other_writers(const litmus::Test& test, std::size_t t) {
+  runner::OtherWriters out;
+  for (const std::string& name : test.location_names()) {
+    bool other = false, other_group = false;
+    for (std::size_t u = 0; u < test.threads.size(); ++u) {
+      if (u == t) continue;
+      bool writes = false;
+      for (const litmus::Instruction& ins : test.threads[u].code)
+        writes = writes || (ins.writes_memory() &&
+                            (ins.addr.base.kind != litmus::Expr::Kind::Location || ins.addr.base.name == name));
+      other = other || writes;
+      other_group = other_group || (writes && test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) >
+                                                  litmus::Scope::WorkGroup);
+    }
+    out.on_other_cus.push_back(other);
+    out.in_other_workgroups.push_back(other_group);
+  }
+  return out;
+}
+
 }  // namespace hsalit::test_support

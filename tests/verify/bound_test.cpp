@@ -715,29 +715,6 @@ TEST(BoundReduction, OneCuReachesTheFinalStatesOfTheOrderItKeeps) {
   EXPECT_GT(beyond_sc, 100u);
 }
 
-// Per location of `test` (in the order of its locations), whether a thread other than `t`
-// writes it (`on_other_cus`: every other thread may run on another CU where work-groups
-// split) and whether one of another work-group does.
-runner::OtherWriters other_writers(const litmus::Test& test, std::size_t t) {
-  runner::OtherWriters out;
-  for (const std::string& name : test.location_names()) {
-    bool other = false, other_group = false;
-    for (std::size_t u = 0; u < test.threads.size(); ++u) {
-      if (u == t) continue;
-      bool writes = false;
-      for (const litmus::Instruction& ins : test.threads[u].code)
-        writes = writes || (ins.writes_memory() &&
-                            (ins.addr.base.kind != litmus::Expr::Kind::Location || ins.addr.base.name == name));
-      other = other || writes;
-      other_group = other_group || (writes && test.scopes.common_scope(static_cast<int>(t), static_cast<int>(u)) >
-                                                  litmus::Scope::WorkGroup);
-    }
-    out.on_other_cus.push_back(other);
-    out.in_other_workgroups.push_back(other_group);
-  }
-  return out;
-}
-
 // runner::several_cus_unordered_pairs: where waves may run on several CUs (gfx1030 and gfx1200
 // in WGP mode, gfx90a and gfx942 in tgsplit mode), every final state the search reaches is one
 // of an interleaving that keeps each pair of a thread's accesses the reading does not name
@@ -788,7 +765,7 @@ TEST(BoundReduction, SplitWorkGroupReachesOnlyFinalStatesOfTheOrderItKeeps) {
           bool fewer = false;
           for (std::size_t th = 0; th < observed.threads.size(); ++th) {
             auto pairs = runner::several_cus_unordered_pairs(observed, lowered, static_cast<int>(th), o,
-                                                             other_writers(observed, th));
+                                                             test_support::other_writers(observed, th));
             const auto every = runner::several_cus_unordered_pairs(observed, lowered, static_cast<int>(th), o);
             if (!pairs || !every) return;
             fewer = fewer || pairs->size() < every->size();
