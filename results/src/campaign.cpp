@@ -190,7 +190,7 @@ Summary CampaignResults::summary() const {
       case VerdictClass::Undefined: ++s.undefined; break;
       case VerdictClass::Unknown: ++s.unknown; break;
     }
-    if (t.model.status == StageStatus::Ok && !t.model.racy)
+    if (t.judged())
       for (const AllowedOutcome& a : t.model.allowed) {
         ++s.allowed_outcomes;
         s.covered_outcomes += a.observed > 0;

@@ -55,14 +55,12 @@ std::string campaign_label(const CampaignInfo& info) {
 
 namespace {
 
-bool judged(const TestRecord& t) { return t.model.status == StageStatus::Ok && !t.model.racy; }
-
 ComparisonCell cell_of(const TestRecord& t) {
   ComparisonCell cell;
   cell.verdict = t.verdict;
   cell.reason = t.reason;
   cell.content_hash = t.content_hash;
-  if (judged(t))
+  if (t.judged())
     for (const AllowedOutcome& a : t.model.allowed) {
       ++cell.allowed;
       cell.covered += a.observed > 0;
@@ -103,7 +101,7 @@ Agreement agreement_of(const std::vector<const TestRecord*>& records) {
     }
     verdicts.insert(t->verdict);
     if (!t->content_hash.empty()) hashes.insert(t->content_hash);
-    if (judged(*t)) allowed_sets.insert(allowed_set(*t));
+    if (t->judged()) allowed_sets.insert(allowed_set(*t));
   }
   if (verdicts.size() > 1) return Agreement::VerdictsDiffer;
   if (allowed_sets.size() > 1) return Agreement::AllowedSetsDiffer;
@@ -152,7 +150,7 @@ Comparison compare_campaigns(std::vector<ComparedCampaign> campaigns) {
     row.agreement = agreement_of(records);
     for (const TestRecord* t : records) row.cells.push_back(t ? std::optional(cell_of(*t)) : std::nullopt);
     const bool common =
-        std::all_of(records.begin(), records.end(), [](const TestRecord* t) { return t && judged(*t); });
+        std::all_of(records.begin(), records.end(), [](const TestRecord* t) { return t && t->judged(); });
     for (std::size_t c = 0; common && c < records.size(); ++c) {
       ++out.coverage[c].common_tests;
       out.coverage[c].allowed += row.cells[c]->allowed;

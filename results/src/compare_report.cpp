@@ -67,7 +67,7 @@ std::array<std::size_t, kDecades> observation_decades(const CampaignResults& r) 
   std::array<std::size_t, kDecades> buckets{};
   for (const TestRecord& t : r.tests) {
     std::map<Outcome, std::uint64_t> counts;
-    if (t.model.status == StageStatus::Ok && !t.model.racy)
+    if (t.judged())
       for (const AllowedOutcome& a : t.model.allowed) counts[a.outcome] = 0;
     for (const ObservedOutcome& o : t.run.histogram) counts[o.outcome] = o.count;
     for (const auto& [outcome, count] : counts) ++buckets[decade_of(count)];

@@ -117,7 +117,7 @@ std::string histogram_chart(const TestRecord& t) {
     Judgement judgement = Judgement::NotJudged;
   };
   std::map<Outcome, Row> rows;
-  bool judged = t.model.status == StageStatus::Ok && !t.model.racy;
+  bool judged = t.judged();
   for (const AllowedOutcome& a : t.model.allowed) rows[a.outcome].allowed = true;
   for (const ObservedOutcome& o : t.run.histogram) {
     Row& r = rows[o.outcome];

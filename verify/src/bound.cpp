@@ -575,46 +575,22 @@ class OrderKept {
     const std::vector<int>& groups = space.workgroup_of_thread();
     const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
     // Fact 9 reads one CU, or, where work-groups may split over CUs (WGP or tgsplit mode),
-    // any number of work-groups (runner::several_cus_unordered_pairs).
-    if ((one_group || may_split_) && settings_.bound.preserved_order && decided_by(space, shape, Decision::NeededOrder))
+    // any number of work-groups (runner::several_cus_unordered_pairs). Fact 10 reads spaces
+    // across work-groups and, where a work-group may split, those fact 9 leaves in one.
+    const bool fact9 = (one_group || may_split_) && settings_.bound.preserved_order;
+    const bool fact10 = (!one_group || may_split_) && settings_.bound.race_free_in_order;
+    // Fact 10's facts, computed once: fact 9 reads them too where work-groups may split.
+    const std::optional<Facts> across =
+        fact10 || (fact9 && may_split_) ? facts_across_groups(space, shape) : std::nullopt;
+    if (fact9 && decided_by(space, shape, Decision::NeededOrder, facts_of_needed_order(space.slots(), across)))
       return Decision::NeededOrder;
-    // Fact 9 reads one CU; where a work-group may split over CUs (WGP or tgsplit mode), the
-    // spaces it leaves in one work-group are read as fact 10 reads spaces across work-groups.
-    if ((!one_group || may_split_) && settings_.bound.race_free_in_order &&
-        decided_by(space, shape, Decision::RaceFreeInOrder))
+    if (fact10 && across && decided_by(space, shape, Decision::RaceFreeInOrder, *across))
       return Decision::RaceFreeInOrder;
     return Decision::None;
   }
 
  private:
   static constexpr std::size_t kThreadsCached = 1 << 16;
-
-  // Whether `fact` (NeededOrder: fact 9; RaceFreeInOrder: fact 10) decides the space, thread by
-  // thread, each thread's verdict kept by its key.
-  bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact) {
-    const bool fact9 = fact == Decision::NeededOrder;
-    const std::optional<Facts> facts = fact9 ? facts_of_needed_order(space, shape) : facts_across_groups(space, shape);
-    if (!facts) return false;
-    std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
-    for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
-      std::pair<std::size_t, std::string> key{shape.thread_ids[t], facts->thread_keys[t]};
-      {
-        std::lock_guard lock(mutex_);
-        if (auto it = by_thread_.find(key); it != by_thread_.end()) {
-          if (!it->second) return false;
-          continue;
-        }
-      }
-      if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
-      const bool kept = fact9 ? keeps_needed_order(space, shape.slots, static_cast<int>(t), *facts, *tests)
-                              : keeps_program_order(space, shape.slots, static_cast<int>(t), *facts, *tests);
-      std::lock_guard lock(mutex_);
-      if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
-      by_thread_.emplace(std::move(key), kept);
-      if (!kept) return false;
-    }
-    return true;
-  }
 
   // What a thread's verdict reads of the rest of its space. Fact 9: whether some fence of the
   // space may acquire, or release, with a scope that holds other threads (the sso shapes that
@@ -628,6 +604,32 @@ class OrderKept {
     std::vector<std::vector<bool>> written_in_other_groups;  // per thread and location
     std::vector<std::string> thread_keys;
   };
+
+  // Whether `fact` (NeededOrder: fact 9; RaceFreeInOrder: fact 10) decides the space, given
+  // its facts, thread by thread, each thread's verdict kept by its key.
+  bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact, const Facts& facts) {
+    const bool fact9 = fact == Decision::NeededOrder;
+    std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
+    for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
+      std::pair<std::size_t, std::string> key{shape.thread_ids[t], facts.thread_keys[t]};
+      {
+        std::lock_guard lock(mutex_);
+        if (auto it = by_thread_.find(key); it != by_thread_.end()) {
+          if (!it->second) return false;
+          continue;
+        }
+      }
+      if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
+      const bool kept = fact9 ? keeps_needed_order(space, shape.slots, static_cast<int>(t), facts, *tests)
+                              : keeps_program_order(space, shape.slots, static_cast<int>(t), facts, *tests);
+      std::lock_guard lock(mutex_);
+      if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
+      by_thread_.emplace(std::move(key), kept);
+      if (!kept) return false;
+    }
+    return true;
+  }
+
   // What the choices of one code class of a slot may be, in the model's terms: an atomic
   // access that acquires, releases, or synchronizes at all, or a fence that synchronizes,
   // each with a scope of work-group or wider (a wavefront-scope operation synchronizes only
@@ -641,14 +643,12 @@ class OrderKept {
   static bool releases(MemoryOrder o) { return o == MemoryOrder::Release || o == MemoryOrder::AcquireRelease; }
 
   // Fact 9's facts. Where work-groups may split over CUs and fact 10's facts are known (the
-  // `hsa` model, straight-line code), they are read too: only the race-free choices are judged
-  // (a racy test has no counterexample), and which locations other threads write says which
-  // cache lines may be older than the L2 (runner::several_cus_unordered_pairs).
-  std::optional<Facts> facts_of_needed_order(const litmus::VariationSpace& space, const ShapeClasses& shape) const {
-    const std::vector<litmus::Slot>& slots = space.slots();
+  // `hsa` model, straight-line code: `across`), they are read too: only the race-free choices
+  // are judged (a racy test has no counterexample), and which locations other threads write
+  // says which cache lines may be older than the L2 (runner::several_cus_unordered_pairs).
+  Facts facts_of_needed_order(const std::vector<litmus::Slot>& slots, const std::optional<Facts>& across) const {
     Facts out;
-    if (may_split_)
-      if (std::optional<Facts> race_free = facts_across_groups(space, shape)) out = std::move(*race_free);
+    if (may_split_ && across) out = *across;
     for (const litmus::Slot& slot : slots)
       for (const Variation& v : slot.choices)
         if (v.kind == Variation::Kind::Fence && across_threads(v)) {

@@ -155,6 +155,9 @@ struct TestRecord {
   std::vector<FindingRef> findings;
 
   std::vector<const ObservedOutcome*> violations() const;  // observed and forbidden
+  // Whether its outcomes are judged against the model's allowed set: the model decided it and
+  // found it race-free.
+  bool judged() const { return model.status == StageStatus::Ok && !model.racy; }
 };
 
 struct Shard {
