@@ -53,16 +53,7 @@ class Campaign : public testing::Test {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
-  CliRun hsalit(const std::vector<std::string>& args) {
-    CliRun r;
-    pid_t pid = spawn_hsalit(args, dir_ / "stdout", dir_ / "stderr");
-    int raw = 0;
-    ::waitpid(pid, &raw, 0);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(dir_ / "stdout");
-    r.err = read_file(dir_ / "stderr");
-    return r;
-  }
+  CliRun hsalit(const std::vector<std::string>& args) { return test_support::run_hsalit(args, dir_); }
 
   // A campaign of the tests folder into `out`, with extra arguments.
   std::vector<std::string> campaign_args(const fs::path& out, std::vector<std::string> extra = {}) {
