@@ -153,7 +153,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   harness.instances = opt.instances;
   harness.sc_orders = opt.sc_orders;
   auto variant = model::model_variant_from_string(opt.model);
-  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct)", opt.model));
+  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", opt.model));
   auto engine = model::engine_from_string(opt.engine);
   if (!engine) return fail(fmt::format("unknown engine '{}' (auto, z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
@@ -320,7 +320,7 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name")
       ->check(seed_value())
       ->excludes(exhaustive);
-  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
+  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect, hrf-direct or opencl (docs/model.md)");
   cmd->add_option("--engine", opt->engine, "auto (default: per test, as for check), z3 or enum");
   cmd->add_option("--timeout,--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
       ->check(seconds_value());

@@ -249,11 +249,12 @@ int run_check(const CheckCommandOptions& opt) {
 
 Command add_check_command(CLI::App& app) {
   auto opt = std::make_shared<CheckCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("check",
-                                     "Check litmus tests against the HSA memory model: "
-                                     "allowed final states, races, the condition's verdict");
+  CLI::App* cmd =
+      app.add_subcommand("check",
+                         "Check litmus tests against the HSA memory model (or the OpenCL 2.0 model, --model opencl): "
+                         "allowed final states, races, the condition's verdict");
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
-  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect or hrf-direct");
+  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect, hrf-direct or opencl (docs/model.md)");
   cmd->add_option("--engine", opt->engine,
                   "auto (default: enum where the candidate executions are few, z3 beyond), z3 or enum "
                   "(explicit enumeration); --json names the one that ran and why");

@@ -661,10 +661,12 @@ class CParser {
     Annotations a;
     a.atomic = true;
     a.order = MemoryOrder::AcquireRelease;  // seq_cst
+    a.seq_cst = true;
     a.scope = kDefaultScope;
     if (!call.explicit_form) return a;
     if (comma_before) skip_comma("',' before the memory order");
     a.order = parse_order();
+    a.seq_cst = last_order_.text == "memory_order_seq_cst";
     if (then_failure_order) {
       const std::string success = last_order_.text;
       skip_comma("',' before the failure order");
@@ -833,10 +835,11 @@ class CParser {
     ins.kind = OpKind::Fence;
     ins.pos.at = call.function.pos;
     if (work_item_fence) {
-      parse_fence_flags();
+      ins.annots.fence_segment = parse_fence_flags();
       skip_comma("',' before the memory order");
     }
     ins.annots.order = parse_order();
+    ins.annots.seq_cst = last_order_.text == "memory_order_seq_cst";
     ins.annots.scope = kDefaultScope;
     if (work_item_fence) {
       skip_comma("',' before the memory scope");
@@ -849,9 +852,11 @@ class CParser {
     push(state, std::move(ins));
   }
 
-  // CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE, or both joined by '|'. Read and checked; the
-  // fence then orders both segments, as an HSA fence does (docs/litmus-c.md).
-  void parse_fence_flags() {
+  // CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE, or both joined by '|': the one segment the
+  // fence orders, or none for both. The HSA model orders both whatever the flags say; the
+  // OpenCL model reads them (docs/litmus-c.md).
+  std::optional<Segment> parse_fence_flags() {
+    bool global = false, local = false;
     for (;;) {
       const CToken flag = expect_ident("CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE");
       if (flag.text != "CLK_GLOBAL_MEM_FENCE" && flag.text != "CLK_LOCAL_MEM_FENCE" &&
@@ -859,9 +864,12 @@ class CParser {
         fail(flag.pos,
              fmt::format("unknown fence flag '{}' (expected CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE)", flag.text));
       if (flag.text == "CLK_IMAGE_MEM_FENCE") fail(flag.pos, "images are not supported: CLK_IMAGE_MEM_FENCE");
-      if (!at_punct("|")) return;
+      (flag.text == "CLK_GLOBAL_MEM_FENCE" ? global : local) = true;
+      if (!at_punct("|")) break;
       advance();
     }
+    if (global == local) return std::nullopt;
+    return global ? Segment::Global : Segment::Group;
   }
 
   // ---- if --------------------------------------------------------------------------------------

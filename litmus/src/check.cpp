@@ -241,6 +241,9 @@ class TestChecker {
       return;
     }
 
+    if (a.seq_cst && a.order == MemoryOrder::Relaxed)
+      diags_.error(at, "'sc' (seq_cst) needs an order beside it: scacq, screl or scar");
+    if (a.fence_segment && ins.kind != OpKind::Fence) diags_.error(at, "only a fence names a segment");
     if (ins.kind == OpKind::Fence) {
       if (a.atomic) diags_.error(at, "a fence is not 'atomic': write f[ORDER,SCOPE]");
       if (a.order == MemoryOrder::Relaxed)
@@ -254,7 +257,7 @@ class TestChecker {
         diags_.error(at, "a read-modify-write is atomic: write rmw[atomic,ORDER,SCOPE]");
         return;
       }
-      if (a.order != MemoryOrder::Relaxed)
+      if (a.order != MemoryOrder::Relaxed || a.seq_cst)
         diags_.error(at, fmt::format("an ordinary access cannot be '{}': write 'atomic' for an "
                                      "atomic operation (HSA SysArch 3.3.1)",
                                      to_string(a.order)));

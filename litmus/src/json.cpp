@@ -51,6 +51,8 @@ json instruction_to_json(const Instruction& ins) {
       an["size"] = to_string(a.size);
     }
     if (ins.kind == OpKind::Rmw) an["cas"] = a.cas;
+    if (a.seq_cst) an["seq_cst"] = true;
+    if (a.fence_segment) an["segment"] = to_string(*a.fence_segment);
     j["annotations"] = an;
   }
   if (!a.tags.empty()) j["tags"] = a.tags;
@@ -301,10 +303,16 @@ class JsonReader {
     std::string size = get_string(j, p, "size", "single");
     if (size != "single" && size != "double") fail(p + "/size", "expected single or double");
     a.size = size == "double" ? AccessSize::Double : AccessSize::Single;
-    for (const char* key : {"atomic", "cas"}) {
+    for (const char* key : {"atomic", "cas", "seq_cst"}) {
       if (!j.contains(key)) continue;
       if (!j[key].is_boolean()) fail(p + "/" + key, "expected a boolean");
-      (std::string(key) == "atomic" ? a.atomic : a.cas) = j[key].get<bool>();
+      const std::string_view k = key;
+      (k == "atomic" ? a.atomic : k == "cas" ? a.cas : a.seq_cst) = j[key].get<bool>();
+    }
+    if (j.contains("segment")) {
+      const std::string segment = get_string(j, p, "segment");
+      if (segment != "global" && segment != "group") fail(p + "/segment", "expected global or group");
+      a.fence_segment = segment == "global" ? Segment::Global : Segment::Group;
     }
     return a;
   }

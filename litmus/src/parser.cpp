@@ -333,10 +333,17 @@ class Parser {
       } else if (w.text == "cas") {
         if (kind != OpKind::Rmw) fail(w.pos, "'cas' applies to rmw only");
         a.cas = true;
+      } else if (w.text == "sc") {
+        if (a.seq_cst) fail(w.pos, "two 'sc' annotations");
+        a.seq_cst = true;
+      } else if (kind == OpKind::Fence && (w.text == "global" || w.text == "group")) {
+        if (a.fence_segment) fail(w.pos, "two segment annotations on one fence (write neither for both)");
+        a.fence_segment = w.text == "global" ? Segment::Global : Segment::Group;
       } else {
         fail(w.pos, fmt::format("unknown annotation '{}' (expected atomic, ordinary, rlx, scacq, "
-                                "screl, scar, wi, wave, wg, agent, system, single, double{})",
-                                w.text, kind == OpKind::Rmw ? ", cas" : ""));
+                                "screl, scar, sc, wi, wave, wg, agent, system{}{})",
+                                w.text, kind == OpKind::Fence ? ", global, group" : ", single, double",
+                                kind == OpKind::Rmw ? ", cas" : ""));
       }
     }
     return a;

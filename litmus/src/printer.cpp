@@ -32,10 +32,16 @@ std::string access_annotations(const Instruction& ins) {
   if (a.atomic) {
     words.emplace_back("atomic");
     words.emplace_back(to_string(a.order));
+    if (a.seq_cst) words.emplace_back("sc");
     words.emplace_back(to_string(a.scope));
   }
   if (a.size == AccessSize::Double) words.emplace_back("double");
   return fmt::format("[{}]", fmt::join(words, ","));
+}
+
+std::string fence_text(const Annotations& a) {
+  return fmt::format("f[{}{},{}{}]", to_string(a.order), a.seq_cst ? ",sc" : "", to_string(a.scope),
+                     a.fence_segment ? fmt::format(",{}", to_string(*a.fence_segment)) : "");
 }
 
 std::string branch_text(const Instruction& ins) {
@@ -64,7 +70,7 @@ std::string print_instruction(const Instruction& ins) {
                            print_expr(ins.value), print_address(ins.addr));
       return fmt::format("rmw{} {} {} {}", access_annotations(ins), ins.reg, print_expr(ins.value),
                          print_address(ins.addr));
-    case OpKind::Fence: return fmt::format("f[{},{}]", to_string(ins.annots.order), to_string(ins.annots.scope));
+    case OpKind::Fence: return fence_text(ins.annots);
     case OpKind::Barrier: return "barrier";
     case OpKind::Mov: return fmt::format("mov {} {}", ins.reg, print_expr(ins.value));
     case OpKind::Branch: return branch_text(ins);

@@ -287,9 +287,17 @@ class Generator {
         ins.annots.scope = pick_scope();
         break;
     }
+    if (o_.opencl_annotations) add_opencl_annotations(ins);
     if (ins.writes_memory()) written_.insert(ins.addr.base.name);
     out.push_back(std::move(ins));
     return out;
+  }
+
+  void add_opencl_annotations(Instruction& ins) {
+    const bool special = ins.annots.atomic || ins.kind == OpKind::Fence;
+    if (special && ins.annots.order != MemoryOrder::Relaxed && rng_.chance(40)) ins.annots.seq_cst = true;
+    if (ins.kind == OpKind::Fence && rng_.chance(40))
+      ins.annots.fence_segment = rng_.chance(50) ? Segment::Global : Segment::Group;
   }
 
   // The branch of a control dependency on a register read earlier: skips to `label` when

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "hsalit/litmus/printer.hpp"
+#include "opencl_execution.hpp"
 
 namespace hsalit::model {
 
@@ -19,6 +20,27 @@ Relation& Relation::operator|=(const Relation& o) {
 Relation& Relation::operator&=(const Relation& o) {
   for (std::size_t i = 0; i < bits_.size(); ++i) bits_[i] &= o.bits_[i];
   return *this;
+}
+
+Relation& Relation::operator-=(const Relation& o) {
+  for (std::size_t i = 0; i < bits_.size(); ++i) bits_[i] &= ~o.bits_[i];
+  return *this;
+}
+
+Relation Relation::then(const Relation& o) const {
+  Relation out(n_);
+  for (int a = 0; a < n_; ++a)
+    for (int k = 0; k < n_; ++k)
+      if (test(a, k)) out.set_row(a, o, k);
+  return out;
+}
+
+Relation Relation::inverse() const {
+  Relation out(n_);
+  for (int a = 0; a < n_; ++a)
+    for (int b = 0; b < n_; ++b)
+      if (test(a, b)) out.set(b, a);
+  return out;
 }
 
 bool Relation::close_within(std::uint64_t mask) {
@@ -210,6 +232,7 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
 
 Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant,
                               std::span<const ScDomain> sc) {
+  if (variant == ModelVariant::OpenCl) return detail::evaluate_opencl_execution(p, x);
   const int e_count = x.event_count();
   const int n = x.node_count();
   const auto& ev = p.events();

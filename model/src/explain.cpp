@@ -613,8 +613,8 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
   for (std::size_t i = 0; i < state.refs.size(); ++i)  // as check prints an outcome
     out.state += fmt::format("{}={}; ", state.refs[i].to_string(), program.describe_value(state.values[i]));
   if (!out.state.empty()) out.state.pop_back();
-  if (program.unsupported()) {
-    out.unknown_reason = *program.unsupported();
+  if (auto why = unsupported(program, options.variant)) {
+    out.unknown_reason = *why;
     return finish(Explanation::Status::Unknown);
   }
   if (options.variant == ModelVariant::HrfDirect) {
@@ -672,6 +672,14 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
     if (e.consistent) {
       ++out.filtered;
       reason = {"the filter keeps it", "", "filter", "the test's filter discards this execution", {}};
+    } else if (options.variant == ModelVariant::OpenCl) {
+      // The OpenCL model's axioms are named as in its .cat files; no cycle is searched for.
+      reason = {std::string(e.inconsistency),
+                "OpenCL",
+                std::string(e.inconsistency),
+                fmt::format("the execution fails {} of the OpenCL model (docs/model.md, \"The OpenCL model\")",
+                            e.inconsistency),
+                {}};
     } else {
       reason = CandidateAnalysis(program, x, e, sc).run();
     }

@@ -19,6 +19,7 @@ std::string_view to_string(ModelVariant v) {
     case ModelVariant::Hsa: return "hsa";
     case ModelVariant::HrfIndirect: return "hrf-indirect";
     case ModelVariant::HrfDirect: return "hrf-direct";
+    case ModelVariant::OpenCl: return "opencl";
   }
   return "?";
 }
@@ -27,6 +28,7 @@ std::optional<ModelVariant> model_variant_from_string(std::string_view t) {
   if (t == "hsa") return ModelVariant::Hsa;
   if (t == "hrf-indirect") return ModelVariant::HrfIndirect;
   if (t == "hrf-direct") return ModelVariant::HrfDirect;
+  if (t == "opencl") return ModelVariant::OpenCl;
   return std::nullopt;
 }
 
@@ -121,6 +123,7 @@ void Program::build_events() {
           e.order = ins.annots.order;
           e.scope = ins.annots.scope;
           e.size = ins.annots.size;
+          e.seq_cst = ins.annots.seq_cst;
           const litmus::Address& a = ins.addr;
           if (a.offset && a.offset->is_constant() && a.offset->value != 0 && !unsupported_)
             unsupported_ = "constant address offsets (arrays) are not supported";
@@ -143,6 +146,8 @@ void Program::build_events() {
           e.kind = EventKind::Fence;
           e.order = ins.annots.order;
           e.scope = ins.annots.scope;
+          e.seq_cst = ins.annots.seq_cst;
+          e.fence_segment = ins.annots.fence_segment;
           add(e);
           break;
         }

@@ -40,6 +40,7 @@ bool in_sc_domain(const Program& p, const StaticEvent& e, const ScopeInstance& s
 
 std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant) {
   std::vector<ScDomain> out;
+  if (variant == ModelVariant::OpenCl) return out;  // HSA's sc_S orders (3.10); OpenCL's SC axiom is acyclicity
   const auto& instances = p.scope_instances();
   for (std::size_t s = 0; s < instances.size(); ++s) {
     ScDomain d{static_cast<int>(s), {}};
@@ -56,6 +57,24 @@ std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant) {
   return out;
 }
 
+bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent& y) {
+  if (x.thread == y.thread || !x.is_special() || !y.is_special() || x.scope != y.scope) return false;
+  switch (x.scope) {
+    case Scope::WorkGroup:
+    case Scope::Agent: return p.scopes().same_instance(x.thread, y.thread, x.scope);
+    case Scope::System: return true;
+    default: return false;  // work-item scope (wi, wave)
+  }
+}
+
+std::optional<std::string> unsupported(const Program& p, ModelVariant variant) {
+  if (p.unsupported() || variant != ModelVariant::OpenCl) return p.unsupported();
+  for (const StaticEvent& e : p.events())
+    if (e.barrier != StaticEvent::Barrier::None)
+      return "work-group barriers are not in hsalit's OpenCL model yet (docs/model.md, \"The OpenCL model\")";
+  return std::nullopt;
+}
+
 std::string_view to_string(Conflict c) {
   switch (c) {
     case Conflict::None: return "none";
@@ -69,6 +88,11 @@ Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const S
                   ModelVariant variant) {
   if (x.thread == y.thread || !x.is_access() || !y.is_access()) return Conflict::None;
   bool some_write = x_writes || y_writes;
+  if (variant == ModelVariant::OpenCl) {
+    if (!some_write) return Conflict::None;
+    if (!x.atomic || !y.atomic) return Conflict::Ordinary;
+    return opencl_inclusive(p, x, y) ? Conflict::None : Conflict::Special;
+  }
   if (some_write && (!x.atomic || !y.atomic)) return Conflict::Ordinary;
   if (x.atomic && y.atomic) {
     if (x.size != y.size) return Conflict::Special;

@@ -16,6 +16,8 @@
 #include <set>
 
 #include "engines.hpp"
+#include "opencl_model.hpp"
+#include "z3_relations.hpp"
 
 namespace hsalit::model::detail {
 namespace {
@@ -69,8 +71,8 @@ class Z3Engine {
   }
 
   EngineResult run() {
-    if (p_.unsupported()) {
-      result_.unknown = *p_.unsupported();
+    if (auto why = unsupported(p_, q_.options.variant)) {
+      result_.unknown = *why;
       return result_;
     }
     try {
@@ -385,10 +387,14 @@ class Z3Engine {
     }
 
     encode_coherence();
-    encode_sso();
-    encode_hhb();
-    encode_sc_orders();
-    encode_gdo();
+    if (q_.options.variant == ModelVariant::OpenCl) {
+      encode_opencl();
+    } else {
+      encode_sso();
+      encode_hhb();
+      encode_sc_orders();
+      encode_gdo();
+    }
     encode_outcome();
   }
 
@@ -653,6 +659,105 @@ class Z3Engine {
       }
   }
 
+  // ---- the OpenCL model -----------------------------------------------------------------
+  // What judge_opencl reads, as formulas over the nodes: the events, then one initial write
+  // per entry of inits_. The coherence clocks above already make every per-location order
+  // one that po, rf, mo and rb agree with, which the OpenCL axioms imply (docs/model.md).
+  OpenClExecution<Z3Algebra> opencl_facts(Z3Algebra& a) {
+    const int nodes = n() + static_cast<int>(inits_.size());
+    auto is_init = [&](int node) { return node >= n(); };
+    auto init_of = [&](int node) -> const InitNode& { return inits_[static_cast<std::size_t>(node - n())]; };
+    auto segment_of_init = [&](int node) {
+      return p_.locations()[static_cast<std::size_t>(init_of(node).location)].segment;
+    };
+    auto guard = [&](int node) { return is_init(node) ? t_ : terms(node).guard; };
+    OpenClExecution<Z3Algebra> f;
+    for (auto* set :
+         {&f.IW, &f.R, &f.W, &f.F, &f.NA, &f.SC, &f.ACQ, &f.REL, &f.WI, &f.WG, &f.DV, &f.ALL, &f.GLOBAL, &f.LOCAL})
+      set->assign(static_cast<std::size_t>(nodes), f_);
+    for (int x = 0; x < nodes; ++x) {
+      const auto i = static_cast<std::size_t>(x);
+      if (is_init(x)) {
+        f.IW[i] = f.W[i] = t_;
+        (segment_of_init(x) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = t_;
+        continue;
+      }
+      const StaticEvent& e = event(x);
+      const z3::expr& g = terms(x).guard;
+      if (e.reads()) f.R[i] = g;
+      if (e.writes()) f.W[i] = terms(x).writes;
+      if (e.is_fence()) f.F[i] = g;
+      if (e.is_access() && !e.atomic) f.NA[i] = g;
+      if (e.is_special()) {
+        if (e.seq_cst) f.SC[i] = g;
+        if (e.order == MemoryOrder::Acquire || e.order == MemoryOrder::AcquireRelease) f.ACQ[i] = g;
+        if (e.order == MemoryOrder::Release || e.order == MemoryOrder::AcquireRelease) f.REL[i] = g;
+        const Scope s = e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope;
+        (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = g;
+      }
+      if (e.is_fence()) {
+        if (e.fence_segment != Segment::Group) f.GLOBAL[i] = g;
+        if (e.fence_segment != Segment::Global) f.LOCAL[i] = g;
+      } else {
+        (e.segment == Segment::Group ? f.LOCAL : f.GLOBAL)[i] = g;
+      }
+    }
+    for (auto* rel : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep}) *rel = a.none();
+    const litmus::ScopeTree& tree = p_.scopes();
+    for (int x = 0; x < nodes; ++x) {
+      check_limits();
+      for (int y = 0; y < nodes; ++y) {
+        // Same cell, among accesses and initial writes.
+        if (is_init(x) && is_init(y)) {
+          if (x == y) a.at(f.loc, x, y) = t_;
+        } else if (is_init(x) || is_init(y)) {
+          const int e = is_init(x) ? y : x, k = is_init(x) ? x : y;
+          if (event(e).is_access())
+            if (auto in = in_init_cell(e, init_of(k))) a.at(f.loc, x, y) = a.all(terms(e).guard, *in);
+        } else if (event(x).is_access() && event(y).is_access()) {
+          if (x == y) {
+            a.at(f.loc, x, y) = terms(x).guard;
+          } else if (auto same = same_cell(x, y)) {
+            a.at(f.loc, x, y) = a.all(a.all(terms(x).guard, terms(y).guard), *same);
+          }
+        }
+        if (is_init(x) || is_init(y)) continue;
+        const z3::expr both = a.all(terms(x).guard, terms(y).guard);
+        const int tx = event(x).thread, ty = event(y).thread;
+        if (tx == ty) a.at(f.wi, x, y) = both;
+        if (po_before(x, y)) a.at(f.sb, x, y) = both;
+        if (tree.same_instance(tx, ty, Scope::WorkGroup)) a.at(f.swg, x, y) = both;
+        if (tree.same_instance(tx, ty, Scope::Agent)) a.at(f.sdv, x, y) = both;
+        // mo between two writes of one cell: their clocks.
+        if (x != y && event(x).writes() && event(y).writes())
+          if (auto same = same_cell(x, y))
+            a.at(f.mo, x, y) = terms(x).writes && terms(y).writes && *same && clock_.at(x) < clock_.at(y);
+      }
+    }
+    for (std::size_t k = 0; k < inits_.size(); ++k)
+      for (int w : accesses_)
+        if (event(w).writes())
+          if (auto in = in_init_cell(w, inits_[k])) a.at(f.mo, n() + static_cast<int>(k), w) = terms(w).writes && *in;
+    for (const auto& [pair, rf] : rf_) a.at(f.rf, pair.first, pair.second) = rf;
+    for (const auto& [pair, rf] : rf_init_) a.at(f.rf, n() + pair.first, pair.second) = rf;
+    for (int b = 0; b < n(); ++b)
+      for (const auto& [r, dep] : terms(b).deps)
+        if (r != b) a.at(f.dep, r, b) = dep && guard(r) && guard(b);
+    return f;
+  }
+
+  // The OpenCL model's axioms, asserted; its data races kept for enumerate().
+  void encode_opencl() {
+    Z3Algebra algebra(ctx_, solver_, n() + static_cast<int>(inits_.size()), [this] { check_limits(); });
+    const OpenClJudgement<Z3Algebra> j = judge_opencl(algebra, opencl_facts(algebra));
+    for (const auto& axiom : j.axioms) solver_.add(axiom.holds);
+    for (int x = 0; x < n(); ++x)
+      for (int y = x + 1; y < n(); ++y) {
+        z3::expr race = algebra.any(algebra.at(j.dr, x, y), algebra.at(j.dr, y, x));
+        if (!race.is_false()) opencl_races_.push_back({{x, y}, race});
+      }
+  }
+
   // ---- outcomes ------------------------------------------------------------------------
   void encode_outcome() {
     for (const litmus::ObservedRef& r : q_.refs) {
@@ -759,9 +864,9 @@ class Z3Engine {
       }
       for (const z3::expr& bad : invalid_address_) solver_.add(!bad);
     }
-    // Races (3.12).
-    std::vector<std::pair<std::pair<int, int>, z3::expr>> races;
-    for (std::size_t i = 0; i < accesses_.size(); ++i)
+    // Races (3.12; the OpenCL model's dr).
+    std::vector<std::pair<std::pair<int, int>, z3::expr>> races = opencl_races_;
+    for (std::size_t i = 0; i < accesses_.size() && q_.options.variant != ModelVariant::OpenCl; ++i)
       for (std::size_t j = i + 1; j < accesses_.size(); ++j) {
         int a = accesses_[i], b = accesses_[j];
         const StaticEvent& x = event(a);
@@ -901,6 +1006,7 @@ class Z3Engine {
   std::vector<z3::expr> hhb_;
   std::vector<z3::expr> rank_;
   std::vector<z3::expr> outcome_terms_;
+  std::vector<std::pair<std::pair<int, int>, z3::expr>> opencl_races_;  // pairs of events that may race
   double timeout_set_ = 0;
 };
 

@@ -166,10 +166,10 @@ const Case kSyntaxCases[] = {
     {"CasOnLoad", two(" r[cas] r0 x | ;"), "f.litmus:4:4: error: 'cas' applies to rmw only"},
     {"UnknownAnnotation", two(" r[acquire] r0 x | ;"),
      "f.litmus:4:4: error: unknown annotation 'acquire' (expected atomic, ordinary, rlx, scacq, "
-     "screl, scar, wi, wave, wg, agent, system, single, double)"},
+     "screl, scar, sc, wi, wave, wg, agent, system, single, double)"},
     {"UnknownRmwAnnotation", two(" rmw[atomic,seqcst,wg] r0 1 x | ;"),
      "f.litmus:4:13: error: unknown annotation 'seqcst' (expected atomic, ordinary, rlx, scacq, "
-     "screl, scar, wi, wave, wg, agent, system, single, double, cas)"},
+     "screl, scar, sc, wi, wave, wg, agent, system, single, double, cas)"},
     {"AnnotationSeparator", two(" r[atomic wg] r0 x | ;"),
      "f.litmus:4:11: error: expected ',' or ']' in the annotation list, found 'wg'"},
     {"AnnotationAfterComma", two(" r[atomic,] r0 x | ;"),

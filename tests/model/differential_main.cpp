@@ -60,7 +60,10 @@ int main(int argc, char** argv) {
   app.add_option("--count", count, "number of seeds")->capture_default_str();
   app.add_option("--seed", first, "first seed")->capture_default_str();
   app.add_option("--jobs,-j", jobs, "worker threads")->capture_default_str();
-  app.add_option("--model", models, "comma-separated models: hsa, hrf-indirect, hrf-direct")->capture_default_str();
+  app.add_option("--model", models,
+                 "comma-separated models: hsa, hrf-indirect, hrf-direct, opencl (opencl: the tests carry OpenCL's "
+                 "annotations and no barriers, for every model of the run)")
+      ->capture_default_str();
   app.add_option("--failures", failures, "folder for the failing tests (.litmus files)");
   app.add_option("--timeout", timeout, "per engine and test, seconds")->capture_default_str();
   app.add_option("--max-threads", max_threads, "threads per test (2..8)")->capture_default_str();
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
   for (const std::string& m : split(models, ',')) {
     auto v = hsalit::model::model_variant_from_string(m);
     if (!v) {
-      fmt::print(stderr, "unknown model '{}' (hsa, hrf-indirect, hrf-direct)\n", m);
+      fmt::print(stderr, "unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)\n", m);
       return 2;
     }
     variants.push_back(*v);
@@ -94,6 +97,10 @@ int main(int argc, char** argv) {
   options.barriers = !no_barriers;
   options.rmws = !no_rmws;
   options.observe_everything = observe_everything;
+  if (std::find(variants.begin(), variants.end(), ModelVariant::OpenCl) != variants.end()) {
+    options.opencl_annotations = true;
+    options.barriers = false;
+  }
   try {
     hsalit::litmus::validate(options);
   } catch (const std::exception& e) {

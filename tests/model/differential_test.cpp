@@ -69,6 +69,9 @@ std::vector<Shard> shards() {
     out.push_back(
         {fmt::format("hrf_direct_{}", i), ModelVariant::HrfDirect, kHrfDirectBase + first, kHrfPerShard, false});
   }
+  for (int i = 0; i < kOpenClShards; ++i)
+    out.push_back({fmt::format("opencl_{}", i), ModelVariant::OpenCl,
+                   kOpenClBase + 1 + static_cast<std::uint64_t>(i) * kOpenClPerShard, kOpenClPerShard, i % 2 == 1});
   // Other seeds every day, so that the suite does not replay the same tests forever; the
   // range is printed, and HSALIT_DIFF_SEED replays it.
   const std::uint64_t rotating = rotating_first_seed();
@@ -86,8 +89,7 @@ TEST_P(Differential, EnginesAgreeOnRandomTests) {
               static_cast<unsigned long long>(shard.first + shard.count - 1),
               static_cast<unsigned long long>(shard.first), shard.name.c_str());
   RecordProperty("first_seed", std::to_string(shard.first));
-  litmus::RandomTestOptions options;
-  options.observe_everything = shard.observe_everything;
+  const litmus::RandomTestOptions options = differential_options(shard.variant, shard.observe_everything);
   constexpr int kMaxReported = 5;  // per shard, so that one bug does not flood the log
   int failures = 0;
   std::size_t racy = 0, outcomes = 0;

@@ -42,7 +42,15 @@ struct Annotations {
   MemoryOrder order = MemoryOrder::Relaxed;
   Scope scope = Scope::WorkItem;
   AccessSize size = AccessSize::Single;
-  bool cas = false;               // rmw only: compare-and-swap form
+  bool cas = false;  // rmw only: compare-and-swap form
+  // OpenCL and C11 only (docs/model.md, "The OpenCL model"); the HSA model reads neither.
+  // `sc` in LISA: the operation was memory_order_seq_cst (its `order` is then scacq, screl or
+  // scar, what HSA reads). An HSA order has nothing stronger than scar.
+  bool seq_cst = false;
+  // `global` or `group` on a fence in LISA: the one address space an OpenCL fence orders
+  // (atomic_work_item_fence with CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE alone); none:
+  // both, as every HSA fence.
+  std::optional<Segment> fence_segment;
   std::vector<std::string> tags;  // branch annotations hsalit does not interpret
 
   friend bool operator==(const Annotations&, const Annotations&) = default;

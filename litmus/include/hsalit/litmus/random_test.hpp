@@ -49,6 +49,11 @@ struct RandomTestOptions {
   // Threads that execute barriers, over all work-groups (0..8).
   int max_barrier_threads = 3;
 
+  // OpenCL's annotations too (docs/model.md, "The OpenCL model"): some atomics and fences
+  // that acquire or release are seq_cst (`sc`), and some fences order one segment only
+  // (`global` or `group`). Off, no draw is made for them, so every other test is unchanged.
+  bool opencl_annotations = false;
+
   // Adds a `locations [...]` line with every register a load or RMW writes and every
   // location, so that outcomes report the whole final state, not only what the condition
   // names.

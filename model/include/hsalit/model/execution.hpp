@@ -34,6 +34,9 @@ class Relation {
   }
   Relation& operator|=(const Relation& o);
   Relation& operator&=(const Relation& o);
+  Relation& operator-=(const Relation& o);  // the pairs of `o` removed
+  Relation then(const Relation& o) const;   // composition: this ; o
+  Relation inverse() const;
   // The transitive closure of the pairs within `mask` (bit i: node i), in place; pairs with
   // a node outside it are left as they are. Up to 64 nodes. True when a pair was added.
   bool close_within(std::uint64_t mask);

@@ -18,11 +18,13 @@ using litmus::Scope;
 using litmus::Segment;
 using Value = std::int64_t;
 
-// Model variants (docs/model.md): the literal spec and two published weakenings.
+// Models (docs/model.md): the literal HSA spec, two published weakenings of it, and the
+// OpenCL 2.0 model.
 enum class ModelVariant : std::uint8_t {
   Hsa,          // HSA SysArch 1.01 chapter 3, literally
   HrfIndirect,  // no scope inclusion: Match needs the same scope and instance
   HrfDirect,    // as hrf-indirect, and no transitivity across scope instances
+  OpenCl,       // OpenCL 2.0 as formalised with scoped SC axioms (model/src/opencl_model.hpp)
 };
 std::string_view to_string(ModelVariant v);
 std::optional<ModelVariant> model_variant_from_string(std::string_view text);
@@ -52,8 +54,10 @@ struct StaticEvent {
   MemoryOrder order = MemoryOrder::Relaxed;
   Scope scope = Scope::WorkItem;  // as written
   AccessSize size = AccessSize::Single;
-  std::optional<Segment> segment;  // of the accessed location; none for fences
-  std::optional<int> location;     // when the address is a location without a register
+  bool seq_cst = false;                  // memory_order_seq_cst (litmus::Annotations::seq_cst)
+  std::optional<Segment> fence_segment;  // fences: the one segment an OpenCL fence orders; none: both
+  std::optional<Segment> segment;        // of the accessed location; none for fences
+  std::optional<int> location;           // when the address is a location without a register
   enum class Barrier : std::uint8_t { None, Arrive, Depart } barrier = Barrier::None;
   int barrier_participants = 0;  // Depart: the value it waits for
 

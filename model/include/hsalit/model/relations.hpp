@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "hsalit/model/program.hpp"
 
@@ -35,12 +36,25 @@ struct ScDomain {
 };
 std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant);
 
+// OpenCL 2.0's inclusive scopes (`incl` of the formalisation, docs/model.md "The OpenCL
+// model"): two atomics or fences of different threads with the same scope, work-group,
+// device or all-svm-devices, both in one instance of it. Work-item scope (HSA's wi and wave)
+// includes no other thread. The formalisation's conservative `incl`: a work-group-scope and a
+// device-scope atomic of one work-group are not inclusive.
+bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent& y);
+
+// Why `variant` cannot judge `p`, if it cannot: what Program::unsupported says, and under the
+// OpenCL model work-group barriers (OpenCL's work_group_barrier is not in it yet).
+std::optional<std::string> unsupported(const Program& p, ModelVariant variant);
+
 enum class Conflict : std::uint8_t { None, Ordinary, Special };
 std::string_view to_string(Conflict c);
 
 // The conflict kind of two accesses by different threads to the same memory cell (3.12):
 // ordinary when one writes and one is ordinary; special when both are atomic and they differ
-// in size, or one writes and they do not Match.
+// in size, or one writes and they do not Match. Under the OpenCL model: ordinary when one
+// writes and one is not atomic, special when one writes and they are not inclusive
+// (`opencl_inclusive`), the formalisation's `dr` without its hb part.
 // `x_writes`/`y_writes` say whether each access writes in the execution at hand (a failed
 // compare-and-swap only reads).
 Conflict conflict(const Program& p, const StaticEvent& x, bool x_writes, const StaticEvent& y, bool y_writes,

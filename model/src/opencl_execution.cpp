@@ -1,0 +1,168 @@
+// The OpenCL model over bit matrices: the algebra judge_opencl needs, for one concrete
+// execution.
+#include "opencl_execution.hpp"
+
+#include "opencl_model.hpp"
+
+// GCC 12 warns of a memcpy past the inline storage of boost::container::small_vector when it
+// inlines Relation's copies here; the copy takes the heap branch whenever the size exceeds it.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+
+namespace hsalit::model::detail {
+namespace {
+
+// Relations of one execution as bit matrices (Relation), truth values as bool.
+class BitAlgebra {
+ public:
+  using Bool = bool;
+  using Rel = Relation;
+  using Set = std::vector<bool>;
+
+  explicit BitAlgebra(int nodes) : n_(nodes) {}
+
+  Rel none() const { return Rel(n_); }
+  Rel diag(const Set& s) const {
+    Rel r(n_);
+    for (int a = 0; a < n_; ++a)
+      if (s[static_cast<std::size_t>(a)]) r.set(a, a);
+    return r;
+  }
+  Rel cross(const Set& s, const Set& t) const {
+    Rel r(n_);
+    for (int a = 0; a < n_; ++a)
+      if (s[static_cast<std::size_t>(a)])
+        for (int b = 0; b < n_; ++b)
+          if (t[static_cast<std::size_t>(b)]) r.set(a, b);
+    return r;
+  }
+  static Rel unite(Rel x, const Rel& y) { return x |= y; }
+  static Rel inter(Rel x, const Rel& y) { return x &= y; }
+  static Rel minus(Rel x, const Rel& y) { return x -= y; }
+  static Rel seq(const Rel& x, const Rel& y) { return x.then(y); }
+  static Rel inverse(const Rel& x) { return x.inverse(); }
+  Rel opt(Rel x) const {
+    for (int a = 0; a < n_; ++a) x.set(a, a);
+    return x;
+  }
+  static Rel plus(Rel x) {
+    x.close();
+    return x;
+  }
+  static bool irreflexive(const Rel& x) { return x.irreflexive(); }
+  static bool acyclic(const Rel& x) { return plus(x).irreflexive(); }
+  static bool empty(const Rel& x) { return !x.any(); }
+  static bool all(bool x, bool y) { return x && y; }
+  static bool any(bool x, bool y) { return x || y; }
+  static bool negate(bool x) { return !x; }
+
+ private:
+  int n_;
+};
+
+// The scope tag of an atomic or fence: work-item (HSA's wi and wave), work-group, device
+// (agent) or all-svm-devices (system).
+Scope scope_tag(const StaticEvent& e) { return e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope; }
+
+OpenClExecution<BitAlgebra> facts_of(const Program& p, const ConcreteExecution& x) {
+  const int n = x.node_count();
+  const auto un = static_cast<std::size_t>(n);
+  auto event = [&](int a) -> const StaticEvent& { return p.events()[static_cast<std::size_t>(a)]; };
+  auto live = [&](int a) { return x.is_init(a) || x.executed[static_cast<std::size_t>(a)]; };
+  auto segment_of = [&](int a) { return p.locations()[static_cast<std::size_t>(x.node_cell(a).location)].segment; };
+
+  OpenClExecution<BitAlgebra> f;
+  for (auto* s :
+       {&f.IW, &f.R, &f.W, &f.F, &f.NA, &f.SC, &f.ACQ, &f.REL, &f.WI, &f.WG, &f.DV, &f.ALL, &f.GLOBAL, &f.LOCAL})
+    s->assign(un, false);
+  for (int a = 0; a < n; ++a) {
+    const auto i = static_cast<std::size_t>(a);
+    if (!live(a)) continue;
+    if (x.is_init(a)) {
+      f.IW[i] = f.W[i] = true;
+      (segment_of(a) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = true;
+      continue;
+    }
+    const StaticEvent& e = event(a);
+    f.R[i] = e.reads();
+    f.W[i] = x.node_writes(a);
+    f.F[i] = e.is_fence();
+    f.NA[i] = e.is_access() && !e.atomic;
+    if (e.is_special()) {
+      f.SC[i] = e.seq_cst;
+      f.ACQ[i] = e.order == MemoryOrder::Acquire || e.order == MemoryOrder::AcquireRelease;
+      f.REL[i] = e.order == MemoryOrder::Release || e.order == MemoryOrder::AcquireRelease;
+      const Scope s = scope_tag(e);
+      (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = true;
+    }
+    if (e.is_fence()) {
+      f.GLOBAL[i] = e.fence_segment != Segment::Group;
+      f.LOCAL[i] = e.fence_segment != Segment::Global;
+    } else {
+      (segment_of(a) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = true;
+    }
+  }
+  for (Relation* r : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep}) *r = Relation(n);
+  const litmus::ScopeTree& tree = p.scopes();
+  for (int a = 0; a < n; ++a) {
+    if (!live(a)) continue;
+    const bool a_access = x.is_init(a) || event(a).is_access();
+    for (int b = 0; b < n; ++b) {
+      if (!live(b)) continue;
+      if (a_access && (x.is_init(b) || event(b).is_access()) && x.node_cell(a) == x.node_cell(b)) f.loc.set(a, b);
+      if (x.is_init(a) || x.is_init(b)) continue;
+      const int ta = event(a).thread, tb = event(b).thread;
+      if (ta == tb) {
+        f.wi.set(a, b);
+        if (event(a).po < event(b).po) f.sb.set(a, b);
+      }
+      if (tree.same_instance(ta, tb, Scope::WorkGroup)) f.swg.set(a, b);
+      if (tree.same_instance(ta, tb, Scope::Agent)) f.sdv.set(a, b);
+    }
+    if (x.is_init(a)) continue;
+    if (x.node_reads(a, p)) f.rf.set(x.rf[static_cast<std::size_t>(a)], a);
+    for (int d : x.deps[static_cast<std::size_t>(a)]) f.dep.set(d, a);
+  }
+  for (const std::vector<int>& order : x.co)
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (std::size_t j = i + 1; j < order.size(); ++j) f.mo.set(order[i], order[j]);
+  return f;
+}
+
+}  // namespace
+
+Evaluation evaluate_opencl_execution(const Program& p, const ConcreteExecution& x) {
+  BitAlgebra algebra(x.node_count());
+  const OpenClExecution<BitAlgebra> f = facts_of(p, x);
+  const OpenClJudgement<BitAlgebra> j = judge_opencl(algebra, f);
+  Evaluation result;
+  DerivedRelations& r = result.relations;
+  r.po = f.sb;
+  r.rf = f.rf;
+  r.co = f.mo;
+  r.fr = BitAlgebra::minus(f.rf.inverse().then(f.mo),
+                           algebra.diag(std::vector<bool>(static_cast<std::size_t>(x.node_count()), true)));
+  r.sso = j.sw;
+  r.hhb = BitAlgebra::unite(j.ghb, j.lhb);
+  r.ldo = f.dep;
+  for (const auto& axiom : j.axioms)
+    if (!axiom.holds) {
+      result.inconsistency = axiom.name;
+      return result;
+    }
+  result.consistent = true;
+  const int e_count = x.event_count();
+  for (int a = 0; a < e_count && !result.race; ++a)
+    for (int b = a + 1; b < e_count; ++b)
+      if (j.dr.test(a, b) || j.dr.test(b, a)) {
+        const StaticEvent& ea = p.events()[static_cast<std::size_t>(a)];
+        const StaticEvent& eb = p.events()[static_cast<std::size_t>(b)];
+        Conflict kind = conflict(p, ea, x.node_writes(a), eb, x.node_writes(b), ModelVariant::OpenCl);
+        result.race = RaceWitness{a, b, kind == Conflict::None ? Conflict::Special : kind};
+        break;
+      }
+  return result;
+}
+
+}  // namespace hsalit::model::detail
