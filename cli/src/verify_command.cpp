@@ -146,7 +146,8 @@ int run_verify(const VerifyCommandOptions& opt) {
   options.compile.sc_acquire_release = opt.run.sc_orders;
   options.minimise = !opt.no_minimise;
   options.jobs = jobs_or_cores(opt.run.jobs);
-  if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
+  if (auto error = apply_run_options(opt.run, opt.flavour, options.sim, options.model, options.confirm_engine))
+    return bad(*error);
 
   std::optional<codegen::MappingTable> table;
   try {
@@ -198,6 +199,7 @@ int run_verify(const VerifyCommandOptions& opt) {
   code_origin.mapping_file = opt.mapping_file;
   code_origin.mapping_hash = results::content_hash(verify::table_to_json(*table).dump());
   code_origin.flavour = opt.flavour;
+  code_origin.model = std::string(model::to_string(options.model.variant));
   const ClaimedFolder out_folder = claim_results_folder(code_origin, opt.run, generated);  // held till written
   if (out_folder.refused) return kExitBadInput;
 

@@ -48,7 +48,8 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   options.ir.volatile_ordinary = opt.volatile_ordinary;
   options.ir.sc_orders = opt.run.sc_orders;
   options.jobs = jobs_or_cores(opt.run.jobs);
-  if (auto error = apply_run_options(opt.run, options.sim, options.model, options.confirm_engine)) return bad(*error);
+  if (auto error = apply_run_options(opt.run, "llvm-ir", options.sim, options.model, options.confirm_engine))
+    return bad(*error);
 
   codegen::LlcTool llc;
   try {
@@ -84,6 +85,7 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   code_origin.mapping_file = llc.path.string();
   code_origin.mapping_hash = results::content_hash(fmt::format("LLVM {} {}", llc.version, fmt::join(llc.flags, " ")));
   code_origin.flavour = opt.volatile_ordinary ? "llvm-ir-volatile" : "llvm-ir";
+  code_origin.model = std::string(model::to_string(options.model.variant));
   const ClaimedFolder out_folder = claim_results_folder(code_origin, opt.run, generated);  // held till written
   if (out_folder.refused) return kExitBadInput;
 

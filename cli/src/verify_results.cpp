@@ -174,6 +174,9 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias
   cmd.add_option("--engine", run.engine,
                  "model engine: auto (default: per test, as for check), z3 or enum; counterexamples are "
                  "confirmed by the other one");
+  cmd.add_option("--model", run.model,
+                 "the model that judges the simulated outcomes: hsa, hrf-indirect, hrf-direct or opencl (default: "
+                 "opencl for the opencl flavour, hsa otherwise)");
   cmd.add_option("-j,--jobs", run.jobs, "tests verified in parallel (0: one per core; default 1)")->check(jobs_count());
   cmd.add_option("--out", run.out,
                  "write results.json (campaign format with the verification), the reports, verify.txt and "
@@ -183,10 +186,16 @@ void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias
   add_memory_limit_option(&cmd, run.memory_limit);
 }
 
-std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
-                                             model::CheckOptions& model, std::optional<model::Engine>& confirm_engine) {
+std::optional<std::string> apply_run_options(const VerifyRunOptions& run, std::string_view flavour,
+                                             runner::SimOptions& sim, model::CheckOptions& model,
+                                             std::optional<model::Engine>& confirm_engine) {
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
+  // Each flavour judged by the model it was written for (docs/mappings.md).
+  const std::string model_name = !run.model.empty() ? run.model : flavour == "opencl" ? "opencl" : "hsa";
+  const std::optional<model::ModelVariant> variant = model::model_variant_from_string(model_name);
+  if (!variant) return fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", model_name);
+  model.variant = *variant;
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
   if (!engine) return fmt::format("unknown engine '{}' (auto, z3, enum)", run.engine);
   model.engine = *engine;

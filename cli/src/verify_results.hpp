@@ -29,6 +29,7 @@ struct VerifyRunOptions {
   std::vector<std::string> assume;
   double timeout = 60;  // simulator seconds per test
   std::string engine = "auto";
+  std::string model;  // the referee; empty: the flavour's (opencl for the opencl flavour, else hsa)
   int jobs = 1;
   std::string out;                 // the results folder, or none
   bool force = false;              // replace another run's results in `out`
@@ -39,11 +40,14 @@ struct VerifyRunOptions {
 // --time-limit too, as --timeout's other name, unless the command gives it a meaning of its own.
 void add_run_options(CLI::App& cmd, VerifyRunOptions& run, bool time_limit_alias = true);
 
-// Checks the run options (files or a spec, one of the two; jobs; engine; assumptions) and
-// applies them: the simulator's time limit and assumptions, the model's engine, and the other
-// engine to confirm counterexamples (Auto: the other of the one that answered). Returns the error for the user, if any.
-std::optional<std::string> apply_run_options(const VerifyRunOptions& run, runner::SimOptions& sim,
-                                             model::CheckOptions& model, std::optional<model::Engine>& confirm_engine);
+// Checks the run options (files or a spec, one of the two; jobs; engine; model; assumptions)
+// and applies them: the simulator's time limit and assumptions, the model and its engine, and
+// the other engine to confirm counterexamples (Auto: the other of the one that answered). The
+// model is --model, or the one the table's `flavour` was written for: OpenCL's for the opencl
+// flavour, HSA's for every other. Returns the error for the user, if any.
+std::optional<std::string> apply_run_options(const VerifyRunOptions& run, std::string_view flavour,
+                                             runner::SimOptions& sim, model::CheckOptions& model,
+                                             std::optional<model::Engine>& confirm_engine);
 
 // `run.out` taken for this run before it starts: its lock (none without --out), or `refused`
 // when it cannot be had (the reason printed on stderr).

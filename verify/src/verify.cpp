@@ -347,8 +347,9 @@ Counterexample counterexample_outcome(const TestVerification& v) {
 }
 
 std::string racy_reason(const model::CheckResult& m) {
-  return m.race ? fmt::format("racy (HSA SysArch 3.12): {} and {}", m.race->first, m.race->second)
-                : "racy (HSA SysArch 3.12)";
+  const std::string_view rule = m.variant == model::ModelVariant::OpenCl ? "OpenCL's data_race" : "HSA SysArch 3.12";
+  return m.race ? fmt::format("racy ({}): {} and {}", rule, m.race->first, m.race->second)
+                : fmt::format("racy ({})", rule);
 }
 
 litmus::Test observe_everything(const litmus::Test& test) {
