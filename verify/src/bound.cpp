@@ -156,7 +156,8 @@ std::vector<SlotCode> slot_codes(const litmus::VariationSpace& space, litmus::Sp
   return codes;
 }
 
-SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& codes, bool every_variation) {
+SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& codes, bool every_variation,
+                     model::ModelVariant model) {
   SlotClasses out;
   if (every_variation) {
     for (std::size_t j = 0; j < slot.choices.size(); ++j) {
@@ -186,8 +187,8 @@ SlotClasses classify(const litmus::Slot& slot, const std::vector<SlotCode>& code
     for (std::size_t m : members) {
       bool dominated = false;
       for (std::size_t o : members)
-        if (o != m && at_least_as_strong(slot.choices[o], slot.choices[m]) &&
-            !at_least_as_strong(slot.choices[m], slot.choices[o]))
+        if (o != m && at_least_as_strong(slot.choices[o], slot.choices[m], model) &&
+            !at_least_as_strong(slot.choices[m], slot.choices[o], model))
           dominated = true;
       if (!dominated) maxima.push_back(m);
     }
@@ -250,10 +251,10 @@ ScopeEquivalents scope_equivalents(const litmus::VariationSpace& space, const Sl
 }
 
 // The choice of a slot that is at least as strong as every other, if there is one.
-std::optional<std::size_t> strongest(const litmus::Slot& slot) {
+std::optional<std::size_t> strongest(const litmus::Slot& slot, model::ModelVariant model) {
   for (std::size_t j = 0; j < slot.choices.size(); ++j)
     if (std::all_of(slot.choices.begin(), slot.choices.end(),
-                    [&](const Variation& c) { return at_least_as_strong(slot.choices[j], c); }))
+                    [&](const Variation& c) { return at_least_as_strong(slot.choices[j], c, model); }))
       return j;
   return std::nullopt;
 }
@@ -261,15 +262,20 @@ std::optional<std::size_t> strongest(const litmus::Slot& slot) {
 }  // namespace
 
 bool at_least_as_strong(const Variation& a, const Variation& b) {
+  return at_least_as_strong(a, b, model::ModelVariant::Hsa);
+}
+
+bool at_least_as_strong(const Variation& a, const Variation& b, model::ModelVariant model) {
   using Kind = Variation::Kind;
   if (a == b) return true;
+  const bool wider_scope_stronger = model == model::ModelVariant::Hsa;
   switch (b.kind) {
     case Kind::Ordinary: return a.kind == Kind::Ordinary || a.kind == Kind::Atomic;
     case Kind::Nothing: return a.kind == Kind::Nothing || a.kind == Kind::Fence;
     case Kind::Atomic:
     case Kind::Fence:
       return a.kind == b.kind && order_at_least(a.order, b.order) &&
-             static_cast<int>(a.scope) >= static_cast<int>(b.scope);
+             (wider_scope_stronger ? static_cast<int>(a.scope) >= static_cast<int>(b.scope) : a.scope == b.scope);
     case Kind::Dependency: return false;
   }
   return false;
@@ -477,7 +483,8 @@ class ShapeClassCache {
         if (c.code)
           for (const codegen::Instruction& ins : *c.code)
             if (!ins.origin.row.empty()) slot_rows.insert(ins.origin.row);
-      auto found = std::make_shared<const SlotClasses>(classify(slot, codes, settings_.bound.every_variation));
+      auto found = std::make_shared<const SlotClasses>(
+          classify(slot, codes, settings_.bound.every_variation, settings_.options.model.variant));
       std::lock_guard lock(mutex_);
       compiles_ += compiles;
       rows_.insert(slot_rows.begin(), slot_rows.end());
@@ -1030,7 +1037,7 @@ class SpaceSearch {
         observed_(
             space, [](const litmus::Test& test) { return observe_everything(test); }, false) {
     top_.resize(n_);
-    for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k]);
+    for (std::size_t k = 0; k < n_; ++k) top_[k] = strongest(slots_[k], settings_.options.model.variant);
     start_order();
     // With fact 4, the upper tests take the narrowest scope the model cannot tell apart from
     // each slot's strongest choice: the same answers, and a descent that takes that choice
@@ -1187,7 +1194,8 @@ class SpaceSearch {
     const ModelAnswers::Narrowed q =
         answers_.narrow(choices, sought, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
           for (std::size_t k = 0; k < n_; ++k)
-            if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]])) return false;
+            if (!at_least_as_strong(slots_[k].choices[a[k]], slots_[k].choices[b[k]], settings_.options.model.variant))
+              return false;
           return true;
         });
     if (q.asked.size() < sought.size()) ++cost_.narrowed_questions;
@@ -1495,7 +1503,10 @@ class SpaceSearch {
     std::vector<std::pair<std::ptrdiff_t, std::size_t>> by_strength;
     for (std::size_t c : weaker)
       by_strength.emplace_back(std::count_if(weaker.begin(), weaker.end(),
-                                             [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }),
+                                             [&](std::size_t d) {
+                                               return at_least_as_strong(choices[c], choices[d],
+                                                                         settings_.options.model.variant);
+                                             }),
                                c);
     std::stable_sort(by_strength.begin(), by_strength.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -1529,8 +1540,9 @@ class SpaceSearch {
     std::vector<std::size_t> weakened = upper;
     for (std::size_t c : weaker_choices(k, upper[k])) {
       if (least == 0) break;
-      if (std::any_of(race_free.begin(), race_free.end(),
-                      [&](std::size_t d) { return at_least_as_strong(choices[c], choices[d]); }))
+      if (std::any_of(race_free.begin(), race_free.end(), [&](std::size_t d) {
+            return at_least_as_strong(choices[c], choices[d], settings_.options.model.variant);
+          }))
         continue;
       weakened[k] = c;
       bool race_free_here = false;
@@ -1726,7 +1738,9 @@ class SpaceSearch {
   bool above_race_free_leaf(const std::vector<std::size_t>& choices) const {
     return std::any_of(race_free_leaves_.begin(), race_free_leaves_.end(), [&](const std::vector<std::size_t>& free) {
       for (std::size_t k = 0; k < n_; ++k)
-        if (!at_least_as_strong(slots_[k].choices[choices[k]], slots_[k].choices[free[k]])) return false;
+        if (!at_least_as_strong(slots_[k].choices[choices[k]], slots_[k].choices[free[k]],
+                                settings_.options.model.variant))
+          return false;
       return true;
     });
   }

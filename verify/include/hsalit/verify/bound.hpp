@@ -110,6 +110,11 @@ namespace hsalit::verify {
 // screl); among atomics and fences a wider scope includes more threads (HSA SysArch 3.3.6,
 // wave < wg < agent < system); no fence < any fence; a dependency compares only with itself.
 bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b);
+// The same in `model`. Only HSA's scope inclusion makes a wider scope stronger: in the hrf
+// models and OpenCL's, two atomics synchronise only at the same scope (an agent-scope release
+// does not synchronise with a work-group-scope acquire that a work-group-scope release does),
+// so there atomics and fences of different scopes are not comparable.
+bool at_least_as_strong(const litmus::Variation& a, const litmus::Variation& b, model::ModelVariant model);
 
 // Whether `strong` is `weak` with instructions that only restrict the simulator added: waits
 // inserted or made to wait for more (a wait only blocks, docs/simulator.md rule 1; a wait
