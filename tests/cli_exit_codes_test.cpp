@@ -110,6 +110,33 @@ TEST_F(ExitCodes, Check) {
   EXPECT_EQ(hsalit({"check", "--engine", "enum", "-j", "0", "--timeout", "0.5", good}).status, 0);
 }
 
+// The OpenCL model (--model opencl) and its library: check --expect compares each test with its
+// `opencl` verdict, and notes, without failing, a test whose sidecar gives none; verify-mapping
+// judges the opencl flavour by it and exits 1 on gfx1200's finding 7.
+TEST_F(ExitCodes, OpenClModel) {
+  const fs::path library = fs::path(HSALIT_SOURCE_DIR) / "litmus/library-opencl";
+  Outcome checked = hsalit({"check", "--model", "opencl", "--expect", "--summary", library.string()});
+  EXPECT_EQ(checked.status, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("expected verdicts: 75 met, 0 not"), std::string::npos) << checked.out;
+  const std::string good = write("good.litmus", kGood);
+  write("expected.json", R"({"schema": "hsalit-expected/1", "tests": {"good.litmus": {"hsa": "allowed"}}})");
+  Outcome without = hsalit({"check", "--model", "opencl", "--expect", good});
+  EXPECT_EQ(without.status, 0) << without.err;
+  EXPECT_NE(without.err.find("note: no expected verdict under opencl"), std::string::npos) << without.err;
+  write("expected.json",
+        R"({"schema": "hsalit-expected/1", "tests": {"good.litmus": {"hsa": "allowed", "opencl": "racy"}}})");
+  EXPECT_EQ(hsalit({"check", "--model", "opencl", "--expect", good}).status, 1);
+  expect_usage_error({"check", "--model", "c11", good}, {"c11"});
+  const std::string finding = (library / "MP+glfences+ldata-wg_same-wg.litmus").string();
+  Outcome gfx1200 = hsalit({"verify-mapping", "--target", "gfx1200", "--flavour", "opencl", finding});
+  EXPECT_EQ(gfx1200.status, 1) << gfx1200.out;
+  EXPECT_NE(gfx1200.out.find("COUNTEREXAMPLE found in MP+glfences+ldata-wg_same-wg"), std::string::npos);
+  // The same test is sound on gfx1100, whose workgroup fences keep the LDS wait.
+  EXPECT_EQ(hsalit({"verify-mapping", "--target", "gfx1100", "--flavour", "opencl", finding}).status, 0);
+  EXPECT_EQ(
+      hsalit({"verify-mapping", "--target", "gfx1200", "--flavour", "opencl", "--model", "bogus", finding}).status, 2);
+}
+
 // herd's C format (docs/litmus-c.md) goes through the same subcommands: its library passes
 // check --expect, compiles and runs; a C error is file:line:col with exit 2.
 TEST_F(ExitCodes, CTests) {
