@@ -728,6 +728,9 @@ class CParser {
     } else if (f == "atomic_work_item_fence" && !call.explicit_form) {
       if (result) fail(function.pos, "atomic_work_item_fence returns nothing");
       parse_fence(state, call, true);
+    } else if ((f == "barrier" || f == "work_group_barrier") && !call.explicit_form) {
+      if (result) fail(function.pos, fmt::format("{} returns nothing", function.text));
+      parse_barrier(state, call);
     } else if (f == "atomic_compare_exchange_weak") {
       fail(function.pos, fmt::format("{} is not supported (it may fail spuriously): write "
                                      "atomic_compare_exchange_strong{}",
@@ -848,6 +851,24 @@ class CParser {
     if (ins.annots.order == MemoryOrder::Relaxed) {
       warnings_.push_back({ins.pos.at, "a relaxed fence orders nothing: left out"});
       return;
+    }
+    push(state, std::move(ins));
+  }
+
+  // barrier(FLAGS) and work_group_barrier(FLAGS [, memory_scope_work_group]): LISA's barrier,
+  // ordering the address spaces FLAGS names (barrier[global], barrier[group], or both).
+  void parse_barrier(ThreadState& state, const Call& call) {
+    Instruction ins;
+    ins.kind = OpKind::Barrier;
+    ins.pos.at = call.function.pos;
+    ins.annots.fence_segment = parse_fence_flags();
+    if (call.base == "work_group_barrier" && at_punct(",")) {
+      advance();
+      const CToken scope = expect_ident("memory_scope_work_group");
+      if (scope.text != "memory_scope_work_group")
+        fail(scope.pos, fmt::format("a work_group_barrier's scope '{}' is not read: hsalit's barriers synchronise "
+                                    "one work-group (memory_scope_work_group; docs/litmus-c.md)",
+                                    scope.text));
     }
     push(state, std::move(ins));
   }

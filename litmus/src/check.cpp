@@ -235,15 +235,17 @@ class TestChecker {
     if (a.cas && ins.kind != OpKind::Rmw) diags_.error(at, "'cas' applies to rmw only");
     if (ins.expected && ins.kind != OpKind::Rmw) diags_.error(at, "only a compare-and-swap has an expected value");
     if (ins.condition && ins.kind != OpKind::Branch) diags_.error(at, "only a branch has a condition");
+    if (a.fence_segment && ins.kind != OpKind::Fence && ins.kind != OpKind::Barrier)
+      diags_.error(at, "only a fence or a barrier names a segment");
     if (!ins.is_memory_access() && ins.kind != OpKind::Fence) {
-      if (a.atomic || a.order != MemoryOrder::Relaxed || a.scope != Scope::WorkItem || a.size != AccessSize::Single)
+      if (a.atomic || a.order != MemoryOrder::Relaxed || a.scope != Scope::WorkItem || a.size != AccessSize::Single ||
+          a.seq_cst)
         diags_.error(at, fmt::format("a {} has no atomicity, order, scope or size", to_string(ins.kind)));
       return;
     }
 
     if (a.seq_cst && a.order == MemoryOrder::Relaxed)
       diags_.error(at, "'sc' (seq_cst) needs an order beside it: scacq, screl or scar");
-    if (a.fence_segment && ins.kind != OpKind::Fence) diags_.error(at, "only a fence names a segment");
     if (ins.kind == OpKind::Fence) {
       if (a.atomic) diags_.error(at, "a fence is not 'atomic': write f[ORDER,SCOPE]");
       if (a.order == MemoryOrder::Relaxed)

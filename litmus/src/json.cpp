@@ -54,6 +54,8 @@ json instruction_to_json(const Instruction& ins) {
     if (a.seq_cst) an["seq_cst"] = true;
     if (a.fence_segment) an["segment"] = to_string(*a.fence_segment);
     j["annotations"] = an;
+  } else if (ins.kind == OpKind::Barrier && a.fence_segment) {
+    j["annotations"] = {{"segment", to_string(*a.fence_segment)}};
   }
   if (!a.tags.empty()) j["tags"] = a.tags;
   if (ins.kind == OpKind::Load || ins.kind == OpKind::Rmw || ins.kind == OpKind::Mov) j["reg"] = ins.reg;

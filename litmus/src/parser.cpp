@@ -393,7 +393,14 @@ class Parser {
       if (at(TokenKind::LBrace)) fail(tok_.pos, "fence label sets ('f[...] {...} {...}') are not supported");
     } else if (op == "barrier") {
       ins.kind = OpKind::Barrier;
-      if (!parse_annotation_list().empty()) fail(ins.pos.at, "'barrier' takes no annotations");
+      // OpenCL: `barrier[global]` or `barrier[group]`, a work_group_barrier whose fences order
+      // one address space (docs/model.md, "The OpenCL model"); HSA's barrier has no annotation.
+      for (const Word& w : parse_annotation_list()) {
+        if (w.text != "global" && w.text != "group")
+          fail(w.pos, fmt::format("unknown annotation '{}' on a barrier (expected global or group)", w.text));
+        if (ins.annots.fence_segment) fail(w.pos, "two segment annotations on one barrier (write neither for both)");
+        ins.annots.fence_segment = w.text == "global" ? Segment::Global : Segment::Group;
+      }
     } else if (op == "mov") {
       ins.kind = OpKind::Mov;
       ins.reg = expect(TokenKind::Register, "a destination register").text;

@@ -71,7 +71,8 @@ std::string print_instruction(const Instruction& ins) {
       return fmt::format("rmw{} {} {} {}", access_annotations(ins), ins.reg, print_expr(ins.value),
                          print_address(ins.addr));
     case OpKind::Fence: return fence_text(ins.annots);
-    case OpKind::Barrier: return "barrier";
+    case OpKind::Barrier:
+      return ins.annots.fence_segment ? fmt::format("barrier[{}]", to_string(*ins.annots.fence_segment)) : "barrier";
     case OpKind::Mov: return fmt::format("mov {} {}", ins.reg, print_expr(ins.value));
     case OpKind::Branch: return branch_text(ins);
     case OpKind::Label: return ins.label + ":";

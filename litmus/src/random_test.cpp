@@ -369,11 +369,15 @@ class Generator {
       for (const Place& p : places_) members += p.wg == g;
       if (barrier_threads + members > o_.max_barrier_threads) continue;
       barrier_threads += members;
+      // OpenCL: the address space the barrier orders, the same in every member.
+      std::optional<Segment> segment;
+      if (o_.opencl_annotations && rng_.chance(40)) segment = rng_.chance(50) ? Segment::Global : Segment::Group;
       for (std::size_t t = 0; t < places_.size(); ++t) {
         if (places_[t].wg != g) continue;
         auto& code = blocks[t];
         std::vector<Instruction> block(1);
         block[0].kind = OpKind::Barrier;
+        block[0].annots.fence_segment = segment;
         if (o_.barrier_fences) {
           Instruction fence;
           fence.kind = OpKind::Fence;

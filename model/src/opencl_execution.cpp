@@ -96,14 +96,14 @@ OpenClExecution<BitAlgebra> facts_of(const Program& p, const ConcreteExecution& 
       const Scope s = scope_tag(e);
       (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = true;
     }
-    if (e.is_fence()) {
+    if (e.is_fence() || e.barrier != StaticEvent::Barrier::None) {
       f.GLOBAL[i] = e.fence_segment != Segment::Group;
       f.LOCAL[i] = e.fence_segment != Segment::Global;
     } else {
       (segment_of(a) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = true;
     }
   }
-  for (Relation* r : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep}) *r = Relation(n);
+  for (Relation* r : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *r = Relation(n);
   const litmus::ScopeTree& tree = p.scopes();
   for (int a = 0; a < n; ++a) {
     if (!live(a)) continue;
@@ -119,6 +119,9 @@ OpenClExecution<BitAlgebra> facts_of(const Program& p, const ConcreteExecution& 
       }
       if (tree.same_instance(ta, tb, Scope::WorkGroup)) f.swg.set(a, b);
       if (tree.same_instance(ta, tb, Scope::Agent)) f.sdv.set(a, b);
+      if (event(a).barrier == StaticEvent::Barrier::Arrive && event(b).barrier == StaticEvent::Barrier::Depart &&
+          event(a).location == event(b).location)
+        f.syncbar.set(a, b);
     }
     if (x.is_init(a)) continue;
     if (x.node_reads(a, p)) f.rf.set(x.rf[static_cast<std::size_t>(a)], a);

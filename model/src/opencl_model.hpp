@@ -57,6 +57,10 @@ struct OpenClExecution {
   Rel swg;  // same work-group
   Rel sdv;  // same device
   Rel dep;  // address, data and control dependencies (hsalit's no-thin-air axiom)
+  // syncbar of the .cat files, from the entry to the exit of one barrier instance: a barrier's
+  // arrival (its entry fence, EF) to the departures (exit fences, XF) of the same barrier.
+  // Barrier events are in the regions their barrier's flags name.
+  Rel syncbar;
 };
 
 // The verdict on one candidate execution: each axiom with its name as in the .cat files, in
@@ -143,10 +147,14 @@ OpenClJudgement<A> judge_opencl(A& a, const OpenClExecution<A>& x) {
   const Set both_regions_fence = set_and(a, set_and(a, x.F, x.GLOBAL), x.LOCAL);
   const Rel scf = a.unite(a.cross(x.SC, x.SC), a.cross(both_regions_fence, both_regions_fence));
 
-  // gsw = ra_sw_g | (scf & ra_sw_l); lsw = ra_sw_l | (scf & ra_sw_g). (Barriers' bar_sw: not
-  // in hsalit's OpenCL model yet; a test with a barrier is unknown.)
-  const Rel gsw = a.unite(ra_sw_g, a.inter(scf, ra_sw_l));
-  const Rel lsw = a.unite(ra_sw_l, a.inter(scf, ra_sw_g));
+  // Barrier synchronisation: bar_sw(r) = (r & [EF]); syncbar & ~int & swg; (r & [XF]).
+  auto bar_sw = [&](const Set& r) {
+    return a.minus(a.inter(a.seq(a.seq(a.diag(r), x.syncbar), a.diag(r)), x.swg), x.wi);
+  };
+
+  // gsw = ra_sw_g | bar_sw_g | (scf & ra_sw_l); lsw = ra_sw_l | bar_sw_l | (scf & ra_sw_g).
+  const Rel gsw = a.unite(a.unite(ra_sw_g, bar_sw(x.GLOBAL)), a.inter(scf, ra_sw_l));
+  const Rel lsw = a.unite(a.unite(ra_sw_l, bar_sw(x.LOCAL)), a.inter(scf, ra_sw_g));
 
   // Happens-before per region: ghb = ((GLOBAL * GLOBAL) & (sb | IW * ~IW) | gsw)+, lhb alike.
   const Rel init_first = a.cross(x.IW, set_minus(a, E, x.IW));

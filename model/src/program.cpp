@@ -187,6 +187,7 @@ void Program::build_events() {
           arrive.segment = Segment::Group;
           arrive.location = loc;
           arrive.barrier = StaticEvent::Barrier::Arrive;
+          arrive.fence_segment = ins.annots.fence_segment;  // OpenCL: the address space its fences order
           add(arrive);
           StaticEvent depart = arrive;
           depart.kind = EventKind::Read;

@@ -67,13 +67,7 @@ bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent&
   }
 }
 
-std::optional<std::string> unsupported(const Program& p, ModelVariant variant) {
-  if (p.unsupported() || variant != ModelVariant::OpenCl) return p.unsupported();
-  for (const StaticEvent& e : p.events())
-    if (e.barrier != StaticEvent::Barrier::None)
-      return "work-group barriers are not in hsalit's OpenCL model yet (docs/model.md, \"The OpenCL model\")";
-  return std::nullopt;
-}
+std::optional<std::string> unsupported(const Program& p, ModelVariant /*variant*/) { return p.unsupported(); }
 
 std::string_view to_string(Conflict c) {
   switch (c) {

@@ -695,14 +695,14 @@ class Z3Engine {
         const Scope s = e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope;
         (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = g;
       }
-      if (e.is_fence()) {
+      if (e.is_fence() || e.barrier != StaticEvent::Barrier::None) {
         if (e.fence_segment != Segment::Group) f.GLOBAL[i] = g;
         if (e.fence_segment != Segment::Global) f.LOCAL[i] = g;
       } else {
         (e.segment == Segment::Group ? f.LOCAL : f.GLOBAL)[i] = g;
       }
     }
-    for (auto* rel : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep}) *rel = a.none();
+    for (auto* rel : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *rel = a.none();
     const litmus::ScopeTree& tree = p_.scopes();
     for (int x = 0; x < nodes; ++x) {
       check_limits();
@@ -728,6 +728,9 @@ class Z3Engine {
         if (po_before(x, y)) a.at(f.sb, x, y) = both;
         if (tree.same_instance(tx, ty, Scope::WorkGroup)) a.at(f.swg, x, y) = both;
         if (tree.same_instance(tx, ty, Scope::Agent)) a.at(f.sdv, x, y) = both;
+        if (event(x).barrier == StaticEvent::Barrier::Arrive && event(y).barrier == StaticEvent::Barrier::Depart &&
+            event(x).location == event(y).location)
+          a.at(f.syncbar, x, y) = both;
         // mo between two writes of one cell: their clocks.
         if (x != y && event(x).writes() && event(y).writes())
           if (auto same = same_cell(x, y))

@@ -37,13 +37,12 @@ inline constexpr std::uint64_t kNightlyFirstSeed = kLastFixedSeed + 1;
 inline constexpr std::uint64_t kRotatingFirstSeed = 1'000'000'000, kRotatingPerDay = 300;
 
 // The generator's options for a model's differential tests: under the OpenCL model, OpenCL's
-// annotations (seq_cst, fences of one segment) and no barriers (not in its model yet).
+// annotations too (seq_cst, fences of one segment).
 inline litmus::RandomTestOptions differential_options(model::ModelVariant variant, bool observe_everything) {
   litmus::RandomTestOptions options;
   options.observe_everything = observe_everything;
   if (variant == model::ModelVariant::OpenCl) {
     options.opencl_annotations = true;
-    options.barriers = false;
   }
   return options;
 }

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   app.add_option("--jobs,-j", jobs, "worker threads")->capture_default_str();
   app.add_option("--model", models,
                  "comma-separated models: hsa, hrf-indirect, hrf-direct, opencl (opencl: the tests carry OpenCL's "
-                 "annotations and no barriers, for every model of the run)")
+                 "annotations, for every model of the run)")
       ->capture_default_str();
   app.add_option("--failures", failures, "folder for the failing tests (.litmus files)");
   app.add_option("--timeout", timeout, "per engine and test, seconds")->capture_default_str();
@@ -99,7 +99,6 @@ int main(int argc, char** argv) {
   options.observe_everything = observe_everything;
   if (std::find(variants.begin(), variants.end(), ModelVariant::OpenCl) != variants.end()) {
     options.opencl_annotations = true;
-    options.barriers = false;
   }
   try {
     hsalit::litmus::validate(options);

@@ -291,20 +291,39 @@ TEST(OpenClModel, AFailedAxiomIsNamed) {
   }
 }
 
-// A work-group barrier is not in the OpenCL model yet: the answer is unknown, with the reason.
-TEST(OpenClModel, BarriersAreUnknownWithTheReason) {
-  const litmus::Test test = parse(R"(LISA MP+barrier
-{ x = 0; y = 0; }
- P0      | P1      ;
- w[] x 1 | barrier ;
- barrier | r[] r0 x ;
-scopes: (agent (wg 0 1))
+// Work-group barriers (bar_sw of the .cat files): a barrier of both address spaces orders
+// the data written before it in one work-item before the data read after it in another; one
+// naming only CLK_LOCAL_MEM_FENCE orders no global data, which then races. Under HSA a barrier
+// is a pair of relaxed work-group atomics (HSA PRM 9.3), ordering nothing without fences.
+TEST(OpenClModel, BarriersSynchroniseTheAddressSpacesTheyName) {
+  auto mp = [](const char* flags) {
+    return parse(std::string(R"(OpenCL MP+barrier
+{ x = 0; }
+P0@wg 0, dev 0 (global int* x) {
+  *x = 1;
+  )") + flags + R"(
+}
+P1@wg 0, dev 0 (global int* x) {
+  )" + flags + R"(
+  int r0 = *x;
+}
 exists (1:r0=0)
 )");
+  };
+  const litmus::Test both = mp("work_group_barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);");
+  const litmus::Test global = mp("barrier(CLK_GLOBAL_MEM_FENCE);");
+  const litmus::Test local = mp("work_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_work_group);");
+  EXPECT_NE(litmus::print_litmus(local).find("barrier[group]"), std::string::npos) << litmus::print_litmus(local);
   for (model::Engine engine : {model::Engine::Enum, model::Engine::Z3}) {
-    const std::string v = verdict(test, engine, model::ModelVariant::OpenCl);
-    EXPECT_NE(v.find("unknown: work-group barriers are not in hsalit's OpenCL model"), std::string::npos) << v;
+    SCOPED_TRACE(engine == model::Engine::Enum ? "enum" : "z3");
+    EXPECT_EQ(verdict(both, engine, model::ModelVariant::OpenCl), "forbidden");
+    EXPECT_EQ(verdict(global, engine, model::ModelVariant::OpenCl), "forbidden");
+    EXPECT_EQ(verdict(local, engine, model::ModelVariant::OpenCl), "racy");
+    EXPECT_EQ(verdict(both, engine, model::ModelVariant::Hsa), "racy");
   }
+  EXPECT_FALSE(litmus::parse_litmus("C t\n{ x = 0; }\nP0(atomic_int* x) {\n  work_group_barrier(CLK_LOCAL_MEM_FENCE, "
+                                    "memory_scope_device);\n}\nexists (x=0)\n")
+                   .ok());
 }
 
 // seq_cst and one-address-space fences: read from herd's C format, written and read back in

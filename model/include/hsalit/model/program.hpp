@@ -55,7 +55,8 @@ struct StaticEvent {
   Scope scope = Scope::WorkItem;  // as written
   AccessSize size = AccessSize::Single;
   bool seq_cst = false;                  // memory_order_seq_cst (litmus::Annotations::seq_cst)
-  std::optional<Segment> fence_segment;  // fences: the one segment an OpenCL fence orders; none: both
+  // Fences and barrier events: the one segment an OpenCL fence or barrier orders; none: both.
+  std::optional<Segment> fence_segment;
   std::optional<Segment> segment;        // of the accessed location; none for fences
   std::optional<int> location;           // when the address is a location without a register
   enum class Barrier : std::uint8_t { None, Arrive, Depart } barrier = Barrier::None;

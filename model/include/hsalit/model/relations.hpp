@@ -43,8 +43,8 @@ std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant);
 // device-scope atomic of one work-group are not inclusive.
 bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent& y);
 
-// Why `variant` cannot judge `p`, if it cannot: what Program::unsupported says, and under the
-// OpenCL model work-group barriers (OpenCL's work_group_barrier is not in it yet).
+// Why `variant` cannot judge `p`, if it cannot: today what Program::unsupported says under
+// every model (the place for what one model cannot judge and the others can).
 std::optional<std::string> unsupported(const Program& p, ModelVariant variant);
 
 enum class Conflict : std::uint8_t { None, Ordinary, Special };
