@@ -479,14 +479,31 @@ class ThreadCompiler {
         emit(from_template("s_cbranch_vccnz " + label_name(ins.label)), "", "branch");
         return;
       }
-      case OpKind::Barrier:
-        for (const std::string& b : t_.barrier) emit(from_template(b), "", "barrier");
-        return;
+      case OpKind::Barrier: compile_barrier(ins); return;
       case OpKind::Fence:
       case OpKind::Load:
       case OpKind::Store:
       case OpKind::Rmw: compile_memory(ins); return;
     }
+  }
+
+  // An HSA barrier orders no memory (HSA PRM 9.3): the target's barrier instruction alone. An
+  // OpenCL barrier is a work-group release fence, the barrier and a work-group acquire fence,
+  // as clang lowers OpenCL's barrier() and work_group_barrier() for AMDGPU, so under the opencl
+  // flavour the table's fence rows surround it.
+  void compile_barrier(const litmus::Instruction& ins) {
+    const bool opencl = opt_.flavour == "opencl";
+    auto fence = [&](litmus::MemoryOrder order) {
+      litmus::Instruction f;
+      f.kind = OpKind::Fence;
+      f.annots.order = order;
+      f.annots.scope = litmus::Scope::WorkGroup;
+      f.pos = ins.pos;
+      compile_memory(f);
+    };
+    if (opencl) fence(litmus::MemoryOrder::Release);
+    for (const std::string& b : t_.barrier) emit(from_template(b), "", "barrier");
+    if (opencl) fence(litmus::MemoryOrder::Acquire);
   }
 
   const MappingRow& row_for(const MemoryOperation& op) const {

@@ -71,6 +71,43 @@ TEST(Compile, MessagePassingOnGfx900FollowsTheGfx69Table) {
   EXPECT_EQ(c.threads[1].code.back().mnemonic, "s_endpgm");
 }
 
+// A barrier: the target's barrier instruction alone under HSA's flavours (HSA PRM 9.3: no
+// memory ordering of its own); under the opencl flavour, as clang lowers OpenCL's barrier(),
+// between the table's workgroup release and acquire fences.
+TEST(Compile, AnOpenClBarrierIsFencedAndAnHsaBarrierIsNot) {
+  const litmus::Test mp = parse(R"(LISA MP+barrier
+{ x = 0; }
+ P0      | P1       ;
+ w[] x 1 | barrier  ;
+ barrier | r[] r0 x ;
+scopes: (agent (wg 0 1))
+exists (1:r0=0)
+)");
+  CompileOptions opencl;
+  opencl.flavour = "opencl";
+  // The rows of fences in a thread's code, in order.
+  auto fence_rows = [](const CompiledThread& t) {
+    std::vector<std::string> rows;
+    for (const Instruction& i : t.code)
+      if (i.origin.row.rfind("fence.", 0) == 0 && (rows.empty() || rows.back() != i.origin.row))
+        rows.push_back(i.origin.row);
+    return rows;
+  };
+  for (const char* target : {"gfx900", "gfx1030", "gfx1200"}) {
+    SCOPED_TRACE(target);
+    const CompiledTest hsa = compile_for(mp, target);
+    const CompiledTest ocl = compile_for(mp, target, "", opencl);
+    for (const CompiledThread& t : hsa.threads)
+      EXPECT_TRUE(fence_rows(t).empty()) << ::testing::PrintToString(texts(t));
+    for (const CompiledThread& t : ocl.threads) {
+      const std::vector<std::string> rows = fence_rows(t);
+      ASSERT_EQ(rows.size(), 2u) << ::testing::PrintToString(texts(t));
+      EXPECT_NE(rows[0].find("release"), std::string::npos) << rows[0];
+      EXPECT_NE(rows[1].find("acquire"), std::string::npos) << rows[1];
+    }
+  }
+}
+
 // One thread compiled alone is that thread of the whole test (verify-mapping's code classes
 // compile one thread per choice), with and without group locations; a thread the test does
 // not have is an error.
