@@ -217,6 +217,17 @@ bool is_register_name(std::string_view s) {
   return s.size() > 1 && s[0] == 'r' && s.find_first_not_of("0123456789", 1) == std::string_view::npos;
 }
 
+// The LISA register of a C register: itself for r0, r1, ...; `%NAME` for any other C name
+// (herd's C tests name registers freely: `int x1 = ...`), which a condition names as `N:NAME`.
+std::string lisa_register(std::string_view c_name) {
+  return is_register_name(c_name) ? std::string(c_name) : "%" + std::string(c_name);
+}
+
+// hsalit's temporaries are %T0, %T1, ...: a C register named T<digits> would be one of them.
+bool is_temporary_name(std::string_view s) {
+  return s.size() > 1 && s[0] == 'T' && s.find_first_not_of("0123456789", 1) == std::string_view::npos;
+}
+
 bool is_thread_name(const CToken& t) {
   return t.kind == CTokenKind::Ident && t.text.size() > 1 && t.text[0] == 'P' &&
          t.text.find_first_not_of("0123456789", 1) == std::string::npos;
@@ -261,7 +272,8 @@ class CParser {
     // What follows the threads is read as LISA reads it: the same conditions (and LISA's
     // `scopes:` and `regions:` lines, which must then agree with the C text).
     Lexer trailer(text_, tok_.offset, tok_.pos);
-    test_ = parse_lisa_trailers(std::move(trailer), std::move(test_), limits_, warnings_);
+    test_ = parse_lisa_trailers(std::move(trailer), std::move(test_), limits_, warnings_, true);
+    rename_condition_registers();
     build_scope_tree();
     record_regions();
     return std::move(test_);
@@ -411,6 +423,27 @@ class CParser {
     int next_label = 0;
   };
 
+  // The registers of each thread that a condition names by their C name (`1:x1`): renamed
+  // as the thread's code names them (lisa_register).
+  std::vector<std::set<std::string>> named_registers_;
+
+  void rename_in(ObservedRef& ref) {
+    if (!ref.thread || *ref.thread < 0 || static_cast<std::size_t>(*ref.thread) >= named_registers_.size()) return;
+    if (named_registers_[static_cast<std::size_t>(*ref.thread)].count(ref.name)) ref.name = lisa_register(ref.name);
+  }
+  void rename_in(Prop& prop) {
+    if (prop.is_atom()) {
+      rename_in(prop.lhs);
+      if (prop.kind == Prop::Kind::SameValue) rename_in(prop.rhs_ref);
+    }
+    for (Prop& operand : prop.operands) rename_in(operand);
+  }
+  void rename_condition_registers() {
+    rename_in(test_.condition.prop);
+    if (test_.filter) rename_in(*test_.filter);
+    for (ObservedRef& ref : test_.locations) rename_in(ref);
+  }
+
   void parse_thread() {
     const CToken name = tok_;
     const int id = static_cast<int>(test_.threads.size());
@@ -424,6 +457,7 @@ class CParser {
     ThreadState state;
     state.thread.id = id;
     state.thread.pos.at = name.pos;
+    named_registers_.emplace_back();
     parse_parameters(state);
     parse_block(state);
     test_.threads.push_back(std::move(state.thread));
@@ -530,13 +564,21 @@ class CParser {
       advance();
     }
     const CToken name = expect_ident(declaration ? "a register name" : "a statement");
+    if (!declaration && at_punct(":")) {  // a statement label (herd names barriers so: `B1: barrier(...)`)
+      advance();
+      if (at_punct("}")) unexpected("a statement after the label");
+      return parse_statement(state);
+    }
     if (at_punct("(")) {
       if (declaration) unexpected("'=' after the register");
       parse_call(state, name, std::nullopt);
     } else {
-      if (!is_register_name(name.text))
-        fail(name.pos, fmt::format("'{}' is not a register name: hsalit reads registers named r0, r1, ... "
-                                   "(docs/litmus-c.md)",
+      if (declaration && state.parameters.count(name.text))
+        fail(name.pos, fmt::format("'{}' is a parameter of P{}: a register needs another name", name.text,
+                                   state.thread.id));
+      if (is_temporary_name(name.text))
+        fail(name.pos, fmt::format("'{}' is the name of one of hsalit's temporaries (%T0, %T1, ...): rename the "
+                                   "register",
                                    name.text));
       if (!declaration && !state.registers.count(name.text))
         fail(name.pos, fmt::format("register '{}' is not declared in P{} (write 'int {} = ...')", name.text,
@@ -544,6 +586,7 @@ class CParser {
       expect_punct("=", "'='");
       parse_assigned_value(state, name);
       state.registers.insert(name.text);
+      if (!is_register_name(name.text)) named_registers_[static_cast<std::size_t>(state.thread.id)].insert(name.text);
     }
     expect_punct(";", "';' after the statement");
   }
@@ -554,7 +597,7 @@ class CParser {
     if (at_punct("*")) {
       advance();
       Instruction load = plain_access(OpKind::Load, location_argument(state), pos);
-      load.reg = reg.text;
+      load.reg = lisa_register(reg.text);
       push(state, std::move(load));
       return;
     }
@@ -563,13 +606,13 @@ class CParser {
       advance();
       if (!at_punct("("))
         fail(function.pos, fmt::format("'{}' is neither a register of P{} nor a call", function.text, state.thread.id));
-      parse_call(state, function, reg.text);
+      parse_call(state, function, lisa_register(reg.text));
       return;
     }
     Instruction mov;
     mov.kind = OpKind::Mov;
     mov.pos.at = pos;
-    mov.reg = reg.text;
+    mov.reg = lisa_register(reg.text);
     mov.value = parse_value(state, "a value, '*LOCATION' or a call");
     static const std::map<std::string_view, BinaryOp> kOperators = {
         {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"^", BinaryOp::Xor}, {"&", BinaryOp::And},
@@ -590,7 +633,7 @@ class CParser {
       if (!state.registers.count(tok_.text))
         fail(pos, fmt::format("'{}' is not a register of P{} (a value is a constant or a declared register)", tok_.text,
                               state.thread.id));
-      Expr e = Expr::reg(tok_.text, pos);
+      Expr e = Expr::reg(lisa_register(tok_.text), pos);
       advance();
       return e;
     }

@@ -26,7 +26,10 @@ bool starts_c_test(std::string_view text);
 Test parse_c_test(std::string_view text, const ParseLimits& limits, std::vector<ParseWarning>& warnings);
 
 // The LISA reader of what follows the threads (scopes:, regions:, locations, filter, the final
-// condition), from where `lexer` stands, into `test` (parser.cpp). Throws SyntaxError.
-Test parse_lisa_trailers(Lexer lexer, Test test, const ParseLimits& limits, std::vector<ParseWarning>& warnings);
+// condition), from where `lexer` stands, into `test` (parser.cpp). With `named_registers`, a
+// condition's `N:NAME` may name a register by any identifier (herd's C tests name registers
+// freely), which the caller then renames. Throws SyntaxError.
+Test parse_lisa_trailers(Lexer lexer, Test test, const ParseLimits& limits, std::vector<ParseWarning>& warnings,
+                         bool named_registers = false);
 
 }  // namespace hsalit::litmus::detail

@@ -52,6 +52,8 @@ class Parser {
     return std::move(test_);
   }
 
+  void allow_named_registers(bool allow) { named_registers_ = allow; }
+
   Test parse_trailers_only() {
     tok_ = lex_.next();
     parse_trailers();
@@ -670,7 +672,12 @@ class Parser {
       ref.thread = at(TokenKind::Number) ? thread_number(tok_) : thread_name_number(tok_);
       advance();
       expect(TokenKind::Colon, "':' after a thread number");
-      ref.name = expect(TokenKind::Register, "a register after 'N:'").text;
+      if (named_registers_ && at(TokenKind::Ident)) {
+        ref.name = tok_.text;
+        advance();
+      } else {
+        ref.name = expect(TokenKind::Register, "a register after 'N:'").text;
+      }
     } else if (at(TokenKind::Ident)) {
       ref.name = tok_.text;
       advance();
@@ -843,14 +850,17 @@ class Parser {
   Test test_;
   std::vector<Warning> warnings_;
   int depth_ = 0;
+  bool named_registers_ = false;  // C tests: `N:NAME` with NAME any identifier
 };
 
 }  // namespace
 
 namespace detail {
 
-Test parse_lisa_trailers(Lexer lexer, Test test, const ParseLimits& limits, std::vector<ParseWarning>& warnings) {
+Test parse_lisa_trailers(Lexer lexer, Test test, const ParseLimits& limits, std::vector<ParseWarning>& warnings,
+                         bool named_registers) {
   Parser parser(std::move(lexer), std::move(test), limits);
+  parser.allow_named_registers(named_registers);
   Test result = parser.parse_trailers_only();
   for (const auto& w : parser.warnings()) warnings.push_back({w.pos, w.message});
   return result;
