@@ -122,11 +122,19 @@ const Lowering kLowerings[] = {
      lines({"OPENCL T", "{ [x]=0; [y]=0; }", "P0@wg 0, dev 0 (global int* x, global int* y) {",
             "  atomic_store_explicit(x, 1, memory_order_release);", "  B1: barrier(CLK_GLOBAL_MEM_FENCE);",
             "  int x1 = atomic_load_explicit(y, memory_order_acquire);", "  int r0 = x1;", "}",
-            "P1@wg 0, dev 0 (global int* x, global int* y) {", "  B1: work_group_barrier(CLK_LOCAL_MEM_FENCE);",
-            "}", "exists (0:x1=0 /\\ 0:r0=0)"}),
+            "P1@wg 0, dev 0 (global int* x, global int* y) {", "  B1: work_group_barrier(CLK_LOCAL_MEM_FENCE);", "}",
+            "exists (0:x1=0 /\\ 0:r0=0)"}),
      lines({"LISA T", "{ x = 0; y = 0; }", " P0 | P1 ;", " w[atomic,screl,agent] x 1 | barrier[group] ;",
-            " barrier[global] | ;", " r[atomic,scacq,agent] %x1 y | ;", " mov r0 %x1 | ;",
-            "scopes: (agent (wg 0 1))", "exists (0:%x1=0 /\\ 0:r0=0)"})},
+            " barrier[global] | ;", " r[atomic,scacq,agent] %x1 y | ;", " mov r0 %x1 | ;", "scopes: (agent (wg 0 1))",
+            "exists (0:%x1=0 /\\ 0:r0=0)"})},
+    {"LoadsAndCallsAsOperands",
+     lines({"C T", "{ x = 0; y = 0; d = 0; }", "P0(global int* x, global atomic_int* y, global int* d) {", "  int r;",
+            "  if (*x == 1) { *y = 1; }",
+            "  if (atomic_load_explicit(y, memory_order_acquire, memory_scope_work_group) == 1) {", "    r = *x;",
+            "  }", "  *d = *x; (* a herd comment *)", "}", "exists (0:r=0)"}),
+     lines({"LISA T", "{ x = 0; y = 0; d = 0; }", " P0 ;", " r[] %T0 x ;", " b[ne] %T0, 1, L0 ;", " w[] y 1 ;",
+            " L0: ;", " r[atomic,scacq,wg] %T1 y ;", " b[ne] %T1, 1, L1 ;", " r[] %r x ;", " L1: ;", " r[] %T2 x ;",
+            " w[] d %T2 ;", "exists (0:%r=0)"})},
     {"LisaScopesAndRegionsLines",
      lines({"C T", "{ x = 0; }", "P0(local int* x) { *x = 1; }", "P1(atomic_int* y) { atomic_store(y, 1); }",
             "scopes: (agent (wg 0 1))", "regions: x:group", "exists (x=1)"}),
@@ -155,6 +163,21 @@ TEST(CFormat, ARelaxedFenceIsLeftOutWithAWarning) {
   ASSERT_TRUE(r.ok()) << r.diagnostics.render("f.litmus");
   EXPECT_TRUE(r.test->threads.at(0).code.empty());
   EXPECT_NE(r.diagnostics.render("f.litmus").find("f.litmus:4:3: warning: a relaxed fence orders nothing: left out"),
+            std::string::npos)
+      << r.diagnostics.render("f.litmus");
+}
+
+// herd's published tests give compare-exchanges a release failure order, which C11 forbids: read
+// with a warning (a failed compare-exchange releases nothing).
+TEST(CFormat, AReleaseFailureOrderIsReadWithAWarning) {
+  ParseResult r = parse_litmus(
+      lines({"C T", "{ x = 0; e = 0; }", "P0(atomic_int* x, int* e) {",
+             "  int r0 = atomic_compare_exchange_strong_explicit(x, e, 1, memory_order_release, memory_order_release);",
+             "}", "exists (x=0)"}));
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render("f.litmus");
+  EXPECT_NE(r.diagnostics.render("f.litmus")
+                .find("f.litmus:4:83: warning: a compare-exchange's failure order cannot be memory_order_release (C11 "
+                      "7.17.7.4): read as the success order"),
             std::string::npos)
       << r.diagnostics.render("f.litmus");
 }
