@@ -137,6 +137,30 @@ TEST_F(ExitCodes, OpenClModel) {
       hsalit({"verify-mapping", "--target", "gfx1200", "--flavour", "opencl", "--model", "bogus", finding}).status, 2);
 }
 
+// Writing C: gen --emit c writes tests that parse; a test C cannot write is an error naming the
+// instruction (exit 2), and gen then writes nothing.
+TEST_F(ExitCodes, WritingC) {
+  const fs::path out = dir_ / "gen-c";
+  Outcome gen = hsalit({"gen", "--family", "MP", "--orders", "na,rlx,scacq,screl", "--scopes", "agent", "--out",
+                        out.string(), "--emit", "c"});
+  EXPECT_EQ(gen.status, 0) << gen.err;
+  EXPECT_EQ(hsalit({"parse", "-q", out.string()}).status, 0);
+  const fs::path addr = dir_ / "gen-addr";
+  Outcome refused =
+      hsalit({"gen", "--family", "MP", "--deps", "addr", "--scopes", "agent", "--out", addr.string(), "--emit", "c"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("cannot be written in herd's C format: an address is a location"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(addr / "index.json"));
+  const std::string cas = write("cas.litmus",
+                                "LISA cas\n{ x = 0; }\n P0 ;\n rmw[cas,atomic,scar,agent] r0 0 1 x ;\n"
+                                "exists (x=1)\n");
+  Outcome printed = hsalit({"parse", "--print-c", cas});
+  EXPECT_EQ(printed.status, 2);
+  EXPECT_NE(printed.err.find("a compare-and-swap"), std::string::npos) << printed.err;
+  expect_usage_error({"gen", "--family", "MP", "--emit", "c"}, {"--emit", "--out"});
+}
+
 // herd's C format (docs/litmus-c.md) goes through the same subcommands: its library passes
 // check --expect, compiles and runs; a C error is file:line:col with exit 2.
 TEST_F(ExitCodes, CTests) {

@@ -24,6 +24,7 @@ struct GenCommandOptions {
   std::vector<std::string> orders, scopes, segments, placements, fences, deps, families, cycles, edges;
   std::string spec;
   std::string out;
+  std::string emit = "lisa";  // the format of the files: lisa, or c (herd's C format)
   bool count = false;
   std::size_t max_tests = 1'000'000;
 };
@@ -89,7 +90,8 @@ int run_gen(const GenCommandOptions& opt) {
     results::AtomicFolderWriter tests(dir);
     std::size_t n = litmus::generate(options, [&](litmus::GeneratedTest&& t) {
       const std::string file = names.claim(t.test.name, ".litmus");
-      tests.write(results::path_in_folder(dir, file), litmus::print_litmus(t.test));
+      tests.write(results::path_in_folder(dir, file),
+                  opt.emit == "c" ? litmus::print_c(t.test) : litmus::print_litmus(t.test));
       index.push_back({{"name", t.test.name}, {"file", file}, {"cycle", t.cycle}});
     });
     tests.commit();
@@ -98,6 +100,9 @@ int run_gen(const GenCommandOptions& opt) {
     fmt::print("wrote {} tests to {}\n", n, dir.string());
   } catch (const std::length_error& e) {
     fmt::print(stderr, "hsalit gen: error: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const litmus::CPrintError& e) {  // nothing is written: the folder's files are committed at the end
+    fmt::print(stderr, "hsalit gen: error: --emit c: {} (docs/litmus-c.md, \"Writing C\")\n", e.what());
     return kExitBadInput;
   }
   return kExitOk;
@@ -144,6 +149,11 @@ Command add_gen_command(CLI::App& app) {
        {"--family", "--cycle", "--orders", "--scopes", "--segments", "--placements", "--fences", "--deps", "--edges"})
     spec->excludes(name);
   CLI::Option* out = cmd->add_option("--out", opt->out, "write one .litmus per test and index.json into this folder");
+  cmd->add_option("--emit", opt->emit,
+                  "with --out, the files' format: lisa (default) or c, herd's C format with its OpenCL extensions "
+                  "(docs/litmus-c.md)")
+      ->check(CLI::IsMember({"lisa", "c"}))
+      ->needs(out);
   cmd->add_flag("--count", opt->count, "only print how many tests there are")->excludes(out);
   return {cmd, [opt] { return run_gen(*opt); }};
 }

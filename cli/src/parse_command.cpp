@@ -18,6 +18,7 @@ namespace {
 struct ParseOptions {
   std::vector<std::string> inputs;
   bool print = false;
+  bool print_c = false;
   bool json = false;
   bool summary = false;
   bool quiet = false;
@@ -54,6 +55,15 @@ int run_parse(const ParseOptions& opt) {
       for (const auto& ins : t.code)
         if (ins.kind != litmus::OpKind::Label) ++folder.instructions;
     if (opt.print) fmt::print("{}", litmus::print_litmus(*r.test));
+    if (opt.print_c) {
+      try {
+        fmt::print("{}", litmus::print_c(*r.test));
+      } catch (const litmus::CPrintError& e) {
+        fmt::print(stderr, "{}: error: {}\n", name, e.what());
+        ++failed;
+        ++folder.failed;
+      }
+    }
     if (opt.json) fmt::print("{}\n", litmus::to_json(*r.test).dump());
   }
   if (opt.summary) {
@@ -78,7 +88,14 @@ Command add_parse_command(CLI::App& app) {
   cmd->add_option("inputs", opt->inputs, "litmus files or folders")->required();
   CLI::Option* print =
       cmd->add_flag("--print", opt->print, "print each test as canonical LISA (a C test as the LISA it lowers to)");
-  cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line")->excludes(print);
+  CLI::Option* print_c =
+      cmd->add_flag("--print-c", opt->print_c,
+                    "print each test in herd's C format (docs/litmus-c.md, \"Writing C\"); a test C cannot write is "
+                    "an error")
+          ->excludes(print);
+  cmd->add_flag("--json", opt->json, "print each test's AST as one JSON object per line")
+      ->excludes(print)
+      ->excludes(print_c);
   cmd->add_flag("--summary", opt->summary, "print counts per folder");
   cmd->add_flag("-q,--quiet", opt->quiet, "print errors only");
   add_output_file_option(cmd);

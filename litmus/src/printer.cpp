@@ -164,6 +164,11 @@ std::string print_litmus(const Test& test) {
   }
   out += " }\n";
   print_program(test, out);
+  return out + print_trailers(test);
+}
+
+std::string print_trailers(const Test& test, bool regions) {
+  std::string out;
   if (!test.scopes.is_default() && !test.scopes.roots().empty()) {
     out += "scopes:";
     for (int root : test.scopes.roots()) {
@@ -172,7 +177,7 @@ std::string print_litmus(const Test& test) {
     }
     out += "\n";
   }
-  if (!test.regions.empty()) {
+  if (regions && !test.regions.empty()) {
     std::vector<std::string> items;
     for (const RegionEntry& r : test.regions) items.push_back(fmt::format("{}:{}", r.location, to_string(r.segment)));
     out += fmt::format("regions: {}\n", fmt::join(items, ", "));
