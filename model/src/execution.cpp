@@ -433,7 +433,7 @@ ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Ev
         {x.is_init(node) ? -1 : p.events()[static_cast<std::size_t>(node)].thread, event_label(p, x, node)});
   }
   const DerivedRelations& r = e.relations;
-  auto add = [&](const Relation& rel, const char* name, bool immediate_only) {
+  auto add = [&](const Relation& rel, std::string_view name, bool immediate_only) {
     for (auto [a, b] : rel.pairs()) {
       if (index[static_cast<std::size_t>(a)] < 0 || index[static_cast<std::size_t>(b)] < 0) continue;
       if (immediate_only) {
@@ -441,14 +441,14 @@ ExecutionGraph make_graph(const Program& p, const ConcreteExecution& x, const Ev
         for (int c = 0; c < rel.size() && !skip; ++c) skip = rel.test(a, c) && rel.test(c, b);
         if (skip) continue;
       }
-      g.edges.push_back({index[static_cast<std::size_t>(a)], index[static_cast<std::size_t>(b)], name});
+      g.edges.push_back({index[static_cast<std::size_t>(a)], index[static_cast<std::size_t>(b)], std::string(name)});
     }
   };
   add(r.po, "po", true);
   add(r.rf, "rf", false);
   add(r.co, "co", true);
   add(r.fr, "fr", false);
-  add(r.sso, "sso", false);
+  add(r.sso, e.synchronisation, false);
   if (e.race)
     g.edges.push_back(
         {index[static_cast<std::size_t>(e.race->first)], index[static_cast<std::size_t>(e.race->second)], "race"});
@@ -476,12 +476,12 @@ std::string to_dot(const ExecutionGraph& g, std::string_view title) {
     out += "  }\n";
   }
   for (const auto& edge : g.edges) {
-    std::string_view color = edge.relation == "po"    ? "black"
-                             : edge.relation == "rf"  ? "red"
-                             : edge.relation == "co"  ? "blue"
-                             : edge.relation == "fr"  ? "orange"
-                             : edge.relation == "sso" ? "darkgreen"
-                                                      : "purple";
+    std::string_view color = edge.relation == "po"                             ? "black"
+                             : edge.relation == "rf"                           ? "red"
+                             : edge.relation == "co"                           ? "blue"
+                             : edge.relation == "fr"                           ? "orange"
+                             : edge.relation == "sso" || edge.relation == "sw" ? "darkgreen"
+                                                                               : "purple";
     out += fmt::format("  n{} -> n{} [label=\"{}\", color={}, fontcolor={}{}];\n", edge.from, edge.to, edge.relation,
                        color, color, edge.relation == "race" ? ", style=dashed, dir=both" : "");
   }

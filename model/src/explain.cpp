@@ -683,7 +683,8 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
     } else {
       reason = CandidateAnalysis(program, x, e, sc).run();
     }
-    CandidateReason c{reason.axiom, reason.section, reason.order, {}, reason.detail, names.choice()};
+    CandidateReason c{reason.axiom, reason.section, reason.order, {}, reason.detail, names.choice(), std::nullopt};
+    if (options.variant == ModelVariant::OpenCl) c.graph = make_graph(program, x, e);
     // The cycle from its earliest event (by thread, then program order), as a person reads it.
     std::rotate(reason.cycle.begin(),
                 std::min_element(reason.cycle.begin(), reason.cycle.end(),
@@ -882,6 +883,11 @@ std::string explanation_to_dot(const Explanation& e) {
            : rel == "sso" ? "darkgreen"
                           : "purple";
   };
+  // Without cycles (the OpenCL model's axioms), the first group's candidate, its axiom named.
+  if (e.status == Explanation::Status::Forbidden && !e.groups.empty() && e.groups.front().shortest.cycle.empty() &&
+      e.groups.front().shortest.graph)
+    return to_dot(*e.groups.front().shortest.graph, fmt::format("{}: {} is forbidden: this candidate fails {}", e.test,
+                                                                e.state, e.groups.front().shortest.axiom));
   for (const ReasonGroup& group : e.groups)
     for (const ExplainedEdge& edge : group.shortest.cycle)
       boost::add_edge(at(edge.from), at(edge.to),

@@ -140,6 +140,7 @@ Evaluation evaluate_opencl_execution(const Program& p, const ConcreteExecution& 
   const OpenClExecution<BitAlgebra> f = facts_of(p, x);
   const OpenClJudgement<BitAlgebra> j = judge_opencl(algebra, f);
   Evaluation result;
+  result.synchronisation = "sw";
   DerivedRelations& r = result.relations;
   r.po = f.sb;
   r.rf = f.rf;

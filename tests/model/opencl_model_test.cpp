@@ -290,6 +290,14 @@ TEST(OpenClModel, AFailedAxiomIsNamed) {
     bool named = false;
     for (const model::CandidateReason& r : e.per_candidate) named = named || r.axiom == n.axiom;
     EXPECT_TRUE(named) << "no candidate fails " << n.axiom << "\n" << model::format_explanation(e);
+    // The DOT graph draws a rejected candidate and names the axiom it fails; the
+    // synchronisation edges are OpenCL's sw, not HSA's sso.
+    const std::string dot = model::explanation_to_dot(e);
+    EXPECT_NE(dot.find("is forbidden: this candidate fails "), std::string::npos) << dot;
+    EXPECT_EQ(dot.find("\"sso\""), std::string::npos) << dot;
+    if (n.text == kMpRelAcqDevice) {
+      EXPECT_NE(dot.find("label=\"sw\""), std::string::npos) << dot;
+    }
   }
 }
 

@@ -99,6 +99,8 @@ struct DerivedRelations {
 struct Evaluation {
   bool consistent = false;
   std::string_view inconsistency;  // the first axiom that failed, when not consistent
+  // The name of relations.sso in the model's documents: HSA's sso (SysArch 3.9), OpenCL's sw.
+  std::string_view synchronisation = "sso";
   std::optional<RaceWitness> race;
   DerivedRelations relations;
 };

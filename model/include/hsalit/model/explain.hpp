@@ -46,6 +46,9 @@ struct CandidateReason {
   std::vector<ExplainedEdge> cycle;  // empty when no single cycle shows it (see `detail`)
   std::string detail;                // one sentence on the reason
   std::string choice;                // the candidate's rf and co choices
+  // The candidate itself, where no cycle shows the reason (the OpenCL model's axioms): its
+  // graph, for explanation_to_dot.
+  std::optional<ExecutionGraph> graph;
 };
 
 // The reasons of the candidates, grouped by axiom and order: the shortest cycle of the group,

@@ -54,11 +54,11 @@ struct StaticEvent {
   MemoryOrder order = MemoryOrder::Relaxed;
   Scope scope = Scope::WorkItem;  // as written
   AccessSize size = AccessSize::Single;
-  bool seq_cst = false;                  // memory_order_seq_cst (litmus::Annotations::seq_cst)
+  bool seq_cst = false;  // memory_order_seq_cst (litmus::Annotations::seq_cst)
   // Fences and barrier events: the one segment an OpenCL fence or barrier orders; none: both.
   std::optional<Segment> fence_segment;
-  std::optional<Segment> segment;        // of the accessed location; none for fences
-  std::optional<int> location;           // when the address is a location without a register
+  std::optional<Segment> segment;  // of the accessed location; none for fences
+  std::optional<int> location;     // when the address is a location without a register
   enum class Barrier : std::uint8_t { None, Arrive, Depart } barrier = Barrier::None;
   int barrier_participants = 0;  // Depart: the value it waits for
 
