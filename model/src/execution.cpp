@@ -7,6 +7,8 @@
 #include <bit>
 #include <stdexcept>
 
+#include "bit_relations.hpp"
+#include "hsa_model.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "opencl_execution.hpp"
 
@@ -113,6 +115,10 @@ Cell ConcreteExecution::node_cell(int node) const {
 }
 
 namespace {
+
+using detail::BitAlgebra;
+using detail::HsaExecution;
+using detail::HsaHappensBefore;
 
 // The nodes of one order's domain. Inline for the bounds verify-mapping checks: an order
 // search is built for every candidate execution evaluated.
@@ -224,6 +230,57 @@ class OrderSearch {
   boost::container::small_vector<std::uint64_t, 8> masks_;  // per domain, its nodes (when n <= 64)
 };
 
+// What hsa_model.hpp reads of `x`, on bit matrices: releasers and acquirers (the lists the
+// caller made), po, the coh order from writes to reads of one cell and size, and Match (and
+// for hrf-direct the instances both ends specify) between releasers and acquirers only, the
+// only pairs sso can join.
+HsaHappensBefore<BitAlgebra> happens_before(const Program& p, const ConcreteExecution& x, ModelVariant variant,
+                                            const DerivedRelations& r, std::span<const int> releasers,
+                                            std::span<const int> acquirers) {
+  const int n = x.node_count(), e_count = x.event_count();
+  const auto un = static_cast<std::size_t>(n);
+  auto event = [&](int a) -> const StaticEvent& { return p.events()[static_cast<std::size_t>(a)]; };
+  HsaExecution<BitAlgebra> f;
+  for (auto* set : {&f.release_atomic, &f.release_fence, &f.acquire_atomic, &f.acquire_fence, &f.acquire,
+                    &f.global_write, &f.group_write})
+    set->assign(un, false);
+  for (int a : releasers)
+    (event(a).is_fence() ? f.release_fence : f.release_atomic)[static_cast<std::size_t>(a)] = true;
+  for (int b : acquirers) {
+    (event(b).is_fence() ? f.acquire_fence : f.acquire_atomic)[static_cast<std::size_t>(b)] = true;
+    f.acquire[static_cast<std::size_t>(b)] = true;
+  }
+  f.po = r.po;
+  f.coh_write_read = Relation(n);
+  for (int a = 0; a < e_count; ++a) {
+    if (!x.node_writes(a)) continue;
+    (event(a).segment == Segment::Group ? f.group_write : f.global_write)[static_cast<std::size_t>(a)] = true;
+    for (int b = 0; b < e_count; ++b) {
+      if (!x.node_reads(b, p) || x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)] ||
+          event(a).size != event(b).size)
+        continue;
+      const int source = x.rf[static_cast<std::size_t>(b)];
+      if (a == source || r.co.test(a, source)) f.coh_write_read.set(a, b);
+    }
+  }
+  f.match_global = f.match_group = Relation(n);
+  const auto& instances = p.scope_instances();
+  if (variant == ModelVariant::HrfDirect) f.specify_global.assign(instances.size(), Relation(n));
+  if (variant == ModelVariant::HrfDirect) f.specify_group.assign(instances.size(), Relation(n));
+  for (int a : releasers)
+    for (int b : acquirers) {
+      const StaticEvent &ea = event(a), &eb = event(b);
+      for (Segment seg : {Segment::Global, Segment::Group}) {
+        if (match(p, ea, eb, seg, variant)) (seg == Segment::Global ? f.match_global : f.match_group).set(a, b);
+        for (std::size_t s = 0; s < f.specify_global.size(); ++s)
+          if (specifies(p, ea, instances[s], seg, variant) && specifies(p, eb, instances[s], seg, variant))
+            (seg == Segment::Global ? f.specify_global : f.specify_group)[s].set(a, b);
+      }
+    }
+  BitAlgebra algebra(n);
+  return detail::hsa_happens_before(algebra, f, variant);
+}
+
 }  // namespace
 
 Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, ModelVariant variant) {
@@ -269,78 +326,14 @@ Evaluation evaluate_execution(const Program& p, const ConcreteExecution& x, Mode
     r.fr.set_row(b, r.co, x.rf[static_cast<std::size_t>(b)]);
     r.fr.reset(b, b);
   }
-  // A write A precedes a read B in coh iff A is B's source or co-before it.
-  auto coh_write_read = [&](int a, int b) {
-    int src = x.rf[static_cast<std::size_t>(b)];
-    return a == src || r.co.test(a, src);
-  };
-
-  // sso (3.9), per scope instance for hrf-direct.
-  const auto& instances = p.scope_instances();
-  std::vector<Relation> sso_per_instance;
-  if (variant == ModelVariant::HrfDirect) sso_per_instance.assign(instances.size(), Relation(n));
-  auto add_sso = [&](int from, int to, std::optional<Segment> seg) {
-    const StaticEvent& fx = event(from);
-    const StaticEvent& fy = event(to);
-    if (!match(p, fx, fy, seg, variant)) return;
-    r.sso.set(from, to);
-    for (std::size_t s = 0; s < sso_per_instance.size(); ++s)
-      if (specifies(p, fx, instances[s], seg, variant) && specifies(p, fy, instances[s], seg, variant))
-        sso_per_instance[s].set(from, to);
-  };
-  for (int a = 0; a < e_count; ++a) {
-    if (!x.node_writes(a)) continue;
-    for (int b = 0; b < e_count; ++b) {
-      if (!x.node_reads(b, p) || x.cell[static_cast<std::size_t>(a)] != x.cell[static_cast<std::size_t>(b)] ||
-          event(a).size != event(b).size || !coh_write_read(a, b))
-        continue;
-      std::optional<Segment> seg = event(a).segment;
-      // Releasers: A itself if it is a release atomic, or a release fence po-before A.
-      // Acquirers: B itself if it is an acquire atomic, or an acquire operation po-after B.
-      for (int xr : releasers) {
-        bool x_is_a = xr == a && event(xr).atomic;
-        bool x_before_a = r.po.test(xr, a);
-        if (!x_is_a && !(x_before_a && (event(xr).is_fence() || event(xr).atomic))) continue;
-        for (int ya : acquirers) {
-          bool y_is_b = ya == b && event(ya).atomic;
-          bool b_before_y = r.po.test(b, ya);
-          bool ok;
-          if (event(xr).is_fence()) {
-            ok = y_is_b || b_before_y;  // fence X: B po Y or B = Y
-          } else if (event(ya).is_fence()) {
-            ok = (x_is_a || x_before_a) && b_before_y;  // atomic X, fence Y
-          } else {
-            ok = x_is_a && y_is_b;  // atomic X and atomic Y: A = X, B = Y
-          }
-          if (ok) add_sso(xr, ya, seg);
-        }
-      }
-    }
-  }
-
-  // hhb (3.11): (po | sso)+, or for hrf-direct the union over scope instances.
-  if (variant == ModelVariant::HrfDirect) {
-    Relation base = r.po;
-    base |= r.sso;
-    base.close();
-    if (!base.irreflexive()) {
-      result.inconsistency = "hhb is cyclic";
-      return result;
-    }
-    r.hhb = r.po;
-    for (Relation& s : sso_per_instance) {
-      s |= r.po;
-      s.close();
-      r.hhb |= s;
-    }
-  } else {
-    r.hhb = r.po;
-    r.hhb |= r.sso;
-    r.hhb.close();
-    if (!r.hhb.irreflexive()) {
-      result.inconsistency = "hhb is cyclic";
-      return result;
-    }
+  // sso (3.9) and hhb (3.11), as hsa_model.hpp defines them.
+  const HsaHappensBefore<BitAlgebra> hb =
+      happens_before(p, x, variant, r, {releasers.data(), releasers.size()}, {acquirers.data(), acquirers.size()});
+  r.sso = hb.sso;
+  r.hhb = hb.hhb;
+  if (!hb.acyclic) {
+    result.inconsistency = "hhb is cyclic";
+    return result;
   }
 
   // The existential orders: coh per cell, sc_S per scope instance, gdo.

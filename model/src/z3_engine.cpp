@@ -16,6 +16,7 @@
 #include <set>
 
 #include "engines.hpp"
+#include "hsa_model.hpp"
 #include "opencl_model.hpp"
 #include "z3_relations.hpp"
 
@@ -390,8 +391,7 @@ class Z3Engine {
     if (q_.options.variant == ModelVariant::OpenCl) {
       encode_opencl();
     } else {
-      encode_sso();
-      encode_hhb();
+      encode_hsa_happens_before();
       encode_sc_orders();
       encode_gdo();
     }
@@ -485,117 +485,60 @@ class Z3Engine {
 
   bool po_before(int a, int b) const { return event(a).thread == event(b).thread && event(a).po < event(b).po; }
 
-  // sso (3.9): the three shapes (atomic-atomic, fence-any, atomic-fence), for hrf-direct
-  // also per scope instance.
-  void encode_sso() {
-    const auto& instances = p_.scope_instances();
-    const bool per_instance = q_.options.variant == ModelVariant::HrfDirect;
-    sso_.assign(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
-    if (per_instance)
-      sso_instance_.assign(instances.size(),
-                           std::vector<z3::expr>(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_));
-    for (int x = 0; x < n(); ++x) {
-      if (!event(x).is_release()) continue;
-      for (int y = 0; y < n(); ++y) {
-        check_limits();
-        if (y == x || !event(y).is_acquire()) continue;
-        std::vector<z3::expr> reasons;
-        std::vector<std::vector<z3::expr>> reasons_per_instance(per_instance ? instances.size() : 0);
-        auto consider = [&](int a, int b) {
-          if (event(a).size != event(b).size) return;
-          auto coh = coh_write_read(a, b);
-          if (!coh) return;
-          std::optional<Segment> seg = event(a).segment;
-          if (!match(p_, event(x), event(y), seg, q_.options.variant)) return;
-          reasons.push_back(*coh);
-          for (std::size_t s = 0; s < reasons_per_instance.size(); ++s)
-            if (specifies(p_, event(x), instances[s], seg, q_.options.variant) &&
-                specifies(p_, event(y), instances[s], seg, q_.options.variant))
-              reasons_per_instance[s].push_back(*coh);
-        };
-        if (event(x).atomic && event(y).atomic) {
-          consider(x, y);
-        } else if (event(x).is_fence()) {
-          for (int a : accesses_)
-            if (po_before(x, a))
-              for (int b : accesses_)
-                if (b == y || po_before(b, y)) consider(a, b);
-        } else if (event(x).atomic && event(y).is_fence()) {
-          for (int a : accesses_)
-            if (a == x || po_before(x, a))
-              for (int b : accesses_)
-                if (po_before(b, y)) consider(a, b);
-        }
-        z3::expr live = terms(x).guard && terms(y).guard;
-        if (event(x).atomic) live = live && terms(x).writes;  // an atomic releaser writes
-        idx_set(sso_, x, y, (live && any_of(ctx_, reasons)).simplify());
-        for (std::size_t s = 0; s < reasons_per_instance.size(); ++s)
-          idx_set(sso_instance_[s], x, y, (live && any_of(ctx_, reasons_per_instance[s])).simplify());
+  // sso (3.9) and hhb (3.11) as hsa_model.hpp defines them, over formulas of the events; the
+  // axiom that hhb is acyclic is asserted, with a rank per event that po and sso increase
+  // (implied by it, and what lets the solver see it at once).
+  void encode_hsa_happens_before() {
+    Z3Algebra algebra(ctx_, solver_, n(), [this] { check_limits(); });
+    const ModelVariant variant = q_.options.variant;
+    HsaExecution<Z3Algebra> f;
+    for (auto* set : {&f.release_atomic, &f.release_fence, &f.acquire_atomic, &f.acquire_fence, &f.acquire,
+                      &f.global_write, &f.group_write})
+      set->assign(static_cast<std::size_t>(n()), f_);
+    for (int e = 0; e < n(); ++e) {
+      const auto i = static_cast<std::size_t>(e);
+      const StaticEvent& ev = event(e);
+      const z3::expr& g = terms(e).guard;
+      if (ev.is_release()) {
+        if (ev.is_fence())
+          f.release_fence[i] = g;
+        else if (ev.atomic)
+          f.release_atomic[i] = terms(e).writes;  // an atomic releaser writes
       }
+      if (ev.is_acquire()) {
+        (ev.is_fence() ? f.acquire_fence : f.acquire_atomic)[i] = g;
+        f.acquire[i] = g;
+      }
+      if (ev.writes()) (ev.segment == Segment::Group ? f.group_write : f.global_write)[i] = terms(e).writes;
     }
-  }
-
-  void idx_set(std::vector<z3::expr>& m, int a, int b, z3::expr v) {
-    m[static_cast<std::size_t>(a) * static_cast<std::size_t>(n()) + static_cast<std::size_t>(b)] = std::move(v);
-  }
-  const z3::expr& idx(const std::vector<z3::expr>& m, int a, int b) const {
-    return m[static_cast<std::size_t>(a) * static_cast<std::size_t>(n()) + static_cast<std::size_t>(b)];
-  }
-
-  z3::expr po_live(int a, int b) { return po_before(a, b) ? terms(a).guard && terms(b).guard : f_; }
-
-  // hhb (3.11) = (po | sso)+ as the unique solution of hhb = base | base;hhb over an acyclic
-  // base (a rank orders every base edge).
-  std::vector<z3::expr> closure_of(const std::vector<z3::expr>& sso, const std::string& name) {
-    std::vector<z3::expr> h(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
-    for (int a = 0; a < n(); ++a) {
-      check_limits();
-      for (int b = 0; b < n(); ++b)
-        if (a != b) idx_set(h, a, b, ctx_.bool_const(fmt::format("{}_{}_{}", name, a, b).c_str()));
+    f.po = f.coh_write_read = f.match_global = f.match_group = algebra.none();
+    const auto& instances = p_.scope_instances();
+    if (variant == ModelVariant::HrfDirect) {
+      f.specify_global.assign(instances.size(), algebra.none());
+      f.specify_group.assign(instances.size(), algebra.none());
     }
     for (int a = 0; a < n(); ++a)
       for (int b = 0; b < n(); ++b) {
         check_limits();
         if (a == b) continue;
-        std::vector<z3::expr> ways = {po_live(a, b) || idx(sso, a, b)};
-        for (int c = 0; c < n(); ++c)
-          if (c != a && c != b) ways.push_back((po_live(a, c) || idx(sso, a, c)) && idx(h, c, b));
-        solver_.add(idx(h, a, b) == any_of(ctx_, ways));
+        algebra.at(f.po, a, b) = po_live(a, b);
+        if (event(a).size == event(b).size)
+          if (auto coh = coh_write_read(a, b)) algebra.at(f.coh_write_read, a, b) = *coh;
+        if (!event(a).is_release() || !event(b).is_acquire()) continue;
+        for (Segment seg : {Segment::Global, Segment::Group}) {
+          if (match(p_, event(a), event(b), seg, variant))
+            algebra.at(seg == Segment::Global ? f.match_global : f.match_group, a, b) = t_;
+          for (std::size_t s = 0; s < f.specify_global.size(); ++s)
+            if (specifies(p_, event(a), instances[s], seg, variant) &&
+                specifies(p_, event(b), instances[s], seg, variant))
+              algebra.at((seg == Segment::Global ? f.specify_global : f.specify_group)[s], a, b) = t_;
+        }
       }
-    return h;
-  }
-
-  void encode_hhb() {
-    for (int a = 0; a < n(); ++a) rank_.push_back(ctx_.int_const(fmt::format("hrank_{}", a).c_str()));
-    for (int a = 0; a < n(); ++a) {
-      check_limits();
-      for (int b = 0; b < n(); ++b)
-        if (a != b)
-          solver_.add(
-              z3::implies(idx(sso_, a, b), rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]));
-    }
-    // po edges are ordered by po position already; ranks need only respect sso between
-    // threads, and po: rank increases along each thread.
-    for (int a = 0; a < n(); ++a) {
-      check_limits();
-      for (int b = 0; b < n(); ++b)
-        if (po_before(a, b)) solver_.add(rank_[static_cast<std::size_t>(a)] < rank_[static_cast<std::size_t>(b)]);
-    }
-    if (q_.options.variant == ModelVariant::HrfDirect) {
-      hhb_.assign(static_cast<std::size_t>(n()) * static_cast<std::size_t>(n()), f_);
-      for (int a = 0; a < n(); ++a)
-        for (int b = 0; b < n(); ++b) idx_set(hhb_, a, b, po_live(a, b));
-      for (std::size_t s = 0; s < sso_instance_.size(); ++s) {
-        if (std::none_of(sso_instance_[s].begin(), sso_instance_[s].end(),
-                         [](const z3::expr& e) { return !e.is_false(); }))
-          continue;
-        std::vector<z3::expr> h = closure_of(sso_instance_[s], fmt::format("hhb{}", s));
-        for (int a = 0; a < n(); ++a)
-          for (int b = 0; b < n(); ++b) idx_set(hhb_, a, b, idx(hhb_, a, b) || idx(h, a, b));
-      }
-    } else {
-      hhb_ = closure_of(sso_, "hhb");
-    }
+    const HsaHappensBefore<Z3Algebra> hb = hsa_happens_before(algebra, f, variant);
+    sso_ = hb.sso;
+    hhb_ = hb.hhb;
+    solver_.add(hb.acyclic);
+    solver_.add(algebra.acyclic(algebra.unite(f.po, sso_)));
     // coh is consistent with hhb (3.11).
     for (int a : accesses_)
       for (int b : accesses_) {
@@ -606,6 +549,12 @@ class Z3Engine {
         solver_.add(z3::implies(idx(hhb_, a, b) && *same, clock_.at(a) < clock_.at(b)));
       }
   }
+
+  const z3::expr& idx(const std::vector<z3::expr>& m, int a, int b) const {
+    return m[static_cast<std::size_t>(a) * static_cast<std::size_t>(n()) + static_cast<std::size_t>(b)];
+  }
+
+  z3::expr po_live(int a, int b) { return po_before(a, b) ? terms(a).guard && terms(b).guard : f_; }
 
   // sc_S (3.10): a total order of Dom(S) per scope instance, containing hhb, agreeing with
   // coh and with every other sc_S' on the pairs they share.
@@ -1004,10 +953,8 @@ class Z3Engine {
   std::map<int, z3::expr> clock_;
   std::map<std::pair<int, int>, z3::expr> rf_;
   std::map<std::pair<int, int>, z3::expr> rf_init_;
-  std::vector<z3::expr> sso_;
-  std::vector<std::vector<z3::expr>> sso_instance_;
+  std::vector<z3::expr> sso_;  // n x n
   std::vector<z3::expr> hhb_;
-  std::vector<z3::expr> rank_;
   std::vector<z3::expr> outcome_terms_;
   std::vector<std::pair<std::pair<int, int>, z3::expr>> opencl_races_;  // pairs of events that may race
   double timeout_set_ = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -134,6 +135,11 @@ class Z3Algebra {
       if (!e.is_false()) parts.push_back(!e);
     return parts.empty() ? t_ : z3::mk_and(parts);
   }
+  // Whether no pair of x can hold, whatever the execution.
+  bool empty_constant(const Rel& x) const {
+    return std::all_of(x.begin(), x.end(), [](const z3::expr& e) { return e.is_false(); });
+  }
+
   // A rank per node that every pair of x increases: holds only when asserted, never negated.
   Bool acyclic(const Rel& x) {
     const std::vector<std::uint64_t> may = possible_closure(x);
