@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -131,6 +132,14 @@ TEST_F(ExitCodes, OpenClModel) {
   Outcome gfx1200 = hsalit({"verify-mapping", "--target", "gfx1200", "--flavour", "opencl", finding});
   EXPECT_EQ(gfx1200.status, 1) << gfx1200.out;
   EXPECT_NE(gfx1200.out.find("COUNTEREXAMPLE found in MP+glfences+ldata-wg_same-wg"), std::string::npos);
+  // A campaign of the opencl flavour is judged by OpenCL's model too, and records it.
+  const fs::path campaign = dir_ / "campaign-opencl";
+  Outcome observed = hsalit(
+      {"campaign", "--target", "gfx1200", "--flavour", "opencl", "--exhaustive", "--out", campaign.string(), finding});
+  EXPECT_EQ(observed.status, 1) << observed.out << observed.err;
+  std::ifstream results(campaign / "results.json");
+  const std::string text((std::istreambuf_iterator<char>(results)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"model\": \"opencl\""), std::string::npos);
   // The same test is sound on gfx1100, whose workgroup fences keep the LDS wait.
   EXPECT_EQ(hsalit({"verify-mapping", "--target", "gfx1100", "--flavour", "opencl", finding}).status, 0);
   EXPECT_EQ(

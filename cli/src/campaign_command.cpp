@@ -40,7 +40,7 @@ struct CampaignCommandOptions {
   bool exhaustive = false;
   std::optional<std::uint64_t> iterations;
   std::uint64_t seed = 1;
-  std::string model = "hsa";
+  std::string model;  // empty: the flavour's (opencl for the opencl flavour, hsa otherwise)
   std::string engine = "auto";
   double time_limit = 60;
   unsigned jobs = 1;
@@ -152,8 +152,10 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   if (opt.instances < 1) return fail("--instances must be at least 1");
   harness.instances = opt.instances;
   harness.sc_orders = opt.sc_orders;
-  auto variant = model::model_variant_from_string(opt.model);
-  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", opt.model));
+  // Each flavour judged by the model it was written for, as verify-mapping does.
+  const std::string model_name = !opt.model.empty() ? opt.model : opt.flavour == "opencl" ? "opencl" : "hsa";
+  auto variant = model::model_variant_from_string(model_name);
+  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", model_name));
   auto engine = model::engine_from_string(opt.engine);
   if (!engine) return fail(fmt::format("unknown engine '{}' (auto, z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
@@ -221,7 +223,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   if (opt.backend != "sim")
     info.harness = fmt::format("instances={} incantations={}", opt.instances,
                                opt.incantations.empty() ? "none" : opt.incantations);
-  info.model = opt.model;
+  info.model = model_name;
   info.engine = opt.engine;
   info.sc_orders = opt.sc_orders;
   info.assumptions = results::name_set(opt.assume);
@@ -320,7 +322,9 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "random mode: seed (default 1), mixed with each test's name")
       ->check(seed_value())
       ->excludes(exhaustive);
-  cmd->add_option("--model", opt->model, "hsa (default), hrf-indirect, hrf-direct or opencl (docs/model.md)");
+  cmd->add_option("--model", opt->model,
+                  "hsa, hrf-indirect, hrf-direct or opencl (docs/model.md; default: opencl for the opencl flavour, hsa "
+                  "otherwise)");
   cmd->add_option("--engine", opt->engine, "auto (default: per test, as for check), z3 or enum");
   cmd->add_option("--timeout,--time-limit", opt->time_limit, "seconds per test, all stages together (default 60)")
       ->check(seconds_value());
