@@ -1,6 +1,6 @@
 // HSA's synchronisation and happens-before as their definition (HSA SysArch 3.9 and 3.11):
 // one function per relation, written once over the algebra of relations that
-// opencl_model.hpp describes, evaluated by the enum engine on bit matrices
+// relation_algebra.hpp describes, evaluated by the enum engine on bit matrices
 // (execution.cpp) and by the Z3 engine on formulas (z3_engine.cpp). The orders the spec says
 // exist (coh 3.7, sc_S 3.10, gdo 3.8) are decided by each engine's own search, on these.
 #pragma once
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hsalit/model/program.hpp"
-#include "opencl_model.hpp"
+#include "relation_algebra.hpp"
 
 namespace hsalit::model::detail {
 

@@ -10,22 +10,13 @@
 // OpenCL C 2.0 section 6.13.11. docs/model.md ("The OpenCL model") maps each definition below
 // to its line of the .cat files, and says where hsalit departs from them and why.
 //
-// An algebra `A` provides
-//   A::Bool, A::Rel                      a truth value and a binary relation over the nodes
-//   A::Set = std::vector<A::Bool>        a set of nodes, one truth value per node
-//   none(), diag(S), cross(S, T)         the empty relation, [S], S * T
-//   unite, inter, minus, seq, inverse    |  &  \  ;  ^-1
-//   opt(r)                               r? (r | id)
-//   plus(r)                              r+; only where irreflexive(plus(r)) is an axiom (the
-//                                        Z3 algebra defines r+ as the solution of
-//                                        C = r | r;C, which is r+ exactly when r is acyclic)
-//   irreflexive(r), acyclic(r), empty(r) the checks (acyclic and plus only in axioms, which the
-//                                        Z3 algebra requires to hold)
-//   all(a, b), any(a, b), negate(a)      &&, ||, ! on Bool
+// The algebra is described in relation_algebra.hpp.
 #pragma once
 
 #include <string_view>
 #include <vector>
+
+#include "relation_algebra.hpp"
 
 namespace hsalit::model::detail {
 
@@ -76,28 +67,6 @@ struct OpenClJudgement {
   typename A::Rel sw;        // synchronises-with, both regions (for graphs)
   typename A::Rel dr;        // conflicting accesses unordered by hb and not inclusive
 };
-
-template <class A>
-typename A::Set set_and(A& a, const typename A::Set& x, const typename A::Set& y) {
-  typename A::Set out;
-  out.reserve(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) out.push_back(a.all(x[i], y[i]));
-  return out;
-}
-template <class A>
-typename A::Set set_or(A& a, const typename A::Set& x, const typename A::Set& y) {
-  typename A::Set out;
-  out.reserve(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) out.push_back(a.any(x[i], y[i]));
-  return out;
-}
-template <class A>
-typename A::Set set_minus(A& a, const typename A::Set& x, const typename A::Set& y) {
-  typename A::Set out;
-  out.reserve(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) out.push_back(a.all(x[i], a.negate(y[i])));
-  return out;
-}
 
 template <class A>
 OpenClJudgement<A> judge_opencl(A& a, const OpenClExecution<A>& x) {
