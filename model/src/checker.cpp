@@ -180,7 +180,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& requested, 
   result.evaluated = result.observed;
   if (test.filter) litmus::append_references(*test.filter, result.evaluated);
 
-  if (options.stop_at_race && !options.want_graph && !unsupported(program, options.variant)) {
+  if (options.stop_at_race && !options.want_graph && !program.unsupported()) {
     if (std::optional<RaceWitness> w = certain_race(program, options.variant)) {
       // Racy without a candidate enumerated: no outcomes, as an enumeration stopped at once.
       result.racy = true;
@@ -192,7 +192,7 @@ CheckResult check_with(const litmus::Test& test, const CheckOptions& requested, 
   }
   detail::EngineResult r;
   if (options.engine == Engine::Enum && options.only_outcomes && options.only_outcomes->empty() &&
-      !unsupported(program, options.variant) && cannot_race(program, options.variant)) {
+      !program.unsupported() && cannot_race(program, options.variant)) {
     r.partial = true;  // whether it races, asked of a program that cannot: nothing to enumerate
   } else {
     r = run_engine(program, test, options, result.evaluated, deadline, memo);

@@ -57,8 +57,8 @@ class EnumEngine {
   }
 
   EngineResult run() {
-    if (auto why = unsupported(p_, q_.options.variant)) {
-      result_.unknown = *why;
+    if (p_.unsupported()) {
+      result_.unknown = *p_.unsupported();
       return result_;
     }
     if (sought_ && sought_->empty()) return result_;  // asked about nothing: nothing to evaluate

@@ -613,8 +613,8 @@ Explanation explain(const litmus::Test& test, const StateQuery& state, const Che
   for (std::size_t i = 0; i < state.refs.size(); ++i)  // as check prints an outcome
     out.state += fmt::format("{}={}; ", state.refs[i].to_string(), program.describe_value(state.values[i]));
   if (!out.state.empty()) out.state.pop_back();
-  if (auto why = unsupported(program, options.variant)) {
-    out.unknown_reason = *why;
+  if (program.unsupported()) {
+    out.unknown_reason = *program.unsupported();
     return finish(Explanation::Status::Unknown);
   }
   if (options.variant == ModelVariant::HrfDirect) {

@@ -67,8 +67,6 @@ bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent&
   }
 }
 
-std::optional<std::string> unsupported(const Program& p, ModelVariant /*variant*/) { return p.unsupported(); }
-
 std::string_view to_string(Conflict c) {
   switch (c) {
     case Conflict::None: return "none";

@@ -72,8 +72,8 @@ class Z3Engine {
   }
 
   EngineResult run() {
-    if (auto why = unsupported(p_, q_.options.variant)) {
-      result_.unknown = *why;
+    if (p_.unsupported()) {
+      result_.unknown = *p_.unsupported();
       return result_;
     }
     try {

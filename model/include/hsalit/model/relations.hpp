@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
 #include "hsalit/model/program.hpp"
 
@@ -42,10 +41,6 @@ std::vector<ScDomain> sc_domains(const Program& p, ModelVariant variant);
 // includes no other thread. The formalisation's conservative `incl`: a work-group-scope and a
 // device-scope atomic of one work-group are not inclusive.
 bool opencl_inclusive(const Program& p, const StaticEvent& x, const StaticEvent& y);
-
-// Why `variant` cannot judge `p`, if it cannot: today what Program::unsupported says under
-// every model (the place for what one model cannot judge and the others can).
-std::optional<std::string> unsupported(const Program& p, ModelVariant variant);
 
 enum class Conflict : std::uint8_t { None, Ordinary, Special };
 std::string_view to_string(Conflict c);
