@@ -1,6 +1,6 @@
 // model::Relation's closures, whole and within a set of nodes (the order search's propagation,
 // model/src/execution.cpp), against the closure computed pair by pair, on random relations
-// and masks; and its row operations.
+// and masks; its row operations; and composition, inverse and difference.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -112,6 +112,34 @@ TEST(Relation, IntersectionKeepsThePairsOfBoth) {
   EXPECT_TRUE(a.test(3, 69));
   EXPECT_TRUE(a.test(68, 0));
   EXPECT_FALSE(a.test(5, 6));
+}
+
+// Composition, inverse and difference (what the relation algebras of the models build on,
+// model/src/bit_relations.hpp) against their definitions pair by pair, with one word per row
+// and with several.
+TEST(Relation, CompositionInverseAndDifferenceFollowTheirDefinitions) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 90);
+    auto random_relation = [&] {
+      Relation r(n);
+      const int edges = static_cast<int>(rng() % static_cast<std::uint64_t>(3 * n));
+      for (int e = 0; e < edges; ++e) r.set(static_cast<int>(rng() % n), static_cast<int>(rng() % n));
+      return r;
+    };
+    const Relation x = random_relation(), y = random_relation();
+    const Relation composed = x.then(y), inverted = x.inverse();
+    Relation difference = x;
+    difference -= y;
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        bool path = false;
+        for (int k = 0; k < n && !path; ++k) path = x.test(a, k) && y.test(k, b);
+        ASSERT_EQ(composed.test(a, b), path) << round << ": " << a << "," << b;
+        ASSERT_EQ(inverted.test(a, b), x.test(b, a)) << round;
+        ASSERT_EQ(difference.test(a, b), x.test(a, b) && !y.test(a, b)) << round;
+      }
+  }
 }
 
 }  // namespace
