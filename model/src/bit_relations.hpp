@@ -38,6 +38,9 @@ class BitAlgebra {
           if (t[static_cast<std::size_t>(b)]) r.set(a, b);
     return r;
   }
+  static void set(Rel& r, int a, int b, bool v) {
+    if (v) r.set(a, b);
+  }
   static Rel unite(Rel x, const Rel& y) { return x |= y; }
   static Rel inter(Rel x, const Rel& y) { return x &= y; }
   static Rel minus(Rel x, const Rel& y) { return x -= y; }

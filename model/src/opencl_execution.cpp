@@ -8,67 +8,37 @@
 namespace hsalit::model::detail {
 namespace {
 
-// The scope tag of an atomic or fence: work-item (HSA's wi and wave), work-group, device
-// (agent) or all-svm-devices (system).
-Scope scope_tag(const StaticEvent& e) { return e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope; }
-
 OpenClExecution<BitAlgebra> facts_of(const Program& p, const ConcreteExecution& x) {
   const int n = x.node_count();
   const auto un = static_cast<std::size_t>(n);
-  auto event = [&](int a) -> const StaticEvent& { return p.events()[static_cast<std::size_t>(a)]; };
+  BitAlgebra algebra(n);
   auto live = [&](int a) { return x.is_init(a) || x.executed[static_cast<std::size_t>(a)]; };
-  auto segment_of = [&](int a) { return p.locations()[static_cast<std::size_t>(x.node_cell(a).location)].segment; };
 
   OpenClExecution<BitAlgebra> f;
   for (auto* s :
        {&f.IW, &f.R, &f.W, &f.F, &f.NA, &f.SC, &f.ACQ, &f.REL, &f.WI, &f.WG, &f.DV, &f.ALL, &f.GLOBAL, &f.LOCAL})
     s->assign(un, false);
+  for (Relation* r : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *r = Relation(n);
   for (int a = 0; a < n; ++a) {
     const auto i = static_cast<std::size_t>(a);
     if (!live(a)) continue;
     if (x.is_init(a)) {
-      f.IW[i] = f.W[i] = true;
-      (segment_of(a) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = true;
+      tag_initial_write(f, i, p.locations()[static_cast<std::size_t>(x.node_cell(a).location)].segment, true);
       continue;
     }
-    const StaticEvent& e = event(a);
+    const StaticEvent& e = p.events()[i];
     f.R[i] = e.reads();
     f.W[i] = x.node_writes(a);
-    f.F[i] = e.is_fence();
-    f.NA[i] = e.is_access() && !e.atomic;
-    if (e.is_special()) {
-      f.SC[i] = e.seq_cst;
-      f.ACQ[i] = e.order == MemoryOrder::Acquire || e.order == MemoryOrder::AcquireRelease;
-      f.REL[i] = e.order == MemoryOrder::Release || e.order == MemoryOrder::AcquireRelease;
-      const Scope s = scope_tag(e);
-      (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = true;
-    }
-    if (e.is_fence() || e.barrier != StaticEvent::Barrier::None) {
-      f.GLOBAL[i] = e.fence_segment != Segment::Group;
-      f.LOCAL[i] = e.fence_segment != Segment::Global;
-    } else {
-      (segment_of(a) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = true;
-    }
+    tag_event(f, i, e, true);
   }
-  for (Relation* r : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *r = Relation(n);
-  const litmus::ScopeTree& tree = p.scopes();
   for (int a = 0; a < n; ++a) {
     if (!live(a)) continue;
-    const bool a_access = x.is_init(a) || event(a).is_access();
+    const bool a_access = x.is_init(a) || p.events()[static_cast<std::size_t>(a)].is_access();
     for (int b = 0; b < n; ++b) {
       if (!live(b)) continue;
-      if (a_access && (x.is_init(b) || event(b).is_access()) && x.node_cell(a) == x.node_cell(b)) f.loc.set(a, b);
-      if (x.is_init(a) || x.is_init(b)) continue;
-      const int ta = event(a).thread, tb = event(b).thread;
-      if (ta == tb) {
-        f.wi.set(a, b);
-        if (event(a).po < event(b).po) f.sb.set(a, b);
-      }
-      if (tree.same_instance(ta, tb, Scope::WorkGroup)) f.swg.set(a, b);
-      if (tree.same_instance(ta, tb, Scope::Agent)) f.sdv.set(a, b);
-      if (event(a).barrier == StaticEvent::Barrier::Arrive && event(b).barrier == StaticEvent::Barrier::Depart &&
-          event(a).location == event(b).location)
-        f.syncbar.set(a, b);
+      const bool b_access = x.is_init(b) || p.events()[static_cast<std::size_t>(b)].is_access();
+      if (a_access && b_access && x.node_cell(a) == x.node_cell(b)) f.loc.set(a, b);
+      if (!x.is_init(a) && !x.is_init(b)) relate_events(algebra, f, p, a, b, true);
     }
     if (x.is_init(a)) continue;
     if (x.node_reads(a, p)) f.rf.set(x.rf[static_cast<std::size_t>(a)], a);

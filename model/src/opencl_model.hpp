@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hsalit/model/program.hpp"
 #include "relation_algebra.hpp"
 
 namespace hsalit::model::detail {
@@ -53,6 +54,55 @@ struct OpenClExecution {
   // Barrier events are in the regions their barrier's flags name.
   Rel syncbar;
 };
+
+// One reading of the program's events for both engines (docs/model.md, "Events, regions and
+// scopes"): the sets of OpenClExecution that an event's annotations decide, each holding
+// `live` (whether it runs) for event `e`, node `i`. Fences and non-atomic accesses; the orders
+// as written; the scope tag of an atomic or fence (HSA's wi and wave are work-item scope);
+// the regions: an access in its location's, a fence or barrier in those its flags name. R and
+// W depend on the execution (a failed compare-and-swap writes nothing): the engines set them.
+template <class A>
+void tag_event(OpenClExecution<A>& f, std::size_t i, const StaticEvent& e, const typename A::Bool& live) {
+  if (e.is_fence()) f.F[i] = live;
+  if (e.is_access() && !e.atomic) f.NA[i] = live;
+  if (e.is_special()) {
+    if (e.seq_cst) f.SC[i] = live;
+    if (e.order == MemoryOrder::Acquire || e.order == MemoryOrder::AcquireRelease) f.ACQ[i] = live;
+    if (e.order == MemoryOrder::Release || e.order == MemoryOrder::AcquireRelease) f.REL[i] = live;
+    const Scope s = e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope;
+    (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = live;
+  }
+  if (e.is_fence() || e.barrier != StaticEvent::Barrier::None) {
+    if (e.fence_segment != Segment::Group) f.GLOBAL[i] = live;
+    if (e.fence_segment != Segment::Global) f.LOCAL[i] = live;
+  } else {
+    (e.segment == Segment::Group ? f.LOCAL : f.GLOBAL)[i] = live;
+  }
+}
+
+// An initial write, node `i`, of a location of `segment`.
+template <class A>
+void tag_initial_write(OpenClExecution<A>& f, std::size_t i, Segment segment, const typename A::Bool& always) {
+  f.IW[i] = f.W[i] = always;
+  (segment == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = always;
+}
+
+// The relations between events x and y that the program decides (same work-item, sequenced
+// before, same work-group, same device, one barrier's entry to its exit), each holding
+// `both` (whether both run).
+template <class A>
+void relate_events(A& a, OpenClExecution<A>& f, const Program& p, int x, int y, const typename A::Bool& both) {
+  const StaticEvent& ex = p.events()[static_cast<std::size_t>(x)];
+  const StaticEvent& ey = p.events()[static_cast<std::size_t>(y)];
+  const litmus::ScopeTree& tree = p.scopes();
+  if (ex.thread == ey.thread) a.set(f.wi, x, y, both);
+  if (ex.thread == ey.thread && ex.po < ey.po) a.set(f.sb, x, y, both);
+  if (tree.same_instance(ex.thread, ey.thread, Scope::WorkGroup)) a.set(f.swg, x, y, both);
+  if (tree.same_instance(ex.thread, ey.thread, Scope::Agent)) a.set(f.sdv, x, y, both);
+  if (ex.barrier == StaticEvent::Barrier::Arrive && ey.barrier == StaticEvent::Barrier::Depart &&
+      ex.location == ey.location)
+    a.set(f.syncbar, x, y, both);
+}
 
 // The verdict on one candidate execution: each axiom with its name as in the .cat files, in
 // their order there, and the data-race relation.

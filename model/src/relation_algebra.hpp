@@ -5,6 +5,7 @@
 //   A::Bool, A::Rel                      a truth value and a binary relation over the nodes
 //   A::Set = std::vector<A::Bool>        a set of nodes, one truth value per node
 //   none(), diag(S), cross(S, T)         the empty relation, [S], S * T
+//   set(r, a, b, v)                      the pair (a, b) of r holds when v does (r starts empty)
 //   unite, inter, minus, seq, inverse    |  &  \  ;  ^-1
 //   opt(r)                               r? (r | id)
 //   plus(r)                              r+; only where irreflexive(plus(r)) is an axiom (the

@@ -535,10 +535,9 @@ class Z3Engine {
         }
       }
     const HsaHappensBefore<Z3Algebra> hb = hsa_happens_before(algebra, f, variant);
-    sso_ = hb.sso;
     hhb_ = hb.hhb;
     solver_.add(hb.acyclic);
-    solver_.add(algebra.acyclic(algebra.unite(f.po, sso_)));
+    solver_.add(algebra.acyclic(algebra.unite(f.po, hb.sso)));
     // coh is consistent with hhb (3.11).
     for (int a : accesses_)
       for (int b : accesses_) {
@@ -616,43 +615,23 @@ class Z3Engine {
     const int nodes = n() + static_cast<int>(inits_.size());
     auto is_init = [&](int node) { return node >= n(); };
     auto init_of = [&](int node) -> const InitNode& { return inits_[static_cast<std::size_t>(node - n())]; };
-    auto segment_of_init = [&](int node) {
-      return p_.locations()[static_cast<std::size_t>(init_of(node).location)].segment;
-    };
     auto guard = [&](int node) { return is_init(node) ? t_ : terms(node).guard; };
     OpenClExecution<Z3Algebra> f;
     for (auto* set :
          {&f.IW, &f.R, &f.W, &f.F, &f.NA, &f.SC, &f.ACQ, &f.REL, &f.WI, &f.WG, &f.DV, &f.ALL, &f.GLOBAL, &f.LOCAL})
       set->assign(static_cast<std::size_t>(nodes), f_);
+    for (auto* rel : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *rel = a.none();
     for (int x = 0; x < nodes; ++x) {
       const auto i = static_cast<std::size_t>(x);
       if (is_init(x)) {
-        f.IW[i] = f.W[i] = t_;
-        (segment_of_init(x) == Segment::Global ? f.GLOBAL : f.LOCAL)[i] = t_;
+        tag_initial_write(f, i, p_.locations()[static_cast<std::size_t>(init_of(x).location)].segment, t_);
         continue;
       }
       const StaticEvent& e = event(x);
-      const z3::expr& g = terms(x).guard;
-      if (e.reads()) f.R[i] = g;
+      if (e.reads()) f.R[i] = terms(x).guard;
       if (e.writes()) f.W[i] = terms(x).writes;
-      if (e.is_fence()) f.F[i] = g;
-      if (e.is_access() && !e.atomic) f.NA[i] = g;
-      if (e.is_special()) {
-        if (e.seq_cst) f.SC[i] = g;
-        if (e.order == MemoryOrder::Acquire || e.order == MemoryOrder::AcquireRelease) f.ACQ[i] = g;
-        if (e.order == MemoryOrder::Release || e.order == MemoryOrder::AcquireRelease) f.REL[i] = g;
-        const Scope s = e.scope <= Scope::Wavefront ? Scope::WorkItem : e.scope;
-        (s == Scope::WorkItem ? f.WI : s == Scope::WorkGroup ? f.WG : s == Scope::Agent ? f.DV : f.ALL)[i] = g;
-      }
-      if (e.is_fence() || e.barrier != StaticEvent::Barrier::None) {
-        if (e.fence_segment != Segment::Group) f.GLOBAL[i] = g;
-        if (e.fence_segment != Segment::Global) f.LOCAL[i] = g;
-      } else {
-        (e.segment == Segment::Group ? f.LOCAL : f.GLOBAL)[i] = g;
-      }
+      tag_event(f, i, e, terms(x).guard);
     }
-    for (auto* rel : {&f.sb, &f.rf, &f.mo, &f.loc, &f.wi, &f.swg, &f.sdv, &f.dep, &f.syncbar}) *rel = a.none();
-    const litmus::ScopeTree& tree = p_.scopes();
     for (int x = 0; x < nodes; ++x) {
       check_limits();
       for (int y = 0; y < nodes; ++y) {
@@ -671,15 +650,7 @@ class Z3Engine {
           }
         }
         if (is_init(x) || is_init(y)) continue;
-        const z3::expr both = a.all(terms(x).guard, terms(y).guard);
-        const int tx = event(x).thread, ty = event(y).thread;
-        if (tx == ty) a.at(f.wi, x, y) = both;
-        if (po_before(x, y)) a.at(f.sb, x, y) = both;
-        if (tree.same_instance(tx, ty, Scope::WorkGroup)) a.at(f.swg, x, y) = both;
-        if (tree.same_instance(tx, ty, Scope::Agent)) a.at(f.sdv, x, y) = both;
-        if (event(x).barrier == StaticEvent::Barrier::Arrive && event(y).barrier == StaticEvent::Barrier::Depart &&
-            event(x).location == event(y).location)
-          a.at(f.syncbar, x, y) = both;
+        relate_events(a, f, p_, x, y, a.all(terms(x).guard, terms(y).guard));
         // mo between two writes of one cell: their clocks.
         if (x != y && event(x).writes() && event(y).writes())
           if (auto same = same_cell(x, y))
@@ -953,8 +924,7 @@ class Z3Engine {
   std::map<int, z3::expr> clock_;
   std::map<std::pair<int, int>, z3::expr> rf_;
   std::map<std::pair<int, int>, z3::expr> rf_init_;
-  std::vector<z3::expr> sso_;  // n x n
-  std::vector<z3::expr> hhb_;
+  std::vector<z3::expr> hhb_;  // n x n
   std::vector<z3::expr> outcome_terms_;
   std::vector<std::pair<std::pair<int, int>, z3::expr>> opencl_races_;  // pairs of events that may race
   double timeout_set_ = 0;

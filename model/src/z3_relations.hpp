@@ -34,6 +34,8 @@ class Z3Algebra {
   z3::expr& at(Rel& r, int a, int b) const { return r[index(a, b)]; }
   const z3::expr& at(const Rel& r, int a, int b) const { return r[index(a, b)]; }
 
+  void set(Rel& r, int a, int b, const Bool& v) const { at(r, a, b) = v; }
+
   Bool all(const Bool& x, const Bool& y) const {
     if (x.is_false() || y.is_false()) return f_;
     if (x.is_true()) return y;
