@@ -230,11 +230,6 @@ std::string lisa_register(std::string_view c_name) {
   return is_register_name(c_name) ? std::string(c_name) : "%" + std::string(c_name);
 }
 
-// hsalit's temporaries are %T0, %T1, ...: a C register named T<digits> would be one of them.
-bool is_temporary_name(std::string_view s) {
-  return s.size() > 1 && s[0] == 'T' && s.find_first_not_of("0123456789", 1) == std::string_view::npos;
-}
-
 bool is_thread_name(const CToken& t) {
   return t.kind == CTokenKind::Ident && t.text.size() > 1 && t.text[0] == 'P' &&
          t.text.find_first_not_of("0123456789", 1) == std::string::npos;
@@ -255,12 +250,8 @@ std::optional<Segment> segment_qualifier(std::string_view word) {
 
 // The read-modify-writes that combine the old value with an operand.
 std::optional<BinaryOp> fetch_operation(std::string_view name) {
-  if (name == "add") return BinaryOp::Add;
-  if (name == "sub") return BinaryOp::Sub;
-  if (name == "and") return BinaryOp::And;
-  if (name == "or") return BinaryOp::Or;
-  if (name == "xor") return BinaryOp::Xor;
-  return std::nullopt;
+  const COperator* o = find_operator(kCFetchOperations, name);
+  return o ? std::optional<BinaryOp>(o->op) : std::nullopt;
 }
 
 // ---- the parser ------------------------------------------------------------------------------
@@ -635,14 +626,11 @@ class CParser {
     mov.pos.at = pos;
     mov.reg = lisa_register(reg.text);
     mov.value = parse_value(state, "a value, '*LOCATION' or a call");
-    static const std::map<std::string_view, BinaryOp> kOperators = {
-        {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"^", BinaryOp::Xor}, {"&", BinaryOp::And},
-        {"|", BinaryOp::Or},  {"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}};
-    if (tok_.kind == CTokenKind::Punct && kOperators.count(tok_.text)) {
-      const CToken op = tok_;
+    if (const COperator* o = tok_.kind == CTokenKind::Punct ? find_operator(kCOperators, tok_.text) : nullptr) {
+      const SourcePos at = tok_.pos;
       advance();
       Expr rhs = parse_value(state, "a value after the operator");
-      mov.value = Expr::binary(kOperators.at(op.text), std::move(mov.value), std::move(rhs), op.pos);
+      mov.value = Expr::binary(o->op, std::move(mov.value), std::move(rhs), at);
     }
     push(state, std::move(mov));
   }

@@ -12,6 +12,42 @@
 
 namespace hsalit::litmus::detail {
 
+// hsalit's temporary registers are %T0, %T1, ...: whether a C name (without the `%`) is
+// one of theirs, T<digits>. The C reader refuses such a register name, the C printer renames
+// the temporaries so that they read back.
+inline bool is_temporary_name(std::string_view s) {
+  return s.size() > 1 && s[0] == 'T' && s.find_first_not_of("0123456789", 1) == std::string_view::npos;
+}
+
+// C's binary operators as herd's C tests write them (`r0 = a OP b`), and the operations of
+// `atomic_fetch_OP_explicit`: one table each, which the C reader reads and the C printer writes.
+struct COperator {
+  std::string_view text;
+  BinaryOp op;
+};
+inline constexpr COperator kCOperators[] = {{"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"^", BinaryOp::Xor},
+                                            {"&", BinaryOp::And}, {"|", BinaryOp::Or},  {"==", BinaryOp::Eq},
+                                            {"!=", BinaryOp::Ne}};
+inline constexpr COperator kCFetchOperations[] = {{"add", BinaryOp::Add},
+                                                  {"sub", BinaryOp::Sub},
+                                                  {"and", BinaryOp::And},
+                                                  {"or", BinaryOp::Or},
+                                                  {"xor", BinaryOp::Xor}};
+
+// The entry of `table` with that text, or that operation.
+template <std::size_t N>
+const COperator* find_operator(const COperator (&table)[N], std::string_view text) {
+  for (const COperator& o : table)
+    if (o.text == text) return &o;
+  return nullptr;
+}
+template <std::size_t N>
+const COperator* find_operator(const COperator (&table)[N], BinaryOp op) {
+  for (const COperator& o : table)
+    if (o.op == op) return &o;
+  return nullptr;
+}
+
 // What a front end reads in a way a reader may not expect; printed as a warning.
 struct ParseWarning {
   SourcePos pos;

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "c_parser.hpp"
 #include "hsalit/litmus/printer.hpp"
 
 namespace hsalit::litmus {
@@ -65,9 +65,7 @@ std::string_view c_flags(const std::optional<Segment>& segment) {
 std::string c_register(std::string_view reg) {
   if (!reg.starts_with("%")) return std::string(reg);
   const std::string name(reg.substr(1));
-  const bool temporary =
-      name.size() > 1 && name[0] == 'T' && name.find_first_not_of("0123456789", 1) == std::string::npos;
-  return temporary ? "tmp_" + name : name;
+  return detail::is_temporary_name(name) ? "tmp_" + name : name;
 }
 
 class ThreadWriter {
@@ -129,12 +127,9 @@ class ThreadWriter {
   }
 
   std::string operation(const Instruction& ins, const Expr& e, int depth) {
-    static const std::map<BinaryOp, std::string_view> kOperators = {
-        {BinaryOp::Add, "+"}, {BinaryOp::Sub, "-"}, {BinaryOp::Xor, "^"}, {BinaryOp::And, "&"},
-        {BinaryOp::Or, "|"},  {BinaryOp::Eq, "=="}, {BinaryOp::Ne, "!="}};
     if (e.operands.size() != 2) cannot(thread_, ins, "an operation of two operands");
     const std::string a = operand(ins, e.operands[0], depth), b = operand(ins, e.operands[1], depth);
-    return fmt::format("{} {} {}", a, kOperators.at(e.op), b);
+    return fmt::format("{} {} {}", a, detail::find_operator(detail::kCOperators, e.op)->text, b);
   }
 
   std::string location(const Instruction& ins) {
@@ -212,17 +207,12 @@ class ThreadWriter {
     if (ins.annots.cas)
       cannot(thread_, ins, "a compare-and-swap (C's compare-exchange reads its expected value from a location)");
     const Expr& v = ins.value;
-    static const std::map<BinaryOp, std::string_view> kFetch = {{BinaryOp::Add, "add"},
-                                                                {BinaryOp::Sub, "sub"},
-                                                                {BinaryOp::And, "and"},
-                                                                {BinaryOp::Or, "or"},
-                                                                {BinaryOp::Xor, "xor"}};
     std::string call;
     if (v.kind == Expr::Kind::Binary) {
-      if (!kFetch.count(v.op) || v.operands.size() != 2 || !v.operands[0].is_register() ||
-          v.operands[0].name != ins.reg)
+      const detail::COperator* fetch = detail::find_operator(detail::kCFetchOperations, v.op);
+      if (!fetch || v.operands.size() != 2 || !v.operands[0].is_register() || v.operands[0].name != ins.reg)
         cannot(thread_, ins, "a read-modify-write is an exchange or (OP REG V) on its own register");
-      call = fmt::format("atomic_fetch_{}_explicit({}, {}", kFetch.at(v.op), location(ins), value(ins, v.operands[1]));
+      call = fmt::format("atomic_fetch_{}_explicit({}, {}", fetch->text, location(ins), value(ins, v.operands[1]));
     } else {
       if (v.is_register() && v.name == ins.reg) cannot(thread_, ins, "an exchange of the register it reads into");
       call = fmt::format("atomic_exchange_explicit({}, {}", location(ins), value(ins, v));
