@@ -152,10 +152,9 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   if (opt.instances < 1) return fail("--instances must be at least 1");
   harness.instances = opt.instances;
   harness.sc_orders = opt.sc_orders;
-  // Each flavour judged by the model it was written for, as verify-mapping does.
-  const std::string model_name = !opt.model.empty() ? opt.model : opt.flavour == "opencl" ? "opencl" : "hsa";
-  auto variant = model::model_variant_from_string(model_name);
-  if (!variant) return fail(fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", model_name));
+  std::string model_error;
+  const std::optional<model::ModelVariant> variant = model_for_flavour(opt.model, opt.flavour, model_error);
+  if (!variant) return fail(model_error);
   auto engine = model::engine_from_string(opt.engine);
   if (!engine) return fail(fmt::format("unknown engine '{}' (auto, z3, enum)", opt.engine));
   if (opt.exhaustive && opt.backend != "sim") return fail("--exhaustive needs --backend sim (hardware runs sample)");
@@ -223,7 +222,7 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   if (opt.backend != "sim")
     info.harness = fmt::format("instances={} incantations={}", opt.instances,
                                opt.incantations.empty() ? "none" : opt.incantations);
-  info.model = model_name;
+  info.model = model::to_string(*variant);
   info.engine = opt.engine;
   info.sc_orders = opt.sc_orders;
   info.assumptions = results::name_set(opt.assume);

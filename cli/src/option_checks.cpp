@@ -74,4 +74,12 @@ int jobs_or_cores(std::uint64_t jobs) {
   return static_cast<int>(std::min<std::uint64_t>(jobs, std::numeric_limits<int>::max()));
 }
 
+std::optional<model::ModelVariant> model_for_flavour(std::string_view model, std::string_view flavour,
+                                                     std::string& error) {
+  const std::string_view name = !model.empty() ? model : flavour == "opencl" ? "opencl" : "hsa";
+  const std::optional<model::ModelVariant> variant = model::model_variant_from_string(name);
+  if (!variant) error = fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", name);
+  return variant;
+}
+
 }  // namespace hsalit::cli

@@ -191,10 +191,9 @@ std::optional<std::string> apply_run_options(const VerifyRunOptions& run, std::s
                                              std::optional<model::Engine>& confirm_engine) {
   if (run.inputs.empty() == run.generate.empty())
     return "give test files or folders, or --generate SPEC (one of the two)";
-  // Each flavour judged by the model it was written for (docs/mappings.md).
-  const std::string model_name = !run.model.empty() ? run.model : flavour == "opencl" ? "opencl" : "hsa";
-  const std::optional<model::ModelVariant> variant = model::model_variant_from_string(model_name);
-  if (!variant) return fmt::format("unknown model '{}' (hsa, hrf-indirect, hrf-direct, opencl)", model_name);
+  std::string error;
+  const std::optional<model::ModelVariant> variant = model_for_flavour(run.model, flavour, error);
+  if (!variant) return error;
   model.variant = *variant;
   const std::optional<model::Engine> engine = model::engine_from_string(run.engine);
   if (!engine) return fmt::format("unknown engine '{}' (auto, z3, enum)", run.engine);
