@@ -137,21 +137,17 @@ FileReport check_file(const fs::path& file, const CheckCommandOptions& opt, mode
                              (file.parent_path() / "expected.json").string());
       rep.failed = true;
     } else {
-      // The hrf variants take HSA's verdict where the sidecar gives none of their own (they
-      // differ from it only where they name one); OpenCL's model is another model, and a test
-      // without an `opencl` verdict is not compared under it.
-      auto want = it->second.by_model.find(std::string(model::to_string(variant)));
-      if (want == it->second.by_model.end() && variant != model::ModelVariant::OpenCl)
-        want = it->second.by_model.find("hsa");
-      if (want == it->second.by_model.end()) {
+      // A test without a verdict under this model (an HSA test under OpenCL's) is not compared.
+      const std::string* want = it->second.verdict_under(model::to_string(variant));
+      if (!want) {
         rep.no_expectation = true;
         rep.err += fmt::format("{}: note: no expected verdict under {} in {}: not compared\n", file.string(),
                                model::to_string(variant), (file.parent_path() / "expected.json").string());
       } else {
         std::string got = proposition_verdict(test, r);
-        rep.expectation_met = got == want->second;
-        if (got != want->second) {
-          rep.err += fmt::format("{}: error: expected {} under {}, got {}\n", file.string(), want->second,
+        rep.expectation_met = got == *want;
+        if (got != *want) {
+          rep.err += fmt::format("{}: error: expected {} under {}, got {}\n", file.string(), *want,
                                  model::to_string(variant), got);
           rep.failed = true;
         }

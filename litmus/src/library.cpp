@@ -76,4 +76,10 @@ std::map<std::string, ExpectedVerdict> read_expected_verdicts(const fs::path& fo
   return out;
 }
 
+const std::string* ExpectedVerdict::verdict_under(std::string_view model) const {
+  auto it = by_model.find(std::string(model));
+  if (it == by_model.end() && model.starts_with("hrf-")) it = by_model.find("hsa");
+  return it == by_model.end() ? nullptr : &it->second;
+}
+
 }  // namespace hsalit::litmus

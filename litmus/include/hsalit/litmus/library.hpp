@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hsalit::litmus {
@@ -20,6 +21,11 @@ struct ExpectedVerdict {
   std::map<std::string, std::string> by_model;  // model -> allowed | forbidden | racy
   std::string source;
   std::string why;
+
+  // The verdict under `model` (hsa, hrf-indirect, hrf-direct, opencl): its own, or for the hrf
+  // variants, which differ from HSA only where the sidecar says so, hsa's; null where there is
+  // none (an OpenCL verdict is never HSA's).
+  const std::string* verdict_under(std::string_view model) const;
 };
 
 // Reads `expected.json` of a folder: file name -> expectation. Throws std::runtime_error
