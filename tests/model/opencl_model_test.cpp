@@ -17,15 +17,12 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/execution.hpp"
 #include "hsalit/model/explain.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::testing {
 namespace {
 
-litmus::Test parse(const std::string& text) {
-  litmus::ParseResult r = litmus::parse_litmus(text);
-  if (!r.ok()) ADD_FAILURE() << r.diagnostics.render("test") << "\n" << text;
-  return r.ok() ? *r.test : litmus::Test{};
-}
+using test_support::parse;
 
 // racy, allowed or forbidden (the condition is an `exists`).
 std::string verdict(const litmus::Test& test, model::Engine engine, model::ModelVariant variant) {

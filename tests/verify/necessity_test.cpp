@@ -24,6 +24,7 @@
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "litmus_support.hpp"
 
 namespace hsalit::verify {
 namespace {
@@ -47,14 +48,7 @@ const json& survivors_document() {
 }
 
 const std::vector<litmus::Test>& library() {
-  static const std::vector<litmus::Test> tests = [] {
-    std::vector<litmus::Test> all;
-    for (const fs::path& file : litmus::collect_litmus_files({kSource / "litmus" / "library"})) {
-      litmus::ParseResult r = litmus::parse_litmus_file(file);
-      if (r.ok()) all.push_back(*r.test);
-    }
-    return all;
-  }();
+  static const std::vector<litmus::Test> tests = test_support::folder_tests("litmus/library");
   return tests;
 }
 

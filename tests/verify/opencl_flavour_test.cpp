@@ -16,6 +16,7 @@
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/verify/mutation.hpp"
 #include "hsalit/verify/verify.hpp"
+#include "litmus_support.hpp"
 #include "nlohmann/json.hpp"
 
 namespace hsalit::verify {
@@ -24,18 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<litmus::Test> read_folder(const std::string& folder) {
-  std::vector<litmus::Test> tests;
-  for (const fs::path& file : litmus::collect_litmus_files({fs::path(HSALIT_SOURCE_DIR) / folder})) {
-    litmus::ParseResult r = litmus::parse_litmus_file(file);
-    if (!r.ok()) ADD_FAILURE() << r.diagnostics.render(file.string());
-    if (r.ok()) tests.push_back(*r.test);
-  }
-  return tests;
-}
-
 const std::vector<litmus::Test>& opencl_library() {
-  static const std::vector<litmus::Test> tests = read_folder("litmus/library-opencl");
+  static const std::vector<litmus::Test> tests = test_support::folder_tests("litmus/library-opencl");
   return tests;
 }
 
@@ -114,7 +105,7 @@ TEST(OpenClFlavour, Gfx12WorkgroupFencesKeepingTheLdsWaitAreSound) {
 // flag only global data. Finding 2 remains. The library's barriers are OpenCL barriers here,
 // fenced as clang fences them (compile's opencl flavour), and order what the model says.
 TEST(OpenClFlavour, HsaGroupDataVerdictsWereTheWrongReferee) {
-  const std::vector<litmus::Test> library = read_folder("litmus/library");
+  const std::vector<litmus::Test> library = test_support::folder_tests("litmus/library");
   ASSERT_GT(library.size(), 120u);
   EXPECT_EQ(opencl_counterexamples("gfx900", library),
             (std::set<std::string>{"ISA2+wg+system_diff-wg", "HSA-3.13.1.4_ISA2-wg-system"}));
