@@ -28,7 +28,7 @@ inline constexpr std::uint64_t kHrfPerShard = 500;
 inline constexpr int kHrfShards = 2;  // per hrf variant: from 1,000,001 (indirect), 2,000,001 (direct)
 inline constexpr std::uint64_t kHrfIndirectBase = 1'000'000, kHrfDirectBase = 2'000'000;
 inline constexpr std::uint64_t kOpenClPerShard = 500;
-inline constexpr int kOpenClShards = 2;  // opencl: from 3,000,001, with OpenCL's annotations, no barriers
+inline constexpr int kOpenClShards = 2;  // opencl: from 3,000,001, with OpenCL's annotations
 inline constexpr std::uint64_t kOpenClBase = 3'000'000;
 inline constexpr std::uint64_t kLastFixedSeed = kOpenClBase + kOpenClShards * kOpenClPerShard;  // 3,001,000
 inline constexpr std::uint64_t kNightlyFirstSeed = kLastFixedSeed + 1;
