@@ -603,24 +603,35 @@ class CParser {
     if (!is_register_name(name.text)) named_registers_[static_cast<std::size_t>(state.thread.id)].insert(name.text);
   }
 
-  // What `int r0 = ...` or `r0 = ...` assigns: a load, an atomic call, or a value.
-  void parse_assigned_value(ThreadState& state, const CToken& reg) {
+  // Whether a load (`*x`) or a call starts here, rather than a value.
+  bool at_read(const ThreadState& state) const {
+    return at_punct("*") || (tok_.kind == CTokenKind::Ident && !state.registers.count(tok_.text));
+  }
+
+  // A load (`*x`) or a call with a value, read into LISA register `reg`; false, consuming
+  // nothing, where the text is neither (a value).
+  bool parse_read_into(ThreadState& state, const std::string& reg) {
+    if (!at_read(state)) return false;
     const SourcePos pos = tok_.pos;
     if (at_punct("*")) {
       advance();
       Instruction load = plain_access(OpKind::Load, location_argument(state), pos);
-      load.reg = lisa_register(reg.text);
+      load.reg = reg;
       push(state, std::move(load));
-      return;
+      return true;
     }
-    if (tok_.kind == CTokenKind::Ident && !state.registers.count(tok_.text)) {
-      const CToken function = tok_;
-      advance();
-      if (!at_punct("("))
-        fail(function.pos, fmt::format("'{}' is neither a register of P{} nor a call", function.text, state.thread.id));
-      parse_call(state, function, lisa_register(reg.text));
-      return;
-    }
+    const CToken function = tok_;
+    advance();
+    if (!at_punct("("))
+      fail(function.pos, fmt::format("'{}' is neither a register of P{} nor a call", function.text, state.thread.id));
+    parse_call(state, function, reg);
+    return true;
+  }
+
+  // What `int r0 = ...` or `r0 = ...` assigns: a load, an atomic call, or a value.
+  void parse_assigned_value(ThreadState& state, const CToken& reg) {
+    const SourcePos pos = tok_.pos;
+    if (parse_read_into(state, lisa_register(reg.text))) return;
     Instruction mov;
     mov.kind = OpKind::Mov;
     mov.pos.at = pos;
@@ -997,25 +1008,11 @@ class CParser {
   // call whose value a temporary register takes first, as herd's tests write
   // `if (atomic_load_explicit(y, ...) == 1)` and `*val = *d;`.
   Expr parse_operand(ThreadState& state) {
+    if (!at_read(state)) return parse_value(state, "a register or a value");
     const SourcePos pos = tok_.pos;
-    if (at_punct("*")) {
-      advance();
-      Instruction load = plain_access(OpKind::Load, location_argument(state), pos);
-      load.reg = temporary(state);
-      Expr value = Expr::reg(load.reg, pos);
-      push(state, std::move(load));
-      return value;
-    }
-    if (tok_.kind == CTokenKind::Ident && !state.registers.count(tok_.text)) {
-      const CToken function = tok_;
-      advance();
-      if (!at_punct("("))
-        fail(function.pos, fmt::format("'{}' is neither a register of P{} nor a call", function.text, state.thread.id));
-      const std::string value = temporary(state);
-      parse_call(state, function, value);
-      return Expr::reg(value, pos);
-    }
-    return parse_value(state, "a register or a value");
+    const std::string value = temporary(state);
+    parse_read_into(state, value);
+    return Expr::reg(value, pos);
   }
 
   Expr parse_negated_condition(ThreadState& state) {
