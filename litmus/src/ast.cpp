@@ -17,6 +17,12 @@ std::string_view to_string(MemoryOrder order) {
 
 std::string_view to_string(Segment segment) { return segment == Segment::Global ? "global" : "group"; }
 
+std::optional<Segment> segment_from_string(std::string_view text) {
+  if (text == "global") return Segment::Global;
+  if (text == "group") return Segment::Group;
+  return std::nullopt;
+}
+
 std::string_view to_string(AccessSize size) { return size == AccessSize::Single ? "single" : "double"; }
 
 std::string_view to_string(BinaryOp op) {

@@ -1228,14 +1228,9 @@ std::vector<Scope> parse_scopes(std::span<const std::string> words) {
 std::vector<Segment> parse_segments(std::span<const std::string> words) {
   std::vector<Segment> out;
   for (const std::string& w : words) {
-    Segment s;
-    if (w == "global")
-      s = Segment::Global;
-    else if (w == "group")
-      s = Segment::Group;
-    else
-      throw std::invalid_argument(fmt::format("unknown segment '{}' (global, group)", w));
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    const std::optional<Segment> s = segment_from_string(w);
+    if (!s) throw std::invalid_argument(fmt::format("unknown segment '{}' (global, group)", w));
+    if (std::find(out.begin(), out.end(), *s) == out.end()) out.push_back(*s);
   }
   return out;
 }

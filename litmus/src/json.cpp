@@ -125,13 +125,9 @@ class JsonReader {
       std::string p = fmt::format("/regions/{}", i);
       RegionEntry e;
       e.location = get_string(r, p, "location");
-      std::string seg = get_string(r, p, "segment");
-      if (seg == "global")
-        e.segment = Segment::Global;
-      else if (seg == "group")
-        e.segment = Segment::Group;
-      else
-        fail(p + "/segment", "expected \"global\" or \"group\"");
+      const std::optional<Segment> seg = segment_from_string(get_string(r, p, "segment"));
+      if (!seg) fail(p + "/segment", "expected \"global\" or \"group\"");
+      e.segment = *seg;
       t.regions.push_back(std::move(e));
     }
     for (const auto& [i, l] : items(doc, "", "locations"))
@@ -312,9 +308,8 @@ class JsonReader {
       (k == "atomic" ? a.atomic : k == "cas" ? a.cas : a.seq_cst) = j[key].get<bool>();
     }
     if (j.contains("segment")) {
-      const std::string segment = get_string(j, p, "segment");
-      if (segment != "global" && segment != "group") fail(p + "/segment", "expected global or group");
-      a.fence_segment = segment == "global" ? Segment::Global : Segment::Group;
+      a.fence_segment = segment_from_string(get_string(j, p, "segment"));
+      if (!a.fence_segment) fail(p + "/segment", "expected global or group");
     }
     return a;
   }

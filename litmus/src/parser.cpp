@@ -306,6 +306,12 @@ class Parser {
     return words;
   }
 
+  // `global` or `group` on a fence or barrier: the one segment it orders (OpenCL); once.
+  void set_fence_segment(Annotations& a, const Word& w, std::string_view what) {
+    if (a.fence_segment) fail(w.pos, fmt::format("two segment annotations on one {} (write neither for both)", what));
+    a.fence_segment = segment_from_string(w.text);
+  }
+
   // Resolves the annotation words of a memory access or fence. Whether the combination is
   // legal under the HSA model is decided by check_test, which sees JSON input too.
   Annotations resolve_annotations(const std::vector<Word>& words, OpKind kind) {
@@ -338,9 +344,8 @@ class Parser {
       } else if (w.text == "sc") {
         if (a.seq_cst) fail(w.pos, "two 'sc' annotations");
         a.seq_cst = true;
-      } else if (kind == OpKind::Fence && (w.text == "global" || w.text == "group")) {
-        if (a.fence_segment) fail(w.pos, "two segment annotations on one fence (write neither for both)");
-        a.fence_segment = w.text == "global" ? Segment::Global : Segment::Group;
+      } else if (kind == OpKind::Fence && segment_from_string(w.text)) {
+        set_fence_segment(a, w, "fence");
       } else {
         fail(w.pos, fmt::format("unknown annotation '{}' (expected atomic, ordinary, rlx, scacq, "
                                 "screl, scar, sc, wi, wave, wg, agent, system{}{})",
@@ -398,10 +403,9 @@ class Parser {
       // OpenCL: `barrier[global]` or `barrier[group]`, a work_group_barrier whose fences order
       // one address space (docs/model.md, "The OpenCL model"); HSA's barrier has no annotation.
       for (const Word& w : parse_annotation_list()) {
-        if (w.text != "global" && w.text != "group")
+        if (!segment_from_string(w.text))
           fail(w.pos, fmt::format("unknown annotation '{}' on a barrier (expected global or group)", w.text));
-        if (ins.annots.fence_segment) fail(w.pos, "two segment annotations on one barrier (write neither for both)");
-        ins.annots.fence_segment = w.text == "global" ? Segment::Global : Segment::Group;
+        set_fence_segment(ins.annots, w, "barrier");
       }
     } else if (op == "mov") {
       ins.kind = OpKind::Mov;
@@ -631,12 +635,9 @@ class Parser {
       RegionEntry entry;
       entry.location = loc.text;
       entry.pos.at = loc.pos;
-      if (seg.text == "global")
-        entry.segment = Segment::Global;
-      else if (seg.text == "group")
-        entry.segment = Segment::Group;
-      else
-        fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
+      const std::optional<Segment> segment = segment_from_string(seg.text);
+      if (!segment) fail(seg.pos, fmt::format("unknown segment '{}' (expected global or group)", seg.text));
+      entry.segment = *segment;
       test_.regions.push_back(std::move(entry));
       if (at(TokenKind::Comma)) {  // another entry follows, whatever its name
         advance();

@@ -31,9 +31,10 @@ enum class Segment : std::uint8_t { Global, Group };
 // Access size; the spec's "same size" rules (3.9, 3.12) distinguish 32- and 64-bit accesses.
 enum class AccessSize : std::uint8_t { Single, Double };
 
-std::string_view to_string(MemoryOrder order);  // rlx, scacq, screl, scar
-std::string_view to_string(Segment segment);    // global, group
-std::string_view to_string(AccessSize size);    // single, double
+std::string_view to_string(MemoryOrder order);                      // rlx, scacq, screl, scar
+std::string_view to_string(Segment segment);                        // global, group
+std::optional<Segment> segment_from_string(std::string_view text);  // global or group
+std::string_view to_string(AccessSize size);                        // single, double
 
 // The bracketed annotation set of an instruction, resolved: defaults are filled in by the
 // parser (an empty `[]` is ordinary, relaxed, work-item scope).
