@@ -75,7 +75,7 @@ TEST_F(Conventions, OutputFileHoldsWhatStandardOutputWould) {
 // LLVM's `--mcpu` and hsalit's `--target` name one option in every command that takes either.
 TEST_F(Conventions, McpuAndTargetAreOneOption) {
   const std::string file = test_file();
-  for (const char* command : {"compile", "run", "campaign", "verify-mapping", "verify-llc"}) {
+  for (const char* command : {"compile", "run", "campaign", "verify-mapping", "verify-llc", "verify-mlir"}) {
     const Outcome help = hsalit({command, "--help"});
     EXPECT_NE(help.out.find("--target"), std::string::npos) << command << "\n" << help.out;
     EXPECT_NE(help.out.find("--mcpu"), std::string::npos) << command << "\n" << help.out;

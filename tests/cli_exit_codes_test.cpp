@@ -291,6 +291,26 @@ TEST_F(ExitCodes, VerifyLlc) {
   expect_usage_error({"verify-llc", "--llc", "llc-19", "--mcpu", "gfx950", good}, {"llc-19", "gfx950"});
 }
 
+TEST_F(ExitCodes, VerifyMlir) {
+  const std::string good = write("good.litmus", kGood);
+  expect_bad_jobs_refused({"verify-mlir", good});
+  expect_usage_error({"verify-mlir", "--mlir-opt", "mlir-opt-99", good}, {"mlir-opt-99", "mlir-99-tools"});
+  expect_usage_error({"verify-mlir", "--mlir-opt", "mlir-opt-19", "--mlir-ops", "nvvm", good}, {"--mlir-ops"});
+  Outcome sound = hsalit({"verify-mlir", "--mlir-opt", "mlir-opt-19", "--engine", "enum", good});
+  if (sound.status == 2 && sound.err.find("not found") != std::string::npos) GTEST_SKIP() << sound.err;
+  EXPECT_EQ(sound.status, 0) << sound.out << sound.err;
+  Outcome found = hsalit({"verify-mlir", "--mlir-opt", "mlir-opt-19", "--engine", "enum", "--generate",
+                          "family=SB,scopes=agent,placements=diff-wg,orders=rlx+scacq+screl"});
+  EXPECT_EQ(found.status, 1) << found.out << found.err;  // SB with acquire/release: finding 1
+  expect_usage_error({"verify-mlir", "--mlir-opt", "mlir-opt-19", "--mcpu", "gfx950", good}, {"llc-19", "gfx950"});
+  // compile --emit mlir: the module, or a usage error for what it cannot take.
+  Outcome module = hsalit({"compile", "--emit", "mlir", good});
+  EXPECT_EQ(module.status, 0) << module.err;
+  EXPECT_NE(module.out.find("gpu.module"), std::string::npos) << module.out;
+  expect_usage_error({"compile", "--emit", "mlir", "--generic", good}, {"--generic", "mlir"});
+  expect_usage_error({"compile", "--emit", "mlir", "--mlir-ops", "rocdl", good}, {"--mlir-ops"});
+}
+
 TEST_F(ExitCodes, CampaignFailsOnAnyUnknownTest) {
   write("tests/good.litmus", kGood);
   const std::string tests = (dir_ / "tests").string();

@@ -889,6 +889,22 @@ TEST_F(Cli, VerifyLlcWritesResultsThatShardsMerge) {
   EXPECT_NE(no_engine.err.find("unknown engine 'cbmc'"), std::string::npos) << no_engine.err;
 }
 
+// verify-mlir --out: results in the campaign format, the MLIR pipeline standing for the table.
+TEST_F(Cli, VerifyMlirWritesResults) {
+  const std::string bound = "family=MP,scopes=agent,placements=diff-wg,orders=rlx+scacq+screl";
+  Outcome o = hsalit({"verify-mlir", "--mlir-opt", "mlir-opt-19", "--mlir-ops", "amdgpu", "--mcpu", "gfx900",
+                      "--engine", "enum", "--generate", bound, "--out", (dir_ / "mlir").string()});
+  if (o.status == 2 && o.err.find("not found") != std::string::npos) GTEST_SKIP() << o.err;
+  ASSERT_LE(o.status, 1) << o.out << o.err;
+  const nlohmann::json whole = nlohmann::json::parse(std::ifstream(dir_ / "mlir" / "results.json"));
+  EXPECT_EQ(whole["campaign"]["mapping"], "mlir-opt-19");
+  EXPECT_EQ(whole["campaign"]["flavour"], "mlir-amdgpu");
+  EXPECT_EQ(whole["verification"]["bound"], bound);
+  EXPECT_EQ(whole["verification"]["tests"], whole["tests"].size());
+  EXPECT_GT(whole["tests"].size(), 0u);
+  EXPECT_TRUE(fs::exists(dir_ / "mlir" / "verify.txt"));
+}
+
 // Over --max, gen refuses before it lists or writes a single test.
 TEST_F(Cli, GenRefusesABoundOverItsLimitBeforeWriting) {
   const std::vector<std::string> bound = {"gen", "--family",     "MP",      "SB",    "--orders",

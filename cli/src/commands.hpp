@@ -25,6 +25,7 @@ Command add_run_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
 Command add_verify_llc_command(CLI::App& app);
+Command add_verify_mlir_command(CLI::App& app);
 Command add_campaign_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_results_command(CLI::App& app);

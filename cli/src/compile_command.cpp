@@ -9,6 +9,7 @@
 #include "hsalit/codegen/llc.hpp"
 #include "hsalit/codegen/llvm_ir.hpp"
 #include "hsalit/codegen/mapping.hpp"
+#include "hsalit/codegen/mlir.hpp"
 #include "hsalit/codegen/target.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
@@ -30,7 +31,8 @@ struct CompileCommandOptions {
   bool generic = false;
   bool wave64 = false;
   bool volatile_ordinary = false;
-  std::string via_llc;  // an llc to compare the table with, e.g. llc-19
+  std::string via_llc;            // an llc to compare the table with, e.g. llc-19
+  std::string mlir_ops = "llvm";  // --emit mlir: llvm or amdgpu operations
 };
 
 // The table a command uses: a file given by the user, a shipped one by name, or the
@@ -48,12 +50,21 @@ int run_compile(const CompileCommandOptions& opt) {
                fmt::join(catalog.names(), ", "));
     return kExitBadInput;
   }
-  if (opt.emit != "asm" && opt.emit != "json" && opt.emit != "llvm-ir") {
-    fmt::print(stderr, "hsalit compile: error: --emit takes asm, json or llvm-ir\n");
+  if (opt.emit != "asm" && opt.emit != "json" && opt.emit != "llvm-ir" && opt.emit != "mlir") {
+    fmt::print(stderr, "hsalit compile: error: --emit takes asm, json, llvm-ir or mlir\n");
     return kExitBadInput;
   }
-  if (opt.emit == "llvm-ir" && !opt.via_llc.empty()) {  // the IR alone is printed: llc's code would not be
-    fmt::print(stderr, "hsalit compile: error: --via-llc and --emit llvm-ir exclude each other\n");
+  const bool source_only = opt.emit == "llvm-ir" || opt.emit == "mlir";
+  if (source_only && !opt.via_llc.empty()) {  // the source alone is printed: llc's code would not be
+    fmt::print(stderr, "hsalit compile: error: --via-llc and --emit {} exclude each other\n", opt.emit);
+    return kExitBadInput;
+  }
+  if (opt.mlir_ops != "llvm" && opt.mlir_ops != "amdgpu") {
+    fmt::print(stderr, "hsalit compile: error: --mlir-ops takes llvm or amdgpu\n");
+    return kExitBadInput;
+  }
+  if (opt.generic && opt.emit == "mlir") {
+    fmt::print(stderr, "hsalit compile: error: --generic is not supported with --emit mlir\n");
     return kExitBadInput;
   }
   std::optional<codegen::MappingTable> table;
@@ -70,7 +81,7 @@ int run_compile(const CompileCommandOptions& opt) {
   }
   // --via-llc: the llc to compare with, found before any test is read.
   std::optional<codegen::LlcTool> llc;
-  if (!opt.via_llc.empty() && opt.emit != "llvm-ir") {
+  if (!opt.via_llc.empty() && !source_only) {
     try {
       llc = codegen::find_llc(opt.via_llc);
     } catch (const codegen::LlcError& e) {
@@ -79,6 +90,8 @@ int run_compile(const CompileCommandOptions& opt) {
     }
   }
   const codegen::LlvmIrOptions ir_options{opt.generic, opt.volatile_ordinary, opt.sc_orders};
+  const codegen::MlirOptions mlir_options{opt.mlir_ops == "amdgpu" ? codegen::MlirOps::Amdgpu : codegen::MlirOps::Llvm,
+                                          opt.volatile_ordinary, opt.sc_orders};
   bool bad = false, differs = false;
   auto print_comparison = [&](const codegen::Comparison& cmp) {
     differs |= cmp.difference_count() > 0 || cmp.problem_count() > 0;
@@ -98,6 +111,10 @@ int run_compile(const CompileCommandOptions& opt) {
     try {
       if (opt.emit == "llvm-ir") {
         fmt::print("{}", codegen::emit_llvm_ir(*parsed.test, ir_options).text);
+        continue;
+      }
+      if (opt.emit == "mlir") {
+        fmt::print("{}", codegen::emit_mlir(*parsed.test, mlir_options).text);
         continue;
       }
       if (llc && !table) {
@@ -150,9 +167,14 @@ Command add_compile_command(CLI::App& app) {
                   "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
                   "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
                   "differ");
-  cmd->add_flag("--volatile", opt->volatile_ordinary, "LLVM IR: make ordinary (non-atomic) accesses volatile");
+  cmd->add_flag("--volatile", opt->volatile_ordinary, "LLVM IR and MLIR: make ordinary (non-atomic) accesses volatile");
+  cmd->add_option("--mlir-ops", opt->mlir_ops,
+                  "--emit mlir: llvm (memref and llvm dialect operations, the default) or amdgpu "
+                  "(amdgpu.raw_buffer_* for global accesses, amdgpu.lds_barrier for barriers)");
   add_output_file_option(cmd);
-  cmd->add_option("--emit", opt->emit, "asm (default), json, or llvm-ir (the test as LLVM IR, one kernel per thread)");
+  cmd->add_option("--emit", opt->emit,
+                  "asm (default), json, llvm-ir (the test as LLVM IR, one kernel per thread) or mlir (the test as "
+                  "an MLIR gpu.module, one gpu.func kernel per thread; docs/mlir.md)");
   return {cmd, [opt] { return run_compile(*opt); }};
 }
 

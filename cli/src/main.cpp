@@ -130,9 +130,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   const std::vector<Command> commands = {
-      add_parse_command(app),    add_check_command(app),  add_compile_command(app), add_mappings_command(app),
-      add_run_command(app),      add_gen_command(app),    add_verify_command(app),  add_verify_llc_command(app),
-      add_campaign_command(app), add_report_command(app), add_results_command(app), add_doctor_command(app),
+      add_parse_command(app),       add_check_command(app),    add_compile_command(app), add_mappings_command(app),
+      add_run_command(app),         add_gen_command(app),      add_verify_command(app),  add_verify_llc_command(app),
+      add_verify_mlir_command(app), add_campaign_command(app), add_report_command(app),  add_results_command(app),
+      add_doctor_command(app),
   };
 
   for (auto check : {unknown_subcommand, unknown_option})

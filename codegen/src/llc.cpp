@@ -20,11 +20,14 @@ namespace hsalit::codegen {
 std::string debian_package_for(std::string_view tool) {
   std::string base(std::filesystem::path(std::string(tool)).filename().string());
   static const std::regex versioned(R"((llc|opt|llvm-[a-z-]+|clang)-(\d+))");
+  static const std::regex mlir_versioned(R"(mlir-[a-z-]+-(\d+))");
   std::smatch m;
+  if (std::regex_match(base, m, mlir_versioned)) return "mlir-" + m[1].str() + "-tools";
   if (std::regex_match(base, m, versioned)) {
     return m[1] == "clang" ? "clang-" + m[2].str() : "llvm-" + m[2].str();
   }
   if (base == "llc" || base == "opt" || base.rfind("llvm-", 0) == 0) return "llvm";
+  if (base.rfind("mlir-", 0) == 0) return "mlir-tools";
   return "";
 }
 

@@ -258,30 +258,48 @@ CompiledThread convert_thread(const LlcThread& th, const LlvmKernel& kernel, con
   out.thread = t;
 
   // 1. Kernel arguments: the prologue's scalar loads go; at the begin marker, each named pair
-  // gets its location's base.
+  // gets its location's base. When the prologue itself reads a named pair (the AMDGPU backend
+  // builds buffer resources from the pointers before the marker), the pairs are also loaded at
+  // the start of the kernel.
+  std::vector<Instruction> base_loads;
+  for (const auto& [name, pair] : k.bases) {
+    int index = location_index(name);
+    if (index >= static_cast<int>(all.size()))
+      fail(t, fmt::format("the begin marker names an unknown location {}", name));
+    LocationBinding b;
+    b.name = name;
+    b.space = AddressSpace::Global;
+    b.base = pair;
+    b.kernarg_offset = 8 * index;
+    out.locations.push_back(b);
+    std::string error;
+    Instruction load = *parse_instruction(
+        fmt::format("s_load_dwordx2 s[{}:{}], s[0:1], {}", pair.reg, pair.reg + 1, 8 * index), error);
+    load.origin = Origin{t, -1, "", ""};
+    base_loads.push_back(std::move(load));
+  }
+  auto reads_a_base = [&](const Instruction& ins) {
+    for (std::size_t o = 1; o < ins.operands.size(); ++o)
+      for (const auto& [name, pair] : k.bases)
+        if (ins.operands[o].kind == Operand::Kind::Sgpr && ins.operands[o].reg < pair.reg + 2 &&
+            pair.reg < ins.operands[o].reg + ins.operands[o].count)
+          return true;
+    return false;
+  };
   std::vector<Instruction> code;
   std::vector<Part> part;
+  for (std::size_t i = 0; i < k.code.size() && k.part[i] == Part::Prologue; ++i)
+    if (k.code[i].kind() != InstrClass::ScalarLoad && reads_a_base(k.code[i])) {
+      code = base_loads;
+      part.assign(code.size(), Part::Prologue);
+      break;
+    }
   bool inserted = false;
   for (std::size_t i = 0; i < k.code.size(); ++i) {
     const Instruction& ins = k.code[i];
     if (k.part[i] != Part::Prologue && !inserted) {
-      for (const auto& [name, pair] : k.bases) {
-        int index = location_index(name);
-        if (index >= static_cast<int>(all.size()))
-          fail(t, fmt::format("the begin marker names an unknown location {}", name));
-        LocationBinding b;
-        b.name = name;
-        b.space = AddressSpace::Global;
-        b.base = pair;
-        b.kernarg_offset = 8 * index;
-        out.locations.push_back(b);
-        std::string error;
-        Instruction load = *parse_instruction(
-            fmt::format("s_load_dwordx2 s[{}:{}], s[0:1], {}", pair.reg, pair.reg + 1, 8 * index), error);
-        load.origin = Origin{t, -1, "", ""};
-        code.push_back(std::move(load));
-        part.push_back(Part::Prologue);
-      }
+      code.insert(code.end(), base_loads.begin(), base_loads.end());
+      part.insert(part.end(), base_loads.size(), Part::Prologue);
       inserted = true;
     }
     if (ins.kind() == InstrClass::ScalarLoad) {
@@ -291,12 +309,17 @@ CompiledThread convert_thread(const LlcThread& th, const LlvmKernel& kernel, con
     code.push_back(ins);
     part.push_back(k.part[i]);
   }
-  // %out must stay where the marker says.
+  // %out must stay where the marker says until the last result is stored through it (llc reuses
+  // its SGPRs, for a buffer resource say, when the thread stores no result).
+  std::optional<std::size_t> overwritten;
   for (std::size_t i = 0; i < code.size(); ++i) {
-    if (part[i] == Part::Prologue || code[i].operands.empty() || code[i].is_memory()) continue;
+    const bool through_out = code[i].kind() == InstrClass::VectorStore && code[i].operands.size() == 3 &&
+                             code[i].operands[2].kind == Operand::Kind::Sgpr && code[i].operands[2].reg == k.out->reg;
+    if (through_out && overwritten)
+      fail(t, fmt::format("'{}' overwrites the SGPRs of %out before a result is stored", print(code[*overwritten])));
+    if (overwritten || part[i] == Part::Prologue || code[i].operands.empty() || code[i].is_memory()) continue;
     const Operand& d = code[i].operands[0];
-    if (d.kind == Operand::Kind::Sgpr && d.reg < k.out->reg + 2 && k.out->reg < d.reg + d.count)
-      fail(t, fmt::format("'{}' overwrites the SGPRs of %out", print(code[i])));
+    if (d.kind == Operand::Kind::Sgpr && d.reg < k.out->reg + 2 && k.out->reg < d.reg + d.count) overwritten = i;
   }
 
   // 2. Results and LDS addresses, from the constants in VGPRs.

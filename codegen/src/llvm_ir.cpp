@@ -11,54 +11,19 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "kernel_plan.hpp"
 
 namespace hsalit::codegen {
 
+using detail::failure_ordering;
+using detail::ident;
+using detail::ordering;
+using detail::string_literal;
+using detail::sync_scope;
 using litmus::Expr;
 using litmus::OpKind;
 
 namespace {
-
-// A name usable in an LLVM identifier: letters, digits, '.' and '_' kept, anything else as
-// `_XX` (hex).
-std::string ident(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '.')
-      out += c;
-    else
-      out += fmt::format("_{:02X}", u);
-  }
-  return out;
-}
-
-// A string in LLVM's quoted syntax (metadata strings, inline assembly).
-std::string llvm_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\' || u < 0x20 || u >= 0x7f)
-      out += fmt::format("\\{:02X}", u);
-    else
-      out += c;
-  }
-  return out + "\"";
-}
-
-// ` syncscope("...")`, or nothing for system scope (LLVM's default).
-std::string sync_scope(litmus::Scope s) {
-  SyncScope scope = llvm_sync_scope(s);
-  return scope == SyncScope::System ? "" : fmt::format(" syncscope(\"{}\")", to_string(scope));
-}
-
-std::string_view ordering(litmus::MemoryOrder o) { return to_string(llvm_ordering(o)); }
-
-// cmpxchg's failure ordering: the success ordering without its release part.
-std::string_view failure_ordering(litmus::MemoryOrder o) {
-  Ordering success = llvm_ordering(o);
-  return to_string(success == Ordering::Release ? Ordering::Monotonic : success);
-}
 
 // An SSA value or a constant, with its width in bits (32 or 64).
 struct Value {
@@ -102,7 +67,7 @@ class KernelEmitter {
     }
     block_ = "entry";
     line(fmt::format("call void asm sideeffect {}, \"{}~{{memory}}\"({})",
-                     llvm_string(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)), constraints, operands));
+                     string_literal(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)), constraints, operands));
     for (std::size_t i = 0; i < thread_.code.size(); ++i) {
       index_ = static_cast<int>(i);
       const litmus::Instruction& ins = thread_.code[i];
@@ -116,7 +81,7 @@ class KernelEmitter {
     // (and wait for the loads that produce them) before the marker.
     std::string zero = fresh("end");
     line(fmt::format("{} = call i32 asm sideeffect {}, \"=v,~{{memory}}\"()", zero,
-                     llvm_string(fmt::format("; {} {}\n\tv_mov_b32 $0, 0", kEndMarker, k_.name))));
+                     string_literal(fmt::format("; {} {}\n\tv_mov_b32 $0, 0", kEndMarker, k_.name))));
     int slot = 0;
     for (const std::string& r : k_.results) {
       Value v = regs_.at(r);
@@ -164,45 +129,13 @@ class KernelEmitter {
   std::string fresh(std::string_view stem) { return fmt::format("%{}.{}", stem, counter_++); }
 
   void bind() {
-    for (const std::string& loc : test_.location_names()) {
-      if (!is_group(loc) || opt_.generic) k_.arguments.push_back(loc);
-    }
-    k_.arguments.push_back("out");
-    std::set<std::string> regs, lds;
-    for (const litmus::Instruction& ins : thread_.code) {
-      if (!ins.reg.empty()) regs.insert(ins.reg);
-      collect(ins.value, regs);
-      if (ins.expected) collect(*ins.expected, regs);
-      if (ins.condition) collect(*ins.condition, regs);
-      if (ins.addr.offset) collect(*ins.addr.offset, regs);
-      if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) && !opt_.generic)
-        lds.insert(ins.addr.base.name);
-    }
-    for (const litmus::InitEntry& e : test_.init)
-      if (e.thread == thread_.id) regs.insert(e.name);
-    for (const std::string& loc : test_.location_names())
-      if (lds.count(loc)) k_.lds.push_back(loc);
-    k_.results.assign(regs.begin(), regs.end());
-    for (const std::string& r : regs) {
-      int bits = 32;
-      for (const litmus::Instruction& ins : thread_.code)
-        if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double) bits = 64;
-      std::int64_t initial = 0;
-      for (const litmus::InitEntry& e : test_.init)
-        if (e.thread == thread_.id && e.name == r) {
-          if (e.value.is_location())
-            fail(fmt::format("register {} holds the address of {}, which the LLVM IR emitter does not support", r,
-                             e.value.name));
-          initial = e.value.value;
-        }
-      reg_bits_[r] = bits;
-      regs_[r] = constant_value(initial, bits);
-    }
-  }
-
-  static void collect(const Expr& e, std::set<std::string>& out) {
-    if (e.is_register()) out.insert(e.name);
-    for (const Expr& o : e.operands) collect(o, out);
+    detail::KernelPlan plan =
+        detail::plan_kernel(test_, thread_, opt_.generic, [this](const std::string& why) { fail(why); });
+    k_.arguments = std::move(plan.arguments);
+    k_.lds = std::move(plan.lds);
+    k_.results = std::move(plan.results);
+    reg_bits_ = std::move(plan.bits);
+    for (const auto& [r, initial] : plan.initial) regs_[r] = constant_value(initial, reg_bits_.at(r));
   }
 
   Value coerce(const Value& v, int bits) {
@@ -269,9 +202,10 @@ class KernelEmitter {
   std::string def_name(const std::string& reg) { return fresh("r." + ident(reg)); }
 
   std::string metadata(const litmus::Instruction& ins) {
-    metadata_.push_back(fmt::format(
-        "!{{!{}, i32 {}, i32 {}}}",
-        llvm_string(fmt::format("P{}:{} {}", thread_.id, index_, litmus::print_instruction(ins))), thread_.id, index_));
+    metadata_.push_back(
+        fmt::format("!{{!{}, i32 {}, i32 {}}}",
+                    string_literal(fmt::format("P{}:{} {}", thread_.id, index_, litmus::print_instruction(ins))),
+                    thread_.id, index_));
     return fmt::format(", !hsalit.litmus !{}", metadata_.size() - 1);
   }
 
@@ -421,38 +355,11 @@ class KernelEmitter {
     assign(ins.reg, {r, bits, std::nullopt});
   }
 
-  static bool mentions(const Expr& e, const std::string& reg) {
-    if (e.is_register() && e.name == reg) return true;
-    return std::any_of(e.operands.begin(), e.operands.end(), [&](const Expr& o) { return mentions(o, reg); });
-  }
-
-  // The atomicrmw operation and its operand: `(OP REG X)` on the rmw's own register is OP
-  // with X; a value that does not read the register is an exchange.
+  // The atomicrmw operation and its operand (detail::rmw_operation).
   std::pair<std::string_view, const Expr*> rmw_kind(const litmus::Instruction& ins) const {
-    const Expr& v = ins.value;
-    if (!mentions(v, ins.reg)) return {"xchg", &v};
-    if (v.kind == Expr::Kind::Binary) {
-      const Expr& a = v.operands[0];
-      const Expr& b = v.operands[1];
-      bool own_a = a.is_register() && a.name == ins.reg;
-      bool own_b = b.is_register() && b.name == ins.reg;
-      std::string_view op;
-      switch (v.op) {
-        case litmus::BinaryOp::Add: op = "add"; break;
-        case litmus::BinaryOp::Sub: op = "sub"; break;
-        case litmus::BinaryOp::And: op = "and"; break;
-        case litmus::BinaryOp::Or: op = "or"; break;
-        case litmus::BinaryOp::Xor: op = "xor"; break;
-        default: break;
-      }
-      if (!op.empty() && own_a && !mentions(b, ins.reg)) return {op, &b};
-      if (!op.empty() && op != "sub" && own_b && !mentions(a, ins.reg)) return {op, &a};
-    }
-    fail(
-        fmt::format("no atomicrmw computes '{}' (supported: exchange, cas, and add, sub, and, or, "
-                    "xor of the value "
-                    "read with a value that does not read it)",
-                    litmus::print_expr(v)));
+    auto kind = detail::rmw_operation(ins);
+    if (!kind.second) fail(detail::no_rmw_operation(ins));
+    return kind;
   }
 
   const litmus::Test& test_;
@@ -502,7 +409,7 @@ LlvmModule emit_llvm_ir(const litmus::Test& test, const LlvmIrOptions& options) 
   out += fmt::format("; hsalit: litmus test {} as one AMDGPU kernel per thread{}{}\n", test.name,
                      options.generic ? ", flat (generic) pointers" : "",
                      options.volatile_ordinary ? ", ordinary accesses volatile" : "");
-  out += fmt::format("source_filename = {}\n", llvm_string(test.name));
+  out += fmt::format("source_filename = {}\n", string_literal(test.name));
   out += "target triple = \"amdgcn-amd-amdhsa\"\n";
   if (!lds_bits.empty()) out += "\n";
   for (const std::string& loc : test.location_names()) {

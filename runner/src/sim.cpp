@@ -610,7 +610,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // Whether an instruction's destination is SGPRs (a scalar load or move) rather than VGPRs.
 bool scalar_destination(const SimInstruction& ins) {
-  return ins.op == SimOp::ScalarLoad ||
+  return ins.op == SimOp::ScalarLoad || ins.sgpr_destination ||
          (ins.op == SimOp::Move && ins.source && ins.source->mnemonic.rfind("s_", 0) == 0);
 }
 

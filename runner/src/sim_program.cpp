@@ -167,6 +167,25 @@ SimInstruction lower_memory(const Instruction& ins, const Generation& gen) {
   return s;
 }
 
+// 32-bit scalar logic on SGPRs that are not lane masks: the buffer resources the AMDGPU backend
+// builds from a pointer (`s_and_b32 s5, s1, 0xffff` keeps the base's high bits; a global
+// location's base fits in 32 bits, so its high SGPR is 0, as in hardware). nullopt for other
+// instructions.
+std::optional<SimInstruction> scalar_logic(const Instruction& ins) {
+  const std::string& m = ins.mnemonic;
+  if (m != "s_and_b32" && m != "s_or_b32" && m != "s_xor_b32") return std::nullopt;
+  const std::vector<Operand>& ops = ins.operands;
+  if (ops.size() != 3 || ops[0].kind != Operand::Kind::Sgpr || ops[0].count != 1)
+    unsupported(ins, "expected an SGPR D, A, B");
+  SimInstruction s;
+  s.op = m == "s_and_b32" ? SimOp::And : m == "s_or_b32" ? SimOp::Or : SimOp::Xor;
+  s.dst = ops[0].reg;
+  s.a = src_of(ops[1]);
+  s.b = src_of(ops[2]);
+  s.sgpr_destination = true;
+  return s;
+}
+
 SimInstruction lower_one(const Instruction& ins, const Generation& gen) {
   const codegen::CounterModel& model = gen.counters;
   const std::string& m = ins.mnemonic;
@@ -267,6 +286,7 @@ SimInstruction lower_one(const Instruction& ins, const Generation& gen) {
     s.b = src_of(v[2]);
     return s;
   }
+  if (std::optional<SimInstruction> logic = scalar_logic(ins)) return *logic;
   unsupported(ins, "not an instruction the code generator emits");
 }
 
@@ -525,6 +545,11 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
     out.push_back(alu(l.op, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), b));
     return out;
   }
+  if (!wave32_mask)
+    if (std::optional<SimInstruction> s = scalar_logic(ins)) {
+      out.push_back(*s);
+      return out;
+    }
   if (m == "s_not_b64" || (m == "s_not_b32" && wave32_mask)) {
     if (ops.size() != 2) unsupported(ins, "expected D, A");
     out.push_back(alu(SimOp::Xor, mask_dst(ins, ops[0], masks), mask_src(ins, ops[1], masks), imm_src(1)));

@@ -58,7 +58,8 @@ enum class AddressForm : std::uint8_t { Global, Flat, Buffer, Lds };
 
 struct SimInstruction {
   SimOp op = SimOp::Nop;
-  int dst = -1;  // VGPR (or first SGPR for ScalarLoad)
+  int dst = -1;                   // VGPR (or first SGPR for ScalarLoad, SGPR moves and sgpr_destination)
+  bool sgpr_destination = false;  // a 32-bit scalar ALU operation that writes SGPR `dst`
   int dst_count = 1;
   Src a, b;
   int target = -1;  // branch target (instruction index)

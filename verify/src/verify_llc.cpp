@@ -111,8 +111,17 @@ TestVerification verify_llc_result(const litmus::Test& test, const codegen::LlcR
   return judged;
 }
 
-TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
-                                VerificationCache& cache) {
+namespace {
+
+// How a test becomes kernels that llc compiled: straight from LLVM IR, or through MLIR.
+struct KernelCompiler {
+  std::string_view source;  // what CompileError is about: "LLVM IR", "MLIR"
+  std::string_view tools;   // what failed otherwise: "llc", "MLIR pipeline"
+  std::function<codegen::LlcResult(const litmus::Test&, const codegen::Target&)> compile;
+};
+
+TestVerification verify_via(const litmus::Test& test, const KernelCompiler& compiler, const LlcVerifyOptions& options,
+                            VerificationCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -141,30 +150,66 @@ TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool
   if (!target) return finish(TestStatus::Unsupported, fmt::format("unknown target '{}'", options.target));
   codegen::LlcResult compiled;
   try {
-    compiled = codegen::compile_via_llc(v.test, *target, llc, options.ir);
+    compiled = compiler.compile(v.test, *target);
   } catch (const codegen::CompileError& e) {
-    return finish(TestStatus::Unsupported, fmt::format("LLVM IR: {}", e.what()));
+    return finish(TestStatus::Unsupported, fmt::format("{}: {}", compiler.source, e.what()));
   } catch (const std::exception& e) {
-    return finish(TestStatus::Unknown, fmt::format("llc: {}", e.what()));
+    return finish(TestStatus::Unknown, fmt::format("{}: {}", compiler.tools, e.what()));
   }
   TestVerification judged = verify_llc_result(v.test, compiled, options, cache);
   judged.seconds = seconds_since(start);
   return judged;
 }
 
-VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
+VerifyReport verify_all_via(std::span<const litmus::Test> tests, const KernelCompiler& compiler,
                             const LlcVerifyOptions& options, VerificationCache& cache,
                             const std::function<void(const TestVerification&)>& progress) {
   VerifyReport report;
   report.tests.resize(tests.size());
-  // Each test runs its own llc process in its own temporary folder (run_llc).
+  // Each test runs its own processes in their own temporary folders (run_llc).
   support::parallel_for_each(
       tests.size(), options.jobs,
-      [&](std::size_t i) { report.tests[i] = verify_via_llc(tests[i], llc, options, cache); },
+      [&](std::size_t i) { report.tests[i] = verify_via(tests[i], compiler, options, cache); },
       [&](std::size_t i) {
         if (progress) progress(report.tests[i]);
       });
   return report;
+}
+
+KernelCompiler through_llc(const codegen::LlcTool& llc, const LlcVerifyOptions& options) {
+  return {"LLVM IR", "llc", [&llc, &options](const litmus::Test& test, const codegen::Target& target) {
+            return codegen::compile_via_llc(test, target, llc, options.ir);
+          }};
+}
+
+KernelCompiler through_mlir(const codegen::MlirTools& tools, const LlcVerifyOptions& options) {
+  return {"MLIR", "MLIR pipeline", [&tools, &options](const litmus::Test& test, const codegen::Target& target) {
+            return codegen::compile_via_mlir(test, target, tools, options.mlir);
+          }};
+}
+
+}  // namespace
+
+TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
+                                VerificationCache& cache) {
+  return verify_via(test, through_llc(llc, options), options, cache);
+}
+
+VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
+                            const LlcVerifyOptions& options, VerificationCache& cache,
+                            const std::function<void(const TestVerification&)>& progress) {
+  return verify_all_via(tests, through_llc(llc, options), options, cache, progress);
+}
+
+TestVerification verify_via_mlir(const litmus::Test& test, const codegen::MlirTools& tools,
+                                 const LlcVerifyOptions& options, VerificationCache& cache) {
+  return verify_via(test, through_mlir(tools, options), options, cache);
+}
+
+VerifyReport verify_via_mlir(std::span<const litmus::Test> tests, const codegen::MlirTools& tools,
+                             const LlcVerifyOptions& options, VerificationCache& cache,
+                             const std::function<void(const TestVerification&)>& progress) {
+  return verify_all_via(tests, through_mlir(tools, options), options, cache, progress);
 }
 
 std::string render_llc_text(const VerifyReport& report, std::string_view llc, std::string_view target) {

@@ -15,6 +15,7 @@
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/llc.hpp"
 #include "hsalit/codegen/llvm_ir.hpp"
+#include "hsalit/codegen/mlir.hpp"
 #include "hsalit/verify/verify.hpp"
 
 namespace hsalit::verify {
@@ -22,6 +23,7 @@ namespace hsalit::verify {
 struct LlcVerifyOptions {
   std::string target = "gfx900";
   codegen::LlvmIrOptions ir;
+  codegen::MlirOptions mlir;  // verify_via_mlir: the module's operations, --volatile, --sc-orders
   runner::SimOptions sim;
   model::CheckOptions model;
   // As VerifyOptions::confirm_engine: each counterexample checked again by this engine.
@@ -55,6 +57,15 @@ TestVerification verify_llc_result(const litmus::Test& test, const codegen::LlcR
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
                             const LlcVerifyOptions& options, VerificationCache& cache,
                             const std::function<void(const TestVerification&)>& progress = {});
+
+// The same through the MLIR pipeline (docs/mlir.md): the test as MLIR (options.mlir), mlir-opt,
+// mlir-translate and llc of one LLVM version, then judged as verify_via_llc judges llc's code.
+// What the MLIR emitter cannot express is Unsupported; a tool failure is Unknown.
+TestVerification verify_via_mlir(const litmus::Test& test, const codegen::MlirTools& tools,
+                                 const LlcVerifyOptions& options, VerificationCache& cache);
+VerifyReport verify_via_mlir(std::span<const litmus::Test> tests, const codegen::MlirTools& tools,
+                             const LlcVerifyOptions& options, VerificationCache& cache,
+                             const std::function<void(const TestVerification&)>& progress = {});
 
 // Text for people: one line per test (status and reason), each counterexample with its
 // outcome, code and trace, and a summary line with the count per status.

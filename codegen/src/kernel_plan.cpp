@@ -1,0 +1,132 @@
+#include "kernel_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/litmus/printer.hpp"
+
+namespace hsalit::codegen::detail {
+
+using litmus::Expr;
+
+std::string ident(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '.')
+      out += c;
+    else
+      out += fmt::format("_{:02X}", u);
+  }
+  return out;
+}
+
+std::string string_literal(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || u < 0x20 || u >= 0x7f)
+      out += fmt::format("\\{:02X}", u);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string sync_scope(litmus::Scope s) {
+  SyncScope scope = llvm_sync_scope(s);
+  return scope == SyncScope::System ? "" : fmt::format(" syncscope(\"{}\")", to_string(scope));
+}
+
+std::string_view ordering(litmus::MemoryOrder o) { return to_string(llvm_ordering(o)); }
+
+std::string_view failure_ordering(litmus::MemoryOrder o) {
+  Ordering success = llvm_ordering(o);
+  return to_string(success == Ordering::Release ? Ordering::Monotonic : success);
+}
+
+void collect_registers(const Expr& e, std::set<std::string>& out) {
+  if (e.is_register()) out.insert(e.name);
+  for (const Expr& o : e.operands) collect_registers(o, out);
+}
+
+KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, bool generic,
+                       const std::function<void(const std::string&)>& fail) {
+  KernelPlan k;
+  auto is_group = [&](const std::string& loc) { return test.segment_of(loc) == litmus::Segment::Group; };
+  for (const std::string& loc : test.location_names())
+    if (!is_group(loc) || generic) k.arguments.push_back(loc);
+  k.arguments.push_back("out");
+  std::set<std::string> regs, lds;
+  for (const litmus::Instruction& ins : thread.code) {
+    if (!ins.reg.empty()) regs.insert(ins.reg);
+    collect_registers(ins.value, regs);
+    if (ins.expected) collect_registers(*ins.expected, regs);
+    if (ins.condition) collect_registers(*ins.condition, regs);
+    if (ins.addr.offset) collect_registers(*ins.addr.offset, regs);
+    if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) && !generic)
+      lds.insert(ins.addr.base.name);
+  }
+  for (const litmus::InitEntry& e : test.init)
+    if (e.thread == thread.id) regs.insert(e.name);
+  for (const std::string& loc : test.location_names())
+    if (lds.count(loc)) k.lds.push_back(loc);
+  k.results.assign(regs.begin(), regs.end());
+  for (const std::string& r : regs) {
+    int bits = 32;
+    for (const litmus::Instruction& ins : thread.code)
+      if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double) bits = 64;
+    std::int64_t initial = 0;
+    for (const litmus::InitEntry& e : test.init)
+      if (e.thread == thread.id && e.name == r) {
+        if (e.value.is_location())
+          fail(fmt::format("register {} holds the address of {}, which the emitter does not support", r, e.value.name));
+        initial = e.value.value;
+      }
+    k.bits[r] = bits;
+    k.initial[r] = initial;
+  }
+  return k;
+}
+
+namespace {
+bool mentions(const Expr& e, const std::string& reg) {
+  if (e.is_register() && e.name == reg) return true;
+  return std::any_of(e.operands.begin(), e.operands.end(), [&](const Expr& o) { return mentions(o, reg); });
+}
+}  // namespace
+
+std::pair<std::string_view, const Expr*> rmw_operation(const litmus::Instruction& ins) {
+  const Expr& v = ins.value;
+  if (!mentions(v, ins.reg)) return {"xchg", &v};
+  if (v.kind == Expr::Kind::Binary) {
+    const Expr& a = v.operands[0];
+    const Expr& b = v.operands[1];
+    bool own_a = a.is_register() && a.name == ins.reg;
+    bool own_b = b.is_register() && b.name == ins.reg;
+    std::string_view op;
+    switch (v.op) {
+      case litmus::BinaryOp::Add: op = "add"; break;
+      case litmus::BinaryOp::Sub: op = "sub"; break;
+      case litmus::BinaryOp::And: op = "and"; break;
+      case litmus::BinaryOp::Or: op = "or"; break;
+      case litmus::BinaryOp::Xor: op = "xor"; break;
+      default: break;
+    }
+    if (!op.empty() && own_a && !mentions(b, ins.reg)) return {op, &b};
+    if (!op.empty() && op != "sub" && own_b && !mentions(a, ins.reg)) return {op, &a};
+  }
+  return {"", nullptr};
+}
+
+std::string no_rmw_operation(const litmus::Instruction& ins) {
+  return fmt::format(
+      "no atomicrmw computes '{}' (supported: exchange, cas, and add, sub, and, or, xor of the value read with a "
+      "value that does not read it)",
+      litmus::print_expr(ins.value));
+}
+
+}  // namespace hsalit::codegen::detail

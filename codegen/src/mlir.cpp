@@ -1,0 +1,627 @@
+// Litmus thread -> MLIR `gpu.func` kernel (see mlir.hpp for the module's shape), and the MLIR
+// pipeline down to LLVM IR. Registers are SSA values; branches only go forward, so every label
+// is a block that takes every register of the thread as an argument and every edge into it
+// passes the registers' current values.
+#include "hsalit/codegen/mlir.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/process.hpp"
+#include "hsalit/litmus/printer.hpp"
+#include "kernel_plan.hpp"
+
+namespace hsalit::codegen {
+
+using detail::ident;
+using detail::string_literal;
+using litmus::Expr;
+using litmus::OpKind;
+
+std::string_view to_string(MlirOps ops) { return ops == MlirOps::Amdgpu ? "amdgpu" : "llvm"; }
+
+namespace {
+
+// An SSA value, or a constant not yet written as one.
+struct Value {
+  std::string text;  // "%t.3"; empty for a constant until `use` writes it
+  int bits = 32;
+  std::optional<std::int64_t> constant;
+};
+
+Value constant_value(std::int64_t v, int bits) {
+  std::int64_t c = bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
+  return {"", bits, c};
+}
+
+std::string type(int bits) { return fmt::format("i{}", bits); }
+
+// The memref type of a location: one element of its widest access.
+std::string memref_type(int bits, bool group) {
+  return fmt::format("memref<1x{}, #gpu.address_space<{}>>", type(bits), group ? "workgroup" : "global");
+}
+
+std::string pointer_type(bool group) { return group ? "!llvm.ptr<3>" : "!llvm.ptr<1>"; }
+
+// The fences an ordered buffer access gets (MlirOps::Amdgpu): the release part before it, the
+// acquire part after it; a seq_cst access is fenced seq_cst on both sides.
+struct BufferFences {
+  std::string_view before, after;  // fence orderings, "" for none
+};
+
+BufferFences buffer_fences(Ordering o) {
+  switch (o) {
+    case Ordering::Release: return {"release", ""};
+    case Ordering::Acquire: return {"", "acquire"};
+    case Ordering::AcqRel: return {"release", "acquire"};
+    case Ordering::SeqCst: return {"seq_cst", "seq_cst"};
+    default: return {"", ""};
+  }
+}
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const litmus::Test& test, int thread, const MlirOptions& options,
+                const std::map<std::string, int>& location_bits)
+      : test_(test),
+        thread_(test.threads[static_cast<std::size_t>(thread)]),
+        opt_(options),
+        location_bits_(location_bits) {
+    k_.thread = thread_.id;
+    k_.name = fmt::format("P{}", thread_.id);
+  }
+
+  std::pair<LlvmKernel, std::string> run() {
+    bind();
+    std::string signature, workgroup;
+    for (const std::string& a : k_.arguments) {
+      bool out = &a == &k_.arguments.back();
+      signature += fmt::format("{}{}: {}", signature.empty() ? "" : ", ", argument(a, out), argument_type(a, out));
+    }
+    for (const std::string& l : k_.lds)
+      workgroup += fmt::format("{}%lds.{}: {}", workgroup.empty() ? "" : ", ", ident(l), memref_type(bits_of(l), true));
+    line("%c0 = arith.constant 0 : index");
+    if (opt_.ops == MlirOps::Amdgpu) line("%c0.i32 = arith.constant 0 : i32");
+    // Every pointer in the llvm dialect (for atomics and the markers): the memref's aligned
+    // pointer, as an integer, back to a pointer of the memref's address space.
+    std::string constraints, operands, types, listing;
+    for (std::size_t i = 0; i < k_.arguments.size(); ++i) {
+      const std::string& a = k_.arguments[i];
+      bool out = i + 1 == k_.arguments.size();
+      std::string p = pointer(argument(a, out), argument_type(a, out), false);
+      pointers_[a] = p;
+      constraints += "s,";
+      operands += fmt::format("{}{}", i ? ", " : "", p);
+      types += fmt::format("{}{}", i ? ", " : "", pointer_type(false));
+      listing += fmt::format(" {}{}=${}", out ? "@" : "", a, i);
+    }
+    for (const std::string& l : k_.lds) pointers_[l] = pointer("%lds." + ident(l), memref_type(bits_of(l), true), true);
+    line(fmt::format("llvm.inline_asm has_side_effects {}, \"{}~{{memory}}\" {} : ({}) -> ()",
+                     string_literal(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)), constraints, operands,
+                     types));
+    for (std::size_t i = 0; i < thread_.code.size(); ++i) {
+      index_ = static_cast<int>(i);
+      const litmus::Instruction& ins = thread_.code[i];
+      if (ins.kind != OpKind::Label)
+        body_ += fmt::format("      // P{}:{} {}\n", thread_.id, i, litmus::print_instruction(ins));
+      instruction(ins);
+    }
+    index_ = -1;
+    // The end marker returns a zero that every stored value is combined with (llvm_ir.hpp).
+    std::string zero = fresh("end");
+    line(fmt::format("{} = llvm.inline_asm has_side_effects {}, \"=v,~{{memory}}\" : () -> i32", zero,
+                     string_literal(fmt::format("; {} {}\n\tv_mov_b32 $0, 0", kEndMarker, k_.name))));
+    std::string out_type = argument_type("out", true);
+    for (std::size_t slot = 0; slot < k_.results.size(); ++slot) {
+      Value v = regs_.at(k_.results[slot]);
+      if (!v.constant) {
+        Value z = coerce({zero, 32, std::nullopt}, v.bits);
+        std::string t = fresh("t");
+        line(fmt::format("{} = arith.xori {}, {} : {}", t, v.text, z.text, type(v.bits)));
+        v = {t, v.bits, std::nullopt};
+      }
+      v = coerce(v, 64);
+      std::string at = fresh("slot");
+      line(fmt::format("{} = arith.constant {} : index", at, slot));
+      line(fmt::format("memref.store {}, %out[{}] : {}", use(v), at, out_type));
+    }
+    line("gpu.return");
+    std::string text = fmt::format("    gpu.func @{}({}){} kernel {{\n{}    }}\n", k_.name, signature,
+                                   workgroup.empty() ? "" : fmt::format(" workgroup({})", workgroup), body_);
+    return {std::move(k_), std::move(text)};
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    std::string where = index_ >= 0
+                            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+                            : fmt::format("P{}", thread_.id);
+    throw CompileError(fmt::format("{}: {} (MLIR)", where, why));
+  }
+
+  litmus::MemoryOrder order(const litmus::Annotations& a) const {
+    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
+    return a.order;
+  }
+
+  bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
+  int bits_of(const std::string& loc) const {
+    auto it = location_bits_.find(loc);
+    return it == location_bits_.end() ? 32 : it->second;
+  }
+
+  std::string argument(const std::string& a, bool out) const { return out ? "%out" : "%loc." + ident(a); }
+  std::string argument_type(const std::string& a, bool out) const {
+    if (out)
+      return fmt::format("memref<{}xi64, #gpu.address_space<global>>", std::max<std::size_t>(1, k_.results.size()));
+    return memref_type(bits_of(a), false);
+  }
+
+  std::string pointer(const std::string& memref, const std::string& memref_type, bool group) {
+    std::string base = memref.substr(1);
+    line(fmt::format("%{}.i = memref.extract_aligned_pointer_as_index {} : {} -> index", base, memref, memref_type));
+    line(fmt::format("%{}.w = arith.index_cast %{}.i : index to i64", base, base));
+    line(fmt::format("%{}.p = llvm.inttoptr %{}.w : i64 to {}", base, base, pointer_type(group)));
+    return fmt::format("%{}.p", base);
+  }
+
+  void line(const std::string& s) { body_ += "      " + s + "\n"; }
+  std::string fresh(std::string_view stem) { return fmt::format("%{}.{}", stem, counter_++); }
+
+  // The litmus instruction as an MLIR location, for the memory operations.
+  std::string loc() const {
+    return fmt::format(" loc({})", string_literal(fmt::format(
+                                       "P{}:{} {}", thread_.id, index_,
+                                       litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))));
+  }
+
+  void bind() {
+    detail::KernelPlan plan = detail::plan_kernel(test_, thread_, false, [this](const std::string& why) { fail(why); });
+    k_.arguments = std::move(plan.arguments);
+    k_.lds = std::move(plan.lds);
+    k_.results = std::move(plan.results);
+    reg_bits_ = std::move(plan.bits);
+    for (const auto& [r, initial] : plan.initial) regs_[r] = constant_value(initial, reg_bits_.at(r));
+  }
+
+  // The value as an SSA name, writing a constant's `arith.constant` where it is needed.
+  std::string use(const Value& v) {
+    if (!v.text.empty()) return v.text;
+    std::string c = fresh("c");
+    line(fmt::format("{} = arith.constant {} : {}", c, *v.constant, type(v.bits)));
+    return c;
+  }
+
+  Value coerce(const Value& v, int bits) {
+    if (v.bits == bits) return v;
+    if (v.constant) return constant_value(*v.constant, bits);
+    std::string t = fresh("t");
+    line(fmt::format("{} = {} {} : {} to {}", t, v.bits < bits ? "arith.extsi" : "arith.trunci", v.text, type(v.bits),
+                     type(bits)));
+    return {t, bits, std::nullopt};
+  }
+
+  Value eval(const Expr& e, int bits) {
+    switch (e.kind) {
+      case Expr::Kind::Constant: return constant_value(e.value, bits);
+      case Expr::Kind::Register: {
+        auto it = regs_.find(e.name);
+        if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
+        return coerce(it->second, bits);
+      }
+      case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
+      case Expr::Kind::Binary: {
+        bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
+        int w = compare ? std::max(width(e.operands[0]), width(e.operands[1])) : bits;
+        std::string a = use(eval(e.operands[0], w));
+        std::string b = use(eval(e.operands[1], w));
+        std::string t = fresh("t");
+        std::string_view op;
+        switch (e.op) {
+          case litmus::BinaryOp::Add: op = "arith.addi"; break;
+          case litmus::BinaryOp::Sub: op = "arith.subi"; break;
+          case litmus::BinaryOp::Xor: op = "arith.xori"; break;
+          case litmus::BinaryOp::And: op = "arith.andi"; break;
+          case litmus::BinaryOp::Or: op = "arith.ori"; break;
+          case litmus::BinaryOp::Eq:
+          case litmus::BinaryOp::Ne: {
+            line(fmt::format("{} = arith.cmpi {}, {}, {} : {}", t, e.op == litmus::BinaryOp::Eq ? "eq" : "ne", a, b,
+                             type(w)));
+            std::string z = fresh("t");
+            line(fmt::format("{} = arith.extui {} : i1 to {}", z, t, type(bits)));
+            return {z, bits, std::nullopt};
+          }
+        }
+        line(fmt::format("{} = {} {}, {} : {}", t, op, a, b, type(bits)));
+        return {t, bits, std::nullopt};
+      }
+    }
+    return {};
+  }
+
+  int width(const Expr& e) const {
+    if (e.is_register()) {
+      auto it = reg_bits_.find(e.name);
+      return it == reg_bits_.end() ? 32 : it->second;
+    }
+    int w = 32;
+    for (const Expr& o : e.operands) w = std::max(w, width(o));
+    return w;
+  }
+
+  void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
+  std::string def_name(const std::string& reg) { return fresh("r." + ident(reg)); }
+
+  void instruction(const litmus::Instruction& ins) {
+    switch (ins.kind) {
+      case OpKind::Label: label(ins.label); return;
+      case OpKind::Mov: assign(ins.reg, eval(ins.value, reg_bits_.at(ins.reg))); return;
+      case OpKind::Branch: branch(ins); return;
+      case OpKind::Barrier: {
+        // amdgpu.lds_barrier waits for LDS operations only (the dialect's documentation): it
+        // implements a barrier of the group segment alone; any other barrier is gpu.barrier.
+        bool lds_only = opt_.ops == MlirOps::Amdgpu && ins.annots.fence_segment == litmus::Segment::Group;
+        line((lds_only ? "amdgpu.lds_barrier" : "gpu.barrier") + loc());
+        return;
+      }
+      case OpKind::Fence: fence(to_string(llvm_ordering(order(ins.annots))), ins.annots.scope); return;
+      case OpKind::Load:
+      case OpKind::Store:
+      case OpKind::Rmw: access(ins); return;
+    }
+  }
+
+  void fence(std::string_view ordering, litmus::Scope scope) {
+    line(fmt::format("llvm.fence{} {}{}", detail::sync_scope(scope), ordering, loc()));
+  }
+
+  // `^L.name(%r.a.1, ... : i32, ...)`: a branch to a label passes every register.
+  std::string successor(const std::string& block) {
+    if (k_.results.empty()) return "^" + block;
+    std::string values, types;
+    for (const std::string& r : k_.results) {
+      values += fmt::format("{}{}", values.empty() ? "" : ", ", use(regs_.at(r)));
+      types += fmt::format("{}{}", types.empty() ? "" : ", ", type(reg_bits_.at(r)));
+    }
+    return fmt::format("^{}({} : {})", block, values, types);
+  }
+
+  void branch(const litmus::Instruction& ins) {
+    std::string target = "L." + ident(ins.label);
+    if (!ins.condition) {
+      line(fmt::format("cf.br {}", successor(target)));
+      reachable_into_[ins.label] |= reachable_;
+      start_block(fmt::format("dead.{}", counter_++), false);
+      return;
+    }
+    Value c = eval(*ins.condition, width(*ins.condition));
+    std::string zero = use(constant_value(0, c.bits));
+    std::string t = fresh("cond");
+    line(fmt::format("{} = arith.cmpi ne, {}, {} : {}", t, use(c), zero, type(c.bits)));
+    std::string next = fmt::format("b.{}", counter_++);
+    line(fmt::format("cf.cond_br {}, {}, ^{}", t, successor(target), next));
+    reachable_into_[ins.label] |= reachable_;
+    start_block(next, reachable_);
+  }
+
+  void start_block(const std::string& name, bool reachable) {
+    body_ += fmt::format("    ^{}:\n", name);
+    reachable_ = reachable;
+  }
+
+  void label(const std::string& name) {
+    std::string block = "L." + ident(name);
+    line(fmt::format("cf.br {}", successor(block)));
+    bool reachable = reachable_ || reachable_into_[name];
+    std::string arguments;
+    for (const std::string& r : k_.results) {
+      std::string a = def_name(r);
+      arguments += fmt::format("{}{}: {}", arguments.empty() ? "" : ", ", a, type(reg_bits_.at(r)));
+      regs_[r] = {a, reg_bits_.at(r), std::nullopt};
+    }
+    body_ += fmt::format("    ^{}{}:\n", block, arguments.empty() ? "" : "(" + arguments + ")");
+    reachable_ = reachable;
+  }
+
+  // The llvm pointer an access uses, indexed by a register offset when there is one (an
+  // address dependency); and the memref index of the same element.
+  struct Address {
+    std::string pointer, memref, index;
+    bool group = false;
+  };
+
+  Address address(const litmus::Instruction& ins, int bits) {
+    if (!ins.addr.base.is_location()) fail("an address held in a register is not supported by the MLIR emitter");
+    const std::string& loc = ins.addr.base.name;
+    Address a;
+    a.group = is_group(loc);
+    a.pointer = pointers_.at(loc);
+    a.memref = a.group ? "%lds." + ident(loc) : "%loc." + ident(loc);
+    a.index = "%c0";
+    if (!ins.addr.offset) return a;
+    if (ins.addr.offset->is_constant()) {
+      if (ins.addr.offset->value == 0) return a;
+      fail("constant address offsets (arrays) are not supported");
+    }
+    std::string off = use(eval(*ins.addr.offset, 64));
+    std::string p = fresh("p");
+    line(fmt::format("{} = llvm.getelementptr {}[{}] : ({}, i64) -> {}, {}", p, a.pointer, off, pointer_type(a.group),
+                     pointer_type(a.group), type(bits)));
+    a.pointer = p;
+    a.index = fresh("idx");
+    line(fmt::format("{} = arith.index_cast {} : i64 to index", a.index, off));
+    return a;
+  }
+
+  // The buffer index (i32) of an address: 0, or the dependency's offset.
+  std::string buffer_index(const Address& a) {
+    if (a.index == "%c0") return "%c0.i32";
+    std::string i = fresh("bidx");
+    line(fmt::format("{} = arith.index_cast {} : index to i32", i, a.index));
+    return i;
+  }
+
+  void access(const litmus::Instruction& ins) {
+    k_.accesses.push_back(index_);
+    if (!reachable_) k_.unreachable.push_back(index_);
+    const litmus::Annotations& an = ins.annots;
+    int bits = an.size == litmus::AccessSize::Double ? 64 : 32;
+    std::string ty = type(bits);
+    std::string align = fmt::format("{{alignment = {} : i64}}", bits / 8);
+    std::string scope = detail::sync_scope(an.scope);
+    std::string_view ordering = to_string(llvm_ordering(order(an)));
+    const std::string& loc_name = ins.addr.base.is_location() ? ins.addr.base.name : std::string();
+    // Ordinary accesses go through the memref unless they are volatile or narrower than it.
+    bool through_memref = !an.atomic && !opt_.volatile_ordinary && bits == bits_of(loc_name);
+    bool buffer =
+        opt_.ops == MlirOps::Amdgpu && ins.addr.base.is_location() && !is_group(loc_name) && bits == bits_of(loc_name);
+    if (ins.kind == OpKind::Load) {
+      std::string v = def_name(ins.reg);
+      Value pre;
+      if (buffer) {
+        Address a = address(ins, bits);
+        BufferFences f = buffer_fences(an.atomic ? llvm_ordering(order(an)) : Ordering::None);
+        if (!f.before.empty()) fence(f.before, an.scope);
+        line(fmt::format("{} = amdgpu.raw_buffer_load {}[{}] : {}, i32 -> {}{}", v, a.memref, buffer_index(a),
+                         memref_type(bits, false), ty, loc()));
+        if (!f.after.empty()) fence(f.after, an.scope);
+      } else if (through_memref) {
+        Address a = address(ins, bits);
+        line(fmt::format("{} = memref.load {}[{}] : {}{}", v, a.memref, a.index, memref_type(bits, a.group), loc()));
+      } else {
+        Address a = address(ins, bits);
+        std::string atomic = an.atomic ? fmt::format(" atomic{} {}", scope, ordering) : "";
+        line(fmt::format("{} = llvm.load {}{}{} {} : {} -> {}{}", v,
+                         opt_.volatile_ordinary && !an.atomic ? "volatile " : "", a.pointer, atomic, align,
+                         pointer_type(a.group), ty, loc()));
+      }
+      assign(ins.reg, {v, bits, std::nullopt});
+      return;
+    }
+    if (ins.kind == OpKind::Store) {
+      std::string v = use(eval(ins.value, bits));
+      Address a = address(ins, bits);
+      if (buffer) {
+        BufferFences f = buffer_fences(an.atomic ? llvm_ordering(order(an)) : Ordering::None);
+        if (!f.before.empty()) fence(f.before, an.scope);
+        line(fmt::format("amdgpu.raw_buffer_store {} -> {}[{}] : {} -> {}, i32{}", v, a.memref, buffer_index(a), ty,
+                         memref_type(bits, false), loc()));
+        if (!f.after.empty()) fence(f.after, an.scope);
+      } else if (through_memref) {
+        line(fmt::format("memref.store {}, {}[{}] : {}{}", v, a.memref, a.index, memref_type(bits, a.group), loc()));
+      } else {
+        std::string atomic = an.atomic ? fmt::format(" atomic{} {}", scope, ordering) : "";
+        line(fmt::format("llvm.store {}{}, {}{} {} : {}, {}{}", opt_.volatile_ordinary && !an.atomic ? "volatile " : "",
+                         v, a.pointer, atomic, align, ty, pointer_type(a.group), loc()));
+      }
+      return;
+    }
+    // Read-modify-write.
+    std::string r = def_name(ins.reg);
+    if (an.cas) {
+      std::string expected = use(eval(*ins.expected, bits));
+      std::string desired = use(eval(ins.value, bits));
+      Address a = address(ins, bits);
+      if (buffer) {
+        BufferFences f = buffer_fences(llvm_ordering(order(an)));
+        if (!f.before.empty()) fence(f.before, an.scope);
+        line(fmt::format("{} = amdgpu.raw_buffer_atomic_cmpswap {}, {} -> {}[{}] : {} -> {}, i32{}", r, desired,
+                         expected, a.memref, buffer_index(a), ty, memref_type(bits, false), loc()));
+        if (!f.after.empty()) fence(f.after, an.scope);
+      } else {
+        std::string pair = fresh("cas");
+        line(fmt::format("{} = llvm.cmpxchg {}, {}, {}{} {} {} {} : {}, {}{}", pair, a.pointer, expected, desired,
+                         scope, ordering, detail::failure_ordering(order(an)), align, pointer_type(a.group), ty,
+                         loc()));
+        line(fmt::format("{} = llvm.extractvalue {}[0] : !llvm.struct<({}, i1)>", r, pair, ty));
+      }
+      assign(ins.reg, {r, bits, std::nullopt});
+      return;
+    }
+    auto [op, operand] = detail::rmw_operation(ins);
+    if (!operand) fail(detail::no_rmw_operation(ins));
+    std::string v = use(eval(*operand, bits));
+    Address a = address(ins, bits);
+    line(fmt::format("{} = llvm.atomicrmw {} {}, {}{} {} {} : {}, {}{}", r, op, a.pointer, v, scope, ordering, align,
+                     pointer_type(a.group), ty, loc()));
+    assign(ins.reg, {r, bits, std::nullopt});
+  }
+
+  const litmus::Test& test_;
+  const litmus::Thread& thread_;
+  const MlirOptions& opt_;
+  const std::map<std::string, int>& location_bits_;
+  LlvmKernel k_;
+  std::string body_;
+  bool reachable_ = true;
+  std::map<std::string, Value> regs_;
+  std::map<std::string, int> reg_bits_;
+  std::map<std::string, std::string> pointers_;  // location or "out" -> its llvm pointer
+  std::map<std::string, bool> reachable_into_;   // label -> some reachable branch goes there
+  int counter_ = 0, index_ = -1;
+};
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The LLVM major version a tool prints in `--version`, or 0.
+int tool_version(const std::filesystem::path& tool) {
+  ProcessResult v = run_process({tool.string(), "--version"});
+  static const std::regex version(R"(LLVM version (\d+))");
+  std::smatch m;
+  std::string text = v.out + v.err;
+  return v.ok() && std::regex_search(text, m, version) ? std::stoi(m[1]) : 0;
+}
+
+[[noreturn]] void tool_failed(std::string_view tool, const ProcessResult& r, const Target& target) {
+  std::string how =
+      r.signal ? fmt::format("was killed by signal {}", r.signal) : fmt::format("exited with status {}", r.exit_status);
+  throw LlcError(fmt::format("{} {} for {}:\n{}", tool, how, target.name, r.err));
+}
+
+// mlir-opt prints the converted container module: `module attributes {gpu.container_module} {`,
+// the `gpu.module @NAME attributes {...} {` holding the kernels as `llvm.func`s, and the closing
+// braces, with attribute aliases (`#mmra_tag = ...`) above. mlir-translate translates a builtin
+// module and skips a gpu.module, so the gpu.module becomes the top-level module, with the
+// triple the kernels are for.
+std::string gpu_module_as_top_level(const std::string& converted) {
+  std::istringstream in(converted);
+  std::string line, out, body;
+  bool in_container = false;
+  static const std::regex gpu_module(R"(^\s*gpu\.module @("(?:[^"\\]|\\.)*"|[^ "]+)( attributes \{(.*)\})? \{$)");
+  std::smatch m;
+  int depth = 0;
+  while (std::getline(in, line)) {
+    if (!in_container) {
+      if (line.rfind("module", 0) == 0) {
+        in_container = true;
+        continue;
+      }
+      out += line + "\n";
+      continue;
+    }
+    if (depth == 0) {
+      if (line == "}") break;
+      if (!std::regex_match(line, m, gpu_module))
+        throw LlcError(fmt::format("mlir-opt's output has no gpu.module where expected: '{}'", line));
+      std::string attributes = m[3].matched ? m[3].str() + ", " : "";
+      body += fmt::format("module @{} attributes {{{}llvm.target_triple = \"amdgcn-amd-amdhsa\"}} {{\n", m[1].str(),
+                          attributes);
+      depth = 1;
+      continue;
+    }
+    body += line + "\n";
+    if (line == "  }") depth = 0;
+  }
+  if (body.empty()) throw LlcError("mlir-opt's output has no gpu.module");
+  return out + body;
+}
+
+}  // namespace
+
+LlvmModule emit_mlir(const litmus::Test& test, const MlirOptions& options) {
+  LlvmModule m;
+  // Each location's memref element: its widest access.
+  std::map<std::string, int> location_bits;
+  for (const litmus::Thread& t : test.threads)
+    for (const litmus::Instruction& ins : t.code)
+      if (ins.is_memory_access() && ins.addr.base.is_location()) {
+        int& bits = location_bits[ins.addr.base.name];
+        bits = std::max(bits, ins.annots.size == litmus::AccessSize::Double ? 64 : 32);
+      }
+  std::string kernels;
+  for (std::size_t t = 0; t < test.threads.size(); ++t) {
+    KernelEmitter e(test, static_cast<int>(t), options, location_bits);
+    auto [kernel, text] = e.run();
+    m.kernels.push_back(std::move(kernel));
+    kernels += (t ? "\n" : "") + text;
+  }
+  m.text = fmt::format("// hsalit: litmus test {} as one gpu.func kernel per thread ({} operations{})\n", test.name,
+                       to_string(options.ops), options.volatile_ordinary ? ", ordinary accesses volatile" : "");
+  m.text += fmt::format("module attributes {{gpu.container_module}} {{\n  gpu.module @{} {{\n{}  }}\n}}\n",
+                        string_literal(test.name), kernels);
+  return m;
+}
+
+MlirTools find_mlir_tools(std::string_view mlir_opt) {
+  MlirTools t;
+  t.name = std::string(mlir_opt);
+  auto missing = [](std::string_view tool) {
+    std::string package = debian_package_for(tool);
+    return LlcError(package.empty() ? fmt::format("{} not found", tool)
+                                    : fmt::format("{} not found: install Debian package {}", tool, package));
+  };
+  std::optional<std::filesystem::path> opt = find_program(mlir_opt);
+  if (!opt) throw missing(mlir_opt);
+  t.mlir_opt = *opt;
+  t.version = tool_version(t.mlir_opt);
+  if (t.version == 0) throw LlcError(fmt::format("{}: cannot read its version from `--version`", mlir_opt));
+  // mlir-translate and llc beside it: `mlir-opt-19` -> `mlir-translate-19`, `llc-19`; a plain
+  // `mlir-opt` (or a path to one) -> the mlir-translate in its folder, or on PATH.
+  std::string base = t.mlir_opt.filename().string();
+  std::string suffix = base.size() > 8 && base.rfind("mlir-opt", 0) == 0 ? base.substr(8) : "";
+  std::string translate_name = "mlir-translate" + suffix;
+  std::filesystem::path beside = t.mlir_opt.parent_path() / translate_name;
+  std::optional<std::filesystem::path> translate =
+      std::filesystem::exists(beside) ? std::optional(beside) : find_program(translate_name);
+  if (!translate) throw missing(translate_name);
+  t.mlir_translate = *translate;
+  if (int v = tool_version(t.mlir_translate); v != t.version)
+    throw LlcError(fmt::format("{} is LLVM {} but {} is LLVM {}", translate_name, v, mlir_opt, t.version));
+  t.llc = find_llc(fmt::format("llc-{}", t.version));
+  return t;
+}
+
+std::string mlir_pass_pipeline(const Target& target) {
+  return fmt::format(
+      "builtin.module(gpu.module(convert-gpu-to-rocdl{{chipset={} use-bare-ptr-memref-call-conv=true}}),"
+      "reconcile-unrealized-casts)",
+      target.name);
+}
+
+std::string lower_mlir_to_llvm_ir(const MlirTools& tools, std::string_view mlir, const Target& target) {
+  TempDir dir("hsalit-mlir");
+  const std::filesystem::path input = dir.path() / "test.mlir", converted = dir.path() / "rocdl.mlir",
+                              kernels = dir.path() / "kernels.mlir", ir = dir.path() / "test.ll";
+  {
+    std::ofstream out(input, std::ios::binary);
+    out << mlir;
+    if (!out) throw LlcError(fmt::format("cannot write {}", input.string()));
+  }
+  ProcessResult r = run_process({tools.mlir_opt.string(), "--pass-pipeline=" + mlir_pass_pipeline(target),
+                                 input.string(), "-o", converted.string()});
+  if (!r.ok()) tool_failed(tools.mlir_opt.filename().string(), r, target);
+  {
+    std::ofstream out(kernels, std::ios::binary);
+    out << gpu_module_as_top_level(read_text(converted));
+    if (!out) throw LlcError(fmt::format("cannot write {}", kernels.string()));
+  }
+  r = run_process({tools.mlir_translate.string(), "--mlir-to-llvmir", kernels.string(), "-o", ir.string()});
+  if (!r.ok()) tool_failed(tools.mlir_translate.filename().string(), r, target);
+  return read_text(ir);
+}
+
+LlcResult compile_via_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
+                           const MlirOptions& options) {
+  LlvmModule module = emit_mlir(test, options);
+  std::string ir = lower_mlir_to_llvm_ir(tools, module.text, target);
+  LlcResult r = import_llc_assembly(run_llc(tools.llc, ir, target), test, module, target);
+  r.llc = tools.name;
+  r.llvm_version = tools.version;
+  r.ir = std::move(ir);
+  return r;
+}
+
+}  // namespace hsalit::codegen
