@@ -66,17 +66,45 @@ BufferFences buffer_fences(Ordering o) {
   }
 }
 
+// Where a thread's code is written: a kernel of its own (with the markers, results at slot 0),
+// or a case of the whole test's kernel (no markers; its names prefixed, results from a slot on).
+struct Embedding {
+  std::string prefix;    // "P1_": every value and block name of the thread starts with it
+  int result_base = 0;   // the thread's first result slot in %out
+  std::string out_type;  // the whole kernel's %out
+};
+
 class KernelEmitter {
  public:
   KernelEmitter(const litmus::Test& test, int thread, const MlirOptions& options,
-                const std::map<std::string, int>& location_bits)
+                const std::map<std::string, int>& location_bits, std::optional<Embedding> embedding = std::nullopt)
       : test_(test),
         thread_(test.threads[static_cast<std::size_t>(thread)]),
         opt_(options),
-        location_bits_(location_bits) {
+        location_bits_(location_bits),
+        embedding_(std::move(embedding)) {
     k_.thread = thread_.id;
     k_.name = fmt::format("P{}", thread_.id);
+    if (embedding_) prefix_ = embedding_->prefix;
   }
+
+  // The thread as a case of the whole test's kernel: its blocks' text, from its first line (in
+  // the block that starts the case) to its `gpu.return`.
+  std::string embedded() {
+    bind();
+    entry();
+    code();
+    for (std::size_t slot = 0; slot < k_.results.size(); ++slot) {
+      std::string at = fresh("slot");
+      line(fmt::format("{} = arith.constant {} : index", at, embedding_->result_base + static_cast<int>(slot)));
+      line(fmt::format("memref.store {}, %out[{}] : {}", use(coerce(regs_.at(k_.results[slot]), 64)), at,
+                       embedding_->out_type));
+    }
+    line("gpu.return");
+    return body_;
+  }
+
+  const std::vector<std::string>& results() const { return k_.results; }
 
   std::pair<LlvmKernel, std::string> run() {
     bind();
@@ -87,33 +115,17 @@ class KernelEmitter {
     }
     for (const std::string& l : k_.lds)
       workgroup += fmt::format("{}%lds.{}: {}", workgroup.empty() ? "" : ", ", ident(l), memref_type(bits_of(l), true));
-    line("%c0 = arith.constant 0 : index");
-    if (opt_.ops == MlirOps::Amdgpu) line("%c0.i32 = arith.constant 0 : i32");
-    // Every pointer in the llvm dialect (for atomics and the markers): the memref's aligned
-    // pointer, as an integer, back to a pointer of the memref's address space.
-    std::string constraints, operands, types, listing;
+    std::string listing = entry();
+    std::string constraints, operands, types;
     for (std::size_t i = 0; i < k_.arguments.size(); ++i) {
-      const std::string& a = k_.arguments[i];
-      bool out = i + 1 == k_.arguments.size();
-      std::string p = pointer(argument(a, out), argument_type(a, out), false);
-      pointers_[a] = p;
       constraints += "s,";
-      operands += fmt::format("{}{}", i ? ", " : "", p);
+      operands += fmt::format("{}{}", i ? ", " : "", pointers_.at(k_.arguments[i]));
       types += fmt::format("{}{}", i ? ", " : "", pointer_type(false));
-      listing += fmt::format(" {}{}=${}", out ? "@" : "", a, i);
     }
-    for (const std::string& l : k_.lds) pointers_[l] = pointer("%lds." + ident(l), memref_type(bits_of(l), true), true);
     line(fmt::format("llvm.inline_asm has_side_effects {}, \"{}~{{memory}}\" {} : ({}) -> ()",
                      string_literal(fmt::format("; {} {}{}", kBeginMarker, k_.name, listing)), constraints, operands,
                      types));
-    for (std::size_t i = 0; i < thread_.code.size(); ++i) {
-      index_ = static_cast<int>(i);
-      const litmus::Instruction& ins = thread_.code[i];
-      if (ins.kind != OpKind::Label)
-        body_ += fmt::format("      // P{}:{} {}\n", thread_.id, i, litmus::print_instruction(ins));
-      instruction(ins);
-    }
-    index_ = -1;
+    code();
     // The end marker returns a zero that every stored value is combined with (llvm_ir.hpp).
     std::string zero = fresh("end");
     line(fmt::format("{} = llvm.inline_asm has_side_effects {}, \"=v,~{{memory}}\" : () -> i32", zero,
@@ -147,6 +159,39 @@ class KernelEmitter {
     throw CompileError(fmt::format("{}: {} (MLIR)", where, why));
   }
 
+  // The constants every access may use, and every location's pointer in the llvm dialect (for
+  // atomics and the begin marker): the memref's aligned pointer, as an integer, back to a
+  // pointer of the memref's address space. Returns the begin marker's listing of the arguments.
+  std::string entry() {
+    line(fmt::format("{} = arith.constant 0 : index", zero_index()));
+    if (opt_.ops == MlirOps::Amdgpu) line(fmt::format("{} = arith.constant 0 : i32", zero_i32()));
+    std::string listing;
+    for (std::size_t i = 0; i < k_.arguments.size(); ++i) {
+      const std::string& a = k_.arguments[i];
+      bool out = i + 1 == k_.arguments.size();
+      pointers_[a] = pointer(argument(a, out), out ? out_type() : argument_type(a, false), false);
+      listing += fmt::format(" {}{}=${}", out ? "@" : "", a, i);
+    }
+    for (const std::string& l : k_.lds) pointers_[l] = pointer("%lds." + ident(l), memref_type(bits_of(l), true), true);
+    return listing;
+  }
+
+  // The thread's instructions, each after a comment with its litmus text.
+  void code() {
+    for (std::size_t i = 0; i < thread_.code.size(); ++i) {
+      index_ = static_cast<int>(i);
+      const litmus::Instruction& ins = thread_.code[i];
+      if (ins.kind != OpKind::Label)
+        body_ += fmt::format("      // P{}:{} {}\n", thread_.id, i, litmus::print_instruction(ins));
+      instruction(ins);
+    }
+    index_ = -1;
+  }
+
+  std::string zero_index() const { return fmt::format("%{}c0", prefix_); }
+  std::string zero_i32() const { return fmt::format("%{}c0.i32", prefix_); }
+  std::string out_type() const { return embedding_ ? embedding_->out_type : argument_type("out", true); }
+
   litmus::MemoryOrder order(const litmus::Annotations& a) const {
     if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
     return a.order;
@@ -166,7 +211,7 @@ class KernelEmitter {
   }
 
   std::string pointer(const std::string& memref, const std::string& memref_type, bool group) {
-    std::string base = memref.substr(1);
+    std::string base = prefix_ + memref.substr(1);
     line(fmt::format("%{}.i = memref.extract_aligned_pointer_as_index {} : {} -> index", base, memref, memref_type));
     line(fmt::format("%{}.w = arith.index_cast %{}.i : index to i64", base, base));
     line(fmt::format("%{}.p = llvm.inttoptr %{}.w : i64 to {}", base, base, pointer_type(group)));
@@ -174,7 +219,8 @@ class KernelEmitter {
   }
 
   void line(const std::string& s) { body_ += "      " + s + "\n"; }
-  std::string fresh(std::string_view stem) { return fmt::format("%{}.{}", stem, counter_++); }
+  std::string fresh(std::string_view stem) { return fmt::format("%{}{}.{}", prefix_, stem, counter_++); }
+  std::string block_name(std::string_view stem) { return fmt::format("{}{}", prefix_, stem); }
 
   // The litmus instruction as an MLIR location, for the memory operations.
   std::string loc() const {
@@ -295,18 +341,18 @@ class KernelEmitter {
   }
 
   void branch(const litmus::Instruction& ins) {
-    std::string target = "L." + ident(ins.label);
+    std::string target = block_name("L." + ident(ins.label));
     if (!ins.condition) {
       line(fmt::format("cf.br {}", successor(target)));
       reachable_into_[ins.label] |= reachable_;
-      start_block(fmt::format("dead.{}", counter_++), false);
+      start_block(block_name(fmt::format("dead.{}", counter_++)), false);
       return;
     }
     Value c = eval(*ins.condition, width(*ins.condition));
     std::string zero = use(constant_value(0, c.bits));
     std::string t = fresh("cond");
     line(fmt::format("{} = arith.cmpi ne, {}, {} : {}", t, use(c), zero, type(c.bits)));
-    std::string next = fmt::format("b.{}", counter_++);
+    std::string next = block_name(fmt::format("b.{}", counter_++));
     line(fmt::format("cf.cond_br {}, {}, ^{}", t, successor(target), next));
     reachable_into_[ins.label] |= reachable_;
     start_block(next, reachable_);
@@ -318,7 +364,7 @@ class KernelEmitter {
   }
 
   void label(const std::string& name) {
-    std::string block = "L." + ident(name);
+    std::string block = block_name("L." + ident(name));
     line(fmt::format("cf.br {}", successor(block)));
     bool reachable = reachable_ || reachable_into_[name];
     std::string arguments;
@@ -345,7 +391,7 @@ class KernelEmitter {
     a.group = is_group(loc);
     a.pointer = pointers_.at(loc);
     a.memref = a.group ? "%lds." + ident(loc) : "%loc." + ident(loc);
-    a.index = "%c0";
+    a.index = zero_index();
     if (!ins.addr.offset) return a;
     if (ins.addr.offset->is_constant()) {
       if (ins.addr.offset->value == 0) return a;
@@ -363,7 +409,7 @@ class KernelEmitter {
 
   // The buffer index (i32) of an address: 0, or the dependency's offset.
   std::string buffer_index(const Address& a) {
-    if (a.index == "%c0") return "%c0.i32";
+    if (a.index == zero_index()) return zero_i32();
     std::string i = fresh("bidx");
     line(fmt::format("{} = arith.index_cast {} : index to i32", i, a.index));
     return i;
@@ -459,6 +505,8 @@ class KernelEmitter {
   const litmus::Thread& thread_;
   const MlirOptions& opt_;
   const std::map<std::string, int>& location_bits_;
+  std::optional<Embedding> embedding_;
+  std::string prefix_;
   LlvmKernel k_;
   std::string body_;
   bool reachable_ = true;
@@ -529,6 +577,95 @@ std::string gpu_module_as_top_level(const std::string& converted) {
   return out + body;
 }
 
+// Where the harness puts one instance's threads (docs/hardware.md, "Placement"): threads of one
+// work-group in one hardware work-group (blocks in order of first appearance), threads of one
+// wave in one wave of it (waves in order of first appearance), in consecutive lanes.
+struct ThreadPlace {
+  int block = 0, wave = 0, lane = 0;
+};
+
+std::vector<ThreadPlace> place_threads(const litmus::Test& test) {
+  std::vector<ThreadPlace> places(test.threads.size());
+  std::map<std::uint32_t, int> blocks;
+  std::map<std::uint32_t, std::pair<int, int>> waves;  // wave instance -> (index in its block, lanes used)
+  std::map<int, int> waves_of_block;
+  for (int t = 0; t < static_cast<int>(test.threads.size()); ++t) {
+    ThreadPlace& p = places[static_cast<std::size_t>(t)];
+    p.block = blocks.emplace(test.scopes.instance(t, litmus::Scope::WorkGroup), static_cast<int>(blocks.size()))
+                  .first->second;
+    auto [wave, fresh] = waves.emplace(test.scopes.instance(t, litmus::Scope::Wavefront), std::pair{0, 0});
+    if (fresh) wave->second.first = waves_of_block[p.block]++;
+    p.wave = wave->second.first;
+    p.lane = wave->second.second++;
+  }
+  return places;
+}
+
+// The whole test as one kernel `@test`, to launch once with as many blocks as the test has
+// work-groups and `%wave_size` lanes per wave: each hardware thread finds, by block and thread
+// id, the litmus thread place_threads puts there, and runs its code; the others return. The
+// registers of every thread go to %out, P0's first (sorted by name), then P1's, ... Threads in
+// different agents run in different blocks of the one agent.
+std::string whole_test_kernel(const litmus::Test& test, const MlirOptions& options,
+                              const std::map<std::string, int>& location_bits) {
+  const std::vector<ThreadPlace> places = place_threads(test);
+  std::vector<std::string> cases;
+  std::vector<std::string> lds;
+  int slots = 0;
+  for (std::size_t t = 0; t < test.threads.size(); ++t) {
+    KernelEmitter counter(test, static_cast<int>(t), options, location_bits, Embedding{"", 0, ""});
+    counter.embedded();
+    slots += static_cast<int>(counter.results().size());
+  }
+  const std::string out_type = fmt::format("memref<{}xi64, #gpu.address_space<global>>", std::max(1, slots));
+  int base = 0;
+  for (std::size_t t = 0; t < test.threads.size(); ++t) {
+    KernelEmitter e(test, static_cast<int>(t), options, location_bits,
+                    Embedding{fmt::format("P{}_", test.threads[t].id), base, out_type});
+    cases.push_back(e.embedded());
+    base += static_cast<int>(e.results().size());
+  }
+  std::string signature;
+  for (const std::string& loc : test.location_names()) {
+    int bits = location_bits.count(loc) ? location_bits.at(loc) : 32;
+    if (test.segment_of(loc) == litmus::Segment::Group)
+      lds.push_back(fmt::format("%lds.{}: {}", ident(loc), memref_type(bits, true)));
+    else
+      signature += fmt::format("%loc.{}: {}, ", ident(loc), memref_type(bits, false));
+  }
+  std::string text = fmt::format(
+      "    // The whole test: launch {} block(s) of waves of %wave_size lanes; results P0's first.\n",
+      places.empty()
+          ? 0
+          : std::max_element(places.begin(), places.end(), [](auto& a, auto& b) { return a.block < b.block; })->block +
+                1);
+  std::string workgroup;
+  for (const std::string& l : lds) workgroup += (workgroup.empty() ? "" : ", ") + l;
+  text += fmt::format("    gpu.func @test({}%out: {}, %wave_size: i32){} kernel {{\n", signature, out_type,
+                      workgroup.empty() ? "" : fmt::format(" workgroup({})", workgroup));
+  text += "      %block.id = gpu.block_id x\n      %thread.id = gpu.thread_id x\n";
+  text += "      %block = arith.index_cast %block.id : index to i32\n";
+  text += "      %thread = arith.index_cast %thread.id : index to i32\n";
+  for (std::size_t t = 0; t < places.size(); ++t) {
+    const ThreadPlace& p = places[t];
+    const std::string s = fmt::format("%select{}", t);
+    if (t) text += fmt::format("    ^select{}:\n", t);
+    text += fmt::format("      // P{}: block {}, wave {}, lane {}\n", test.threads[t].id, p.block, p.wave, p.lane);
+    text += fmt::format("      {}.block = arith.constant {} : i32\n", s, p.block);
+    text += fmt::format("      {}.wave = arith.constant {} : i32\n", s, p.wave);
+    text += fmt::format("      {}.lane = arith.constant {} : i32\n", s, p.lane);
+    text += fmt::format("      {}.first = arith.muli %wave_size, {}.wave : i32\n", s, s);
+    text += fmt::format("      {}.at = arith.addi {}.first, {}.lane : i32\n", s, s, s);
+    text += fmt::format("      {}.in_block = arith.cmpi eq, %block, {}.block : i32\n", s, s);
+    text += fmt::format("      {}.in_place = arith.cmpi eq, %thread, {}.at : i32\n", s, s);
+    text += fmt::format("      {}.is = arith.andi {}.in_block, {}.in_place : i1\n", s, s, s);
+    text += fmt::format("      cf.cond_br {}.is, ^P{}_code, ^select{}\n", s, test.threads[t].id, t + 1);
+    text += fmt::format("    ^P{}_code:\n{}", test.threads[t].id, cases[t]);
+  }
+  text += fmt::format("    ^select{}:\n      gpu.return\n    }}\n", places.size());
+  return text;
+}
+
 }  // namespace
 
 LlvmModule emit_mlir(const litmus::Test& test, const MlirOptions& options) {
@@ -548,6 +685,7 @@ LlvmModule emit_mlir(const litmus::Test& test, const MlirOptions& options) {
     m.kernels.push_back(std::move(kernel));
     kernels += (t ? "\n" : "") + text;
   }
+  kernels += "\n" + whole_test_kernel(test, options, location_bits);
   m.text = fmt::format("// hsalit: litmus test {} as one gpu.func kernel per thread ({} operations{})\n", test.name,
                        to_string(options.ops), options.volatile_ordinary ? ", ordinary accesses volatile" : "");
   m.text += fmt::format("module attributes {{gpu.container_module}} {{\n  gpu.module @{} {{\n{}  }}\n}}\n",

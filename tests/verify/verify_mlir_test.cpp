@@ -52,8 +52,9 @@ std::set<std::int64_t> register_values(const litmus::Test& test, const codegen::
 }
 
 // The module's shape (mlir.hpp): a gpu.func kernel per thread, memref arguments, workgroup
-// attributions for group locations, ordered atomics in the llvm dialect, and with amdgpu
-// operations the buffer operations and their fences.
+// attributions for group locations, ordered atomics in the llvm dialect, the whole test as one
+// kernel choosing each thread's code by block and thread id, and with amdgpu operations the
+// buffer operations and their fences.
 TEST(MlirEmitter, WritesTheDocumentedOperations) {
   const litmus::Test test = test_support::parse(R"(LISA shape
 { x = 0; y = 0; }
@@ -73,7 +74,13 @@ exists (1:r0=1)
         "memref.store %c.0, %loc.x[%c0] : memref<1xi32, #gpu.address_space<global>> loc(\"P0:0 w[] x 1\")",
         "atomic syncscope(\"agent\") release {alignment = 4 : i64}", "atomic syncscope(\"agent\") acquire",
         "llvm.atomicrmw add %lds.g.p", "syncscope(\"workgroup\") monotonic", "llvm.cmpxchg %loc.x.p",
-        " seq_cst seq_cst ", "llvm.fence syncscope(\"workgroup\") acquire", "gpu.barrier", "hsalit begin P1"})
+        " seq_cst seq_cst ", "llvm.fence syncscope(\"workgroup\") acquire", "gpu.barrier", "hsalit begin P1",
+        // The whole test as one kernel, each thread where the harness puts it.
+        "gpu.func @test(%loc.x: memref<1xi32, #gpu.address_space<global>>, %loc.y: memref<1xi32, "
+        "#gpu.address_space<global>>, %out: memref<3xi64, #gpu.address_space<global>>, %wave_size: i32) "
+        "workgroup(%lds.g: memref<1xi32, #gpu.address_space<workgroup>>) kernel",
+        "%block.id = gpu.block_id x", "// P1: block 0, wave 1, lane 0", "cf.cond_br %select1.is, ^P1_code, ^select2",
+        "%P1_r.r0.0 = llvm.load %P1_loc.y.p atomic", "memref.store %P1_t.", ", %out[%P1_slot."})
     EXPECT_NE(llvm.find(expected), std::string::npos) << expected << "\n" << llvm;
   EXPECT_EQ(llvm.find("amdgpu."), std::string::npos) << llvm;
 

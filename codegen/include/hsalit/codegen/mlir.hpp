@@ -20,6 +20,12 @@
 //     emit ordered buffer atomics), and barriers of the group segment alone (`barrier[group]`)
 //     `amdgpu.lds_barrier` (it waits for LDS operations only); read-modify-writes the dialect
 //     has no operation for (exchange, add, sub, and, or, xor) stay `llvm.atomicrmw`.
+// After the per-thread kernels, `@test(locations..., %out, %wave_size: i32)` is the whole test
+// as one kernel to rerun: launched with one block per work-group of the test and waves of
+// %wave_size lanes, each hardware thread picks by `gpu.block_id`/`gpu.thread_id` the litmus
+// thread the HIP harness would put there (one instance: threads of one work-group in one block,
+// of one wave in one wave, in consecutive lanes), runs its code without markers, and stores its
+// registers to %out (P0's first); the other threads return.
 #pragma once
 
 #include <filesystem>
