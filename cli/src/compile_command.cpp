@@ -32,7 +32,8 @@ struct CompileCommandOptions {
   bool wave64 = false;
   bool volatile_ordinary = false;
   std::string via_llc;            // an llc to compare the table with, e.g. llc-19
-  std::string mlir_ops = "llvm";  // --emit mlir: llvm or amdgpu operations
+  std::string via_mlir;           // an mlir-opt whose pipeline's code is compared, e.g. mlir-opt-19
+  std::string mlir_ops = "llvm";  // --emit mlir, --via-mlir: llvm or amdgpu operations
 };
 
 // The table a command uses: a file given by the user, a shipped one by name, or the
@@ -55,8 +56,12 @@ int run_compile(const CompileCommandOptions& opt) {
     return kExitBadInput;
   }
   const bool source_only = opt.emit == "llvm-ir" || opt.emit == "mlir";
-  if (source_only && !opt.via_llc.empty()) {  // the source alone is printed: llc's code would not be
-    fmt::print(stderr, "hsalit compile: error: --via-llc and --emit {} exclude each other\n", opt.emit);
+  if (source_only && (!opt.via_llc.empty() || !opt.via_mlir.empty())) {  // the source alone is printed
+    fmt::print(stderr, "hsalit compile: error: --via-llc and --via-mlir exclude --emit {}\n", opt.emit);
+    return kExitBadInput;
+  }
+  if (!opt.via_mlir.empty() && opt.generic) {
+    fmt::print(stderr, "hsalit compile: error: --generic is not supported with --via-mlir\n");
     return kExitBadInput;
   }
   if (opt.mlir_ops != "llvm" && opt.mlir_ops != "amdgpu") {
@@ -71,9 +76,9 @@ int run_compile(const CompileCommandOptions& opt) {
   try {
     table = load_table(opt.mapping_file, opt.table, *target);
   } catch (const codegen::MappingError& e) {
-    // With --via-llc, a target without a shipped table still shows llc's code.
+    // With --via-llc or --via-mlir, a target without a shipped table still shows the compiler's code.
     bool no_builtin = opt.mapping_file.empty() && opt.table.empty();
-    if (opt.via_llc.empty() || !no_builtin) {
+    if ((opt.via_llc.empty() && opt.via_mlir.empty()) || !no_builtin) {
       fmt::print(stderr, "{}\n", e.what());
       return kExitBadInput;
     }
@@ -84,6 +89,16 @@ int run_compile(const CompileCommandOptions& opt) {
   if (!opt.via_llc.empty() && !source_only) {
     try {
       llc = codegen::find_llc(opt.via_llc);
+    } catch (const codegen::LlcError& e) {
+      fmt::print(stderr, "hsalit compile: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  // --via-mlir: the MLIR pipeline of that version.
+  std::optional<codegen::MlirTools> mlir;
+  if (!opt.via_mlir.empty() && !source_only) {
+    try {
+      mlir = codegen::find_mlir_tools(opt.via_mlir);
     } catch (const codegen::LlcError& e) {
       fmt::print(stderr, "hsalit compile: error: {}\n", e.what());
       return kExitBadInput;
@@ -115,6 +130,30 @@ int run_compile(const CompileCommandOptions& opt) {
       }
       if (opt.emit == "mlir") {
         fmt::print("{}", codegen::emit_mlir(*parsed.test, mlir_options).text);
+        continue;
+      }
+      if (mlir) {
+        // The MLIR pipeline's code beside llc's for the same test (--via-llc), beside the
+        // table's, or alone.
+        codegen::LlcResult r = codegen::compile_via_mlir(*parsed.test, *target, *mlir, mlir_options);
+        if (llc) {
+          // llc's kernels' bodies (between the markers, tied to the litmus instructions) stand
+          // where the table's code would.
+          codegen::CompiledTest reference;
+          reference.test = parsed.test->name;
+          reference.target = target->name;
+          reference.table = llc->name;
+          for (const codegen::LlcThread& t : codegen::compile_via_llc(*parsed.test, *target, *llc, ir_options).threads)
+            reference.threads.push_back({t.thread, t.code, {}, {}, 0, 0});
+          print_comparison(codegen::compare_with_table(*parsed.test, reference, r, *target));
+        } else if (table) {
+          codegen::CompileOptions co{opt.flavour, opt.generic, opt.sc_orders};
+          co.wave64 = opt.wave64;
+          print_comparison(codegen::compare_with_table(
+              *parsed.test, codegen::compile(*parsed.test, *target, catalog, *table, co), r, *target));
+        } else {
+          print_comparison(codegen::describe_llc(*parsed.test, r, false));
+        }
         continue;
       }
       if (llc && !table) {
@@ -167,9 +206,13 @@ Command add_compile_command(CLI::App& app) {
                   "also compile the test with this llc (e.g. llc-19) from LLVM IR and show, per memory "
                   "operation, the table's sequence beside llc's with DIFF lines; exit status 1 when they "
                   "differ");
+  cmd->add_option("--via-mlir", opt->via_mlir,
+                  "also compile the test through this mlir-opt's pipeline (e.g. mlir-opt-19: mlir-opt, mlir-translate "
+                  "and llc of its version) and show its code per memory operation beside the table's, or beside "
+                  "llc's with --via-llc; exit status 1 when they differ");
   cmd->add_flag("--volatile", opt->volatile_ordinary, "LLVM IR and MLIR: make ordinary (non-atomic) accesses volatile");
   cmd->add_option("--mlir-ops", opt->mlir_ops,
-                  "--emit mlir: llvm (memref and llvm dialect operations, the default) or amdgpu "
+                  "--emit mlir and --via-mlir: llvm (memref and llvm dialect operations, the default) or amdgpu "
                   "(amdgpu.raw_buffer_* for global accesses, amdgpu.lds_barrier for barriers)");
   add_output_file_option(cmd);
   cmd->add_option("--emit", opt->emit,

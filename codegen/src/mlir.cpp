@@ -533,9 +533,15 @@ int tool_version(const std::filesystem::path& tool) {
   return v.ok() && std::regex_search(text, m, version) ? std::stoi(m[1]) : 0;
 }
 
-[[noreturn]] void tool_failed(std::string_view tool, const ProcessResult& r, const Target& target) {
-  std::string how =
-      r.signal ? fmt::format("was killed by signal {}", r.signal) : fmt::format("exited with status {}", r.exit_status);
+// Whether an MLIR tool failed: a non-zero status, or an error it reported and exited 0 after
+// (mlir-opt 19 leaves an operation a pattern cannot lower, e.g. amdgpu.lds_barrier for GFX12,
+// with an error diagnostic, and succeeds).
+bool tool_failed(const ProcessResult& r) { return !r.ok() || r.err.find("error:") != std::string::npos; }
+
+[[noreturn]] void throw_tool_failure(std::string_view tool, const ProcessResult& r, const Target& target) {
+  std::string how = r.signal ? fmt::format("was killed by signal {}", r.signal)
+                    : r.ok() ? std::string("reported errors")
+                             : fmt::format("exited with status {}", r.exit_status);
   throw LlcError(fmt::format("{} {} for {}:\n{}", tool, how, target.name, r.err));
 }
 
@@ -662,7 +668,8 @@ std::string whole_test_kernel(const litmus::Test& test, const MlirOptions& optio
     text += fmt::format("      cf.cond_br {}.is, ^P{}_code, ^select{}\n", s, test.threads[t].id, t + 1);
     text += fmt::format("    ^P{}_code:\n{}", test.threads[t].id, cases[t]);
   }
-  text += fmt::format("    ^select{}:\n      gpu.return\n    }}\n", places.size());
+  text +=
+      fmt::format("{}      gpu.return\n    }}\n", places.empty() ? "" : fmt::format("    ^select{}:\n", places.size()));
   return text;
 }
 
@@ -740,26 +747,116 @@ std::string lower_mlir_to_llvm_ir(const MlirTools& tools, std::string_view mlir,
   }
   ProcessResult r = run_process({tools.mlir_opt.string(), "--pass-pipeline=" + mlir_pass_pipeline(target),
                                  input.string(), "-o", converted.string()});
-  if (!r.ok()) tool_failed(tools.mlir_opt.filename().string(), r, target);
+  if (tool_failed(r)) throw_tool_failure(tools.mlir_opt.filename().string(), r, target);
   {
     std::ofstream out(kernels, std::ios::binary);
     out << gpu_module_as_top_level(read_text(converted));
     if (!out) throw LlcError(fmt::format("cannot write {}", kernels.string()));
   }
   r = run_process({tools.mlir_translate.string(), "--mlir-to-llvmir", kernels.string(), "-o", ir.string()});
-  if (!r.ok()) tool_failed(tools.mlir_translate.filename().string(), r, target);
+  if (tool_failed(r)) throw_tool_failure(tools.mlir_translate.filename().string(), r, target);
   return read_text(ir);
 }
 
-LlcResult compile_via_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
-                           const MlirOptions& options) {
-  LlvmModule module = emit_mlir(test, options);
-  std::string ir = lower_mlir_to_llvm_ir(tools, module.text, target);
+namespace {
+
+// Splits a tool's output for `--split-input-file` into its parts: at each line `separator`
+// starts, the separator line kept (kept = true, LLVM IR's "; ModuleID") or dropped.
+std::vector<std::string> split_output(const std::string& text, std::string_view separator, bool kept) {
+  std::vector<std::string> parts;
+  std::istringstream in(text);
+  std::string line, part;
+  bool started = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(separator, 0) == 0) {
+      if (started || !part.empty()) parts.push_back(std::move(part));
+      part.clear();
+      started = true;
+      if (!kept) continue;
+    }
+    part += line + "\n";
+  }
+  parts.push_back(std::move(part));
+  for (std::string& p : parts)  // the blank lines between parts
+    while (p.size() > 1 && p.ends_with("\n\n")) p.pop_back();
+  return parts;
+}
+
+// The batch's modules joined for `--split-input-file`.
+std::string joined(std::span<const std::string> modules) {
+  std::string text;
+  for (std::size_t i = 0; i < modules.size(); ++i) text += (i ? "// -----\n" : "") + modules[i];
+  return text;
+}
+
+// Both stages for the whole batch; nullopt when a stage fails or its parts do not match.
+std::optional<std::vector<std::string>> lower_batch(const MlirTools& tools, std::span<const std::string> modules,
+                                                    const Target& target) {
+  TempDir dir("hsalit-mlir");
+  const std::filesystem::path input = dir.path() / "tests.mlir", converted = dir.path() / "rocdl.mlir",
+                              kernels = dir.path() / "kernels.mlir", ir = dir.path() / "tests.ll";
+  {
+    std::ofstream out(input, std::ios::binary);
+    out << joined(modules);
+    if (!out) return std::nullopt;
+  }
+  if (tool_failed(
+          run_process({tools.mlir_opt.string(), "--split-input-file", "--pass-pipeline=" + mlir_pass_pipeline(target),
+                       input.string(), "-o", converted.string()})))
+    return std::nullopt;
+  std::vector<std::string> parts = split_output(read_text(converted), "// -----", false);
+  if (parts.size() != modules.size()) return std::nullopt;
+  try {
+    for (std::string& part : parts) part = gpu_module_as_top_level(part);
+  } catch (const LlcError&) {
+    return std::nullopt;
+  }
+  {
+    std::ofstream out(kernels, std::ios::binary);
+    out << joined(parts);
+    if (!out) return std::nullopt;
+  }
+  if (tool_failed(run_process({tools.mlir_translate.string(), "--split-input-file", "--mlir-to-llvmir",
+                               kernels.string(), "-o", ir.string()})))
+    return std::nullopt;
+  parts = split_output(read_text(ir), "; ModuleID", true);
+  if (parts.size() != modules.size()) return std::nullopt;
+  return parts;
+}
+
+}  // namespace
+
+std::vector<LoweredModule> lower_mlir_to_llvm_ir(const MlirTools& tools, std::span<const std::string> modules,
+                                                 const Target& target) {
+  std::vector<LoweredModule> lowered(modules.size());
+  if (modules.size() > 1)
+    if (std::optional<std::vector<std::string>> irs = lower_batch(tools, modules, target)) {
+      for (std::size_t i = 0; i < modules.size(); ++i) lowered[i].ir = std::move((*irs)[i]);
+      return lowered;
+    }
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    try {
+      lowered[i].ir = lower_mlir_to_llvm_ir(tools, modules[i], target);
+    } catch (const LlcError& e) {
+      lowered[i].error = e.what();
+    }
+  }
+  return lowered;
+}
+
+LlcResult compile_lowered_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
+                               const LlvmModule& module, std::string ir) {
   LlcResult r = import_llc_assembly(run_llc(tools.llc, ir, target), test, module, target);
   r.llc = tools.name;
   r.llvm_version = tools.version;
   r.ir = std::move(ir);
   return r;
+}
+
+LlcResult compile_via_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
+                           const MlirOptions& options) {
+  LlvmModule module = emit_mlir(test, options);
+  return compile_lowered_mlir(test, target, tools, module, lower_mlir_to_llvm_ir(tools, module.text, target));
 }
 
 }  // namespace hsalit::codegen

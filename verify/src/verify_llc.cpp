@@ -113,15 +113,16 @@ TestVerification verify_llc_result(const litmus::Test& test, const codegen::LlcR
 
 namespace {
 
-// How a test becomes kernels that llc compiled: straight from LLVM IR, or through MLIR.
+// How a test becomes kernels that llc compiled: straight from LLVM IR, or through MLIR. compile
+// takes the test (as observe_everything gives it) and its index in the run.
 struct KernelCompiler {
   std::string_view source;  // what CompileError is about: "LLVM IR", "MLIR"
   std::string_view tools;   // what failed otherwise: "llc", "MLIR pipeline"
-  std::function<codegen::LlcResult(const litmus::Test&, const codegen::Target&)> compile;
+  std::function<codegen::LlcResult(const litmus::Test&, std::size_t, const codegen::Target&)> compile;
 };
 
-TestVerification verify_via(const litmus::Test& test, const KernelCompiler& compiler, const LlcVerifyOptions& options,
-                            VerificationCache& cache) {
+TestVerification verify_via(const litmus::Test& test, std::size_t index, const KernelCompiler& compiler,
+                            const LlcVerifyOptions& options, VerificationCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   TestVerification v;
   v.name = test.name;
@@ -150,7 +151,7 @@ TestVerification verify_via(const litmus::Test& test, const KernelCompiler& comp
   if (!target) return finish(TestStatus::Unsupported, fmt::format("unknown target '{}'", options.target));
   codegen::LlcResult compiled;
   try {
-    compiled = compiler.compile(v.test, *target);
+    compiled = compiler.compile(v.test, index, *target);
   } catch (const codegen::CompileError& e) {
     return finish(TestStatus::Unsupported, fmt::format("{}: {}", compiler.source, e.what()));
   } catch (const std::exception& e) {
@@ -169,7 +170,7 @@ VerifyReport verify_all_via(std::span<const litmus::Test> tests, const KernelCom
   // Each test runs its own processes in their own temporary folders (run_llc).
   support::parallel_for_each(
       tests.size(), options.jobs,
-      [&](std::size_t i) { report.tests[i] = verify_via(tests[i], compiler, options, cache); },
+      [&](std::size_t i) { report.tests[i] = verify_via(tests[i], i, compiler, options, cache); },
       [&](std::size_t i) {
         if (progress) progress(report.tests[i]);
       });
@@ -177,22 +178,59 @@ VerifyReport verify_all_via(std::span<const litmus::Test> tests, const KernelCom
 }
 
 KernelCompiler through_llc(const codegen::LlcTool& llc, const LlcVerifyOptions& options) {
-  return {"LLVM IR", "llc", [&llc, &options](const litmus::Test& test, const codegen::Target& target) {
+  return {"LLVM IR", "llc", [&llc, &options](const litmus::Test& test, std::size_t, const codegen::Target& target) {
             return codegen::compile_via_llc(test, target, llc, options.ir);
           }};
 }
 
 KernelCompiler through_mlir(const codegen::MlirTools& tools, const LlcVerifyOptions& options) {
-  return {"MLIR", "MLIR pipeline", [&tools, &options](const litmus::Test& test, const codegen::Target& target) {
+  return {"MLIR", "MLIR pipeline",
+          [&tools, &options](const litmus::Test& test, std::size_t, const codegen::Target& target) {
             return codegen::compile_via_mlir(test, target, tools, options.mlir);
           }};
+}
+
+// Every test's MLIR, lowered before the tests are judged: one batch of mlir-opt and
+// mlir-translate per job (codegen::lower_mlir_to_llvm_ir), so that a test then costs one llc.
+struct LoweredTests {
+  std::vector<std::optional<codegen::LlvmModule>> modules;  // per test; none when it could not be emitted
+  std::vector<std::string> emit_errors;                     // per test: the emitter's CompileError
+  std::vector<codegen::LoweredModule> lowered;              // per test
+};
+
+LoweredTests lower_all(std::span<const litmus::Test> tests, const codegen::MlirTools& tools,
+                       const LlcVerifyOptions& options, const codegen::Target& target) {
+  LoweredTests out;
+  out.modules.resize(tests.size());
+  out.emit_errors.resize(tests.size());
+  out.lowered.resize(tests.size());
+  std::vector<std::size_t> emitted;
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    try {
+      out.modules[i] = codegen::emit_mlir(observe_everything(tests[i]), options.mlir);
+      emitted.push_back(i);
+    } catch (const codegen::CompileError& e) {
+      out.emit_errors[i] = e.what();
+    } catch (const std::exception&) {
+      // observe_everything refused the test: verify_via says why.
+    }
+  }
+  const std::size_t batches = std::max<std::size_t>(1, std::min<std::size_t>(emitted.size(), options.jobs));
+  support::parallel_for_each(batches, options.jobs, [&](std::size_t b) {
+    const std::size_t from = emitted.size() * b / batches, to = emitted.size() * (b + 1) / batches;
+    std::vector<std::string> texts;
+    for (std::size_t k = from; k < to; ++k) texts.push_back(out.modules[emitted[k]]->text);
+    std::vector<codegen::LoweredModule> lowered = codegen::lower_mlir_to_llvm_ir(tools, texts, target);
+    for (std::size_t k = from; k < to; ++k) out.lowered[emitted[k]] = std::move(lowered[k - from]);
+  });
+  return out;
 }
 
 }  // namespace
 
 TestVerification verify_via_llc(const litmus::Test& test, const codegen::LlcTool& llc, const LlcVerifyOptions& options,
                                 VerificationCache& cache) {
-  return verify_via(test, through_llc(llc, options), options, cache);
+  return verify_via(test, 0, through_llc(llc, options), options, cache);
 }
 
 VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::LlcTool& llc,
@@ -203,13 +241,22 @@ VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::
 
 TestVerification verify_via_mlir(const litmus::Test& test, const codegen::MlirTools& tools,
                                  const LlcVerifyOptions& options, VerificationCache& cache) {
-  return verify_via(test, through_mlir(tools, options), options, cache);
+  return verify_via(test, 0, through_mlir(tools, options), options, cache);
 }
 
 VerifyReport verify_via_mlir(std::span<const litmus::Test> tests, const codegen::MlirTools& tools,
                              const LlcVerifyOptions& options, VerificationCache& cache,
                              const std::function<void(const TestVerification&)>& progress) {
-  return verify_all_via(tests, through_mlir(tools, options), options, cache, progress);
+  const codegen::Target* target = codegen::TargetCatalog::builtin().find(options.target);
+  if (!target || tests.size() < 2) return verify_all_via(tests, through_mlir(tools, options), options, cache, progress);
+  const LoweredTests lowered = lower_all(tests, tools, options, *target);
+  KernelCompiler batched{
+      "MLIR", "MLIR pipeline", [&](const litmus::Test& test, std::size_t i, const codegen::Target& t) {
+        if (!lowered.modules[i]) throw codegen::CompileError(lowered.emit_errors[i]);
+        if (!lowered.lowered[i].error.empty()) throw codegen::LlcError(lowered.lowered[i].error);
+        return codegen::compile_lowered_mlir(test, t, tools, *lowered.modules[i], lowered.lowered[i].ir);
+      }};
+  return verify_all_via(tests, batched, options, cache, progress);
 }
 
 std::string render_llc_text(const VerifyReport& report, std::string_view llc, std::string_view target) {

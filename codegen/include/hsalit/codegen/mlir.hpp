@@ -29,6 +29,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,8 +77,23 @@ std::string mlir_pass_pipeline(const Target& target);
 // amdgcn-amd-amdhsa triple. Throws LlcError with the tool's messages when one fails.
 std::string lower_mlir_to_llvm_ir(const MlirTools& tools, std::string_view mlir, const Target& target);
 
+// The same for many modules at once, in one mlir-opt and one mlir-translate process
+// (`--split-input-file`): the per-test cost is then llc's alone. When a batch fails, its
+// modules are lowered one by one, so that each failure stays with its module. Per module, the
+// LLVM IR, or the message lower_mlir_to_llvm_ir would throw for it.
+struct LoweredModule {
+  std::string ir;
+  std::string error;  // not empty when the module could not be lowered
+};
+std::vector<LoweredModule> lower_mlir_to_llvm_ir(const MlirTools& tools, std::span<const std::string> modules,
+                                                 const Target& target);
+
 // emit_mlir, lower_mlir_to_llvm_ir, run_llc and import_llc_assembly in one.
 LlcResult compile_via_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
                            const MlirOptions& options = {});
+
+// run_llc and import_llc_assembly on a module emit_mlir wrote for `test` and its LLVM IR.
+LlcResult compile_lowered_mlir(const litmus::Test& test, const Target& target, const MlirTools& tools,
+                               const LlvmModule& module, std::string ir);
 
 }  // namespace hsalit::codegen
