@@ -134,10 +134,12 @@ std::vector<int> vgpr_defs(const Instruction& ins) {
   return out;
 }
 
-// VGPRs an instruction reads: every VGPR operand but the written one.
+// VGPRs an instruction reads: every VGPR operand but the written one. A MUBUF atomic
+// (`buffer_atomic_cmpswap v[0:1], off, s[0:3], 0 glc`) reads its data from the registers its
+// first operand names, and returns the old value into them.
 std::vector<int> vgpr_uses(const Instruction& ins) {
   std::vector<int> out;
-  bool has_def = !vgpr_defs(ins).empty();
+  bool has_def = !vgpr_defs(ins).empty() && !starts(ins.mnemonic, "buffer_atomic");
   for (std::size_t i = has_def ? 1 : 0; i < ins.operands.size(); ++i) {
     const Operand& o = ins.operands[i];
     if (o.kind == Operand::Kind::Vgpr)

@@ -219,6 +219,19 @@ TEST(VerifyMlir, BufferLoadsWithoutCoherenceBitsBreakAgentScopeAtomics) {
   ASSERT_TRUE(buffer.counterexample);
   EXPECT_NE(buffer.counterexample->assembly.find("buffer_load_dword"), std::string::npos);
   EXPECT_EQ(buffer.counterexample->assembly.find(" glc"), std::string::npos) << buffer.counterexample->assembly;
+
+  // Buffer atomics are performed at the L2 whatever their bits: message passing through a
+  // release and an acquire amdgpu.raw_buffer_atomic_cmpswap is sound (and the compare value
+  // and the new one, both in the instruction's first operand, are read).
+  const litmus::Test cas = mlir_library_test("MP+cas-rel+cas-acq-agent_diff-wg");
+  for (const char* name : {"gfx900", "gfx1100"}) {
+    options.target = name;
+    const TestVerification v = verify_via_mlir(cas, *tools, options, cache);
+    EXPECT_EQ(v.status, TestStatus::Sound) << name << ": " << v.reason;
+    EXPECT_EQ(register_values(cas, codegen::compile_via_mlir(cas, target(name), *tools, options.mlir), "1:r0"),
+              (std::set<std::int64_t>{0, 1}))
+        << name;
+  }
 }
 
 // A batch is lowered by one mlir-opt and one mlir-translate; when one of its modules fails
