@@ -122,6 +122,62 @@ std::pair<std::string_view, const Expr*> rmw_operation(const litmus::Instruction
   return {"", nullptr};
 }
 
+std::int64_t truncated(std::int64_t v, int bits) {
+  return bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
+}
+
+void ExpressionEmitter::fail(const std::string& why) const {
+  std::string where = index_ >= 0
+                          ? fmt::format("P{}:{} '{}'", thread_.id, index_,
+                                        litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
+                          : fmt::format("P{}", thread_.id);
+  throw CompileError(fmt::format("{}: {} ({})", where, why, language_));
+}
+
+Value ExpressionEmitter::coerce(const Value& v, int bits) {
+  if (v.bits == bits) return v;
+  if (v.constant) return constant(*v.constant, bits);
+  return converted(v, bits);
+}
+
+Value ExpressionEmitter::eval(const Expr& e, int bits) {
+  switch (e.kind) {
+    case Expr::Kind::Constant: return constant(e.value, bits);
+    case Expr::Kind::Register: {
+      auto it = regs_.find(e.name);
+      if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
+      return coerce(it->second, bits);
+    }
+    case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
+    case Expr::Kind::Binary: {
+      const bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
+      const int w = compare ? std::max(width(e.operands[0]), width(e.operands[1])) : bits;
+      const Value a = eval(e.operands[0], w);
+      const Value b = eval(e.operands[1], w);
+      switch (e.op) {
+        case litmus::BinaryOp::Add: return arithmetic("add", a, b, bits);
+        case litmus::BinaryOp::Sub: return arithmetic("sub", a, b, bits);
+        case litmus::BinaryOp::Xor: return arithmetic("xor", a, b, bits);
+        case litmus::BinaryOp::And: return arithmetic("and", a, b, bits);
+        case litmus::BinaryOp::Or: return arithmetic("or", a, b, bits);
+        case litmus::BinaryOp::Eq: return comparison(true, a, b, bits);
+        case litmus::BinaryOp::Ne: return comparison(false, a, b, bits);
+      }
+    }
+  }
+  return {};
+}
+
+int ExpressionEmitter::width(const Expr& e) const {
+  if (e.is_register()) {
+    auto it = reg_bits_.find(e.name);
+    return it == reg_bits_.end() ? 32 : it->second;
+  }
+  int w = 32;
+  for (const Expr& o : e.operands) w = std::max(w, width(o));
+  return w;
+}
+
 std::string no_rmw_operation(const litmus::Instruction& ins) {
   return fmt::format(
       "no atomicrmw computes '{}' (supported: exchange, cas, and add, sub, and, or, xor of the value read with a "

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -56,5 +57,50 @@ std::pair<std::string_view, const litmus::Expr*> rmw_operation(const litmus::Ins
 
 // Why rmw_operation found none, naming the value.
 std::string no_rmw_operation(const litmus::Instruction& ins);
+
+// A register's or an expression's value: an SSA name, or a constant (whose `text` is its literal
+// in LLVM IR, and empty in MLIR until an operation needs it as an SSA value).
+struct Value {
+  std::string text;
+  int bits = 32;  // 32 or 64
+  std::optional<std::int64_t> constant;
+};
+
+// The constant as a value of `bits` bits: a 32-bit value is its low dword, sign-extended.
+std::int64_t truncated(std::int64_t v, int bits);
+
+// Registers as SSA values and expressions evaluated into them: what both emitters share. The
+// syntax of each operation is the emitter's, written by the hooks.
+class ExpressionEmitter {
+ public:
+  // `language` ends every refusal's message: "LLVM IR", "MLIR".
+  ExpressionEmitter(const litmus::Thread& thread, std::string_view language) : thread_(thread), language_(language) {}
+  virtual ~ExpressionEmitter() = default;
+
+ protected:
+  virtual Value constant(std::int64_t value, int bits) = 0;
+  // A new value `a OP b` at `bits` bits (OP: add, sub, xor, and, or).
+  virtual Value arithmetic(std::string_view op, const Value& a, const Value& b, int bits) = 0;
+  // A new value, 1 when `a == b` (`a != b` when not `equal`) else 0, at `bits` bits; a and b
+  // have the same width.
+  virtual Value comparison(bool equal, const Value& a, const Value& b, int bits) = 0;
+  // A new value: `v` sign-extended or truncated to `bits` bits.
+  virtual Value converted(const Value& v, int bits) = 0;
+  // Throws CompileError: "P1:2 'INSTRUCTION': WHY (LANGUAGE)", at the instruction index_ names.
+  [[noreturn]] void fail(const std::string& why) const;
+
+  Value coerce(const Value& v, int bits);
+  // Comparisons compare at their operands' width; arithmetic is done at the result's.
+  Value eval(const litmus::Expr& e, int bits);
+  // The natural width of an expression: 64 when it reads a 64-bit register.
+  int width(const litmus::Expr& e) const;
+  void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
+
+  const litmus::Thread& thread_;
+  std::string_view language_;
+  int index_ = -1;                       // the instruction being written, -1 outside the code
+  std::map<std::string, Value> regs_;    // register -> its current value
+  std::map<std::string, int> reg_bits_;  // register -> 32 or 64 (KernelPlan::bits)
+};
 
 }  // namespace hsalit::codegen::detail

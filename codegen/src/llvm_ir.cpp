@@ -25,15 +25,10 @@ using litmus::OpKind;
 
 namespace {
 
-// An SSA value or a constant, with its width in bits (32 or 64).
-struct Value {
-  std::string text;
-  int bits = 32;
-  std::optional<std::int64_t> constant;
-};
+using detail::Value;
 
 Value constant_value(std::int64_t v, int bits) {
-  std::int64_t c = bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
+  std::int64_t c = detail::truncated(v, bits);
   return {std::to_string(c), bits, c};
 }
 
@@ -45,10 +40,13 @@ struct Incoming {
   bool reachable = true;
 };
 
-class KernelEmitter {
+class KernelEmitter : detail::ExpressionEmitter {
  public:
   KernelEmitter(const litmus::Test& test, int thread, const LlvmIrOptions& options, std::vector<std::string>& metadata)
-      : test_(test), thread_(test.threads[static_cast<std::size_t>(thread)]), opt_(options), metadata_(metadata) {
+      : ExpressionEmitter(test.threads[static_cast<std::size_t>(thread)], "LLVM IR"),
+        test_(test),
+        opt_(options),
+        metadata_(metadata) {
     k_.thread = thread_.id;
     k_.name = fmt::format("P{}", thread_.id);
   }
@@ -103,14 +101,6 @@ class KernelEmitter {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    std::string where = index_ >= 0
-                            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
-                                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
-                            : fmt::format("P{}", thread_.id);
-    throw CompileError(fmt::format("{}: {} (LLVM IR)", where, why));
-  }
-
   // The order an instruction is emitted with: with sc_orders, scacq and screl are scar.
   litmus::MemoryOrder order(const litmus::Annotations& a) const {
     if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
@@ -138,65 +128,27 @@ class KernelEmitter {
     for (const auto& [r, initial] : plan.initial) regs_[r] = constant_value(initial, reg_bits_.at(r));
   }
 
-  Value coerce(const Value& v, int bits) {
-    if (v.bits == bits) return v;
-    if (v.constant) return constant_value(*v.constant, bits);
+  Value constant(std::int64_t value, int bits) override { return constant_value(value, bits); }
+
+  Value arithmetic(std::string_view op, const Value& a, const Value& b, int bits) override {
+    std::string t = fresh("t");
+    line(fmt::format("{} = {} {} {}, {}", t, op, type(bits), a.text, b.text));
+    return {t, bits, std::nullopt};
+  }
+
+  Value comparison(bool equal, const Value& a, const Value& b, int bits) override {
+    std::string t = fresh("t");
+    line(fmt::format("{} = icmp {} {} {}, {}", t, equal ? "eq" : "ne", type(a.bits), a.text, b.text));
+    std::string z = fresh("t");
+    line(fmt::format("{} = zext i1 {} to {}", z, t, type(bits)));
+    return {z, bits, std::nullopt};
+  }
+
+  Value converted(const Value& v, int bits) override {
     std::string t = fresh("t");
     line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", type(v.bits), v.text, type(bits)));
     return {t, bits, std::nullopt};
   }
-
-  Value eval(const Expr& e, int bits) {
-    switch (e.kind) {
-      case Expr::Kind::Constant: return constant_value(e.value, bits);
-      case Expr::Kind::Register: {
-        auto it = regs_.find(e.name);
-        if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
-        return coerce(it->second, bits);
-      }
-      case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
-      case Expr::Kind::Binary: {
-        // Comparisons compare at their operands' width; arithmetic is done at the result's.
-        bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
-        int w = compare ? std::max(width(e.operands[0]), width(e.operands[1])) : bits;
-        Value a = eval(e.operands[0], w);
-        Value b = eval(e.operands[1], w);
-        std::string t = fresh("t");
-        std::string_view op;
-        switch (e.op) {
-          case litmus::BinaryOp::Add: op = "add"; break;
-          case litmus::BinaryOp::Sub: op = "sub"; break;
-          case litmus::BinaryOp::Xor: op = "xor"; break;
-          case litmus::BinaryOp::And: op = "and"; break;
-          case litmus::BinaryOp::Or: op = "or"; break;
-          case litmus::BinaryOp::Eq:
-          case litmus::BinaryOp::Ne: {
-            line(fmt::format("{} = icmp {} {} {}, {}", t, e.op == litmus::BinaryOp::Eq ? "eq" : "ne", type(w), a.text,
-                             b.text));
-            std::string z = fresh("t");
-            line(fmt::format("{} = zext i1 {} to {}", z, t, type(bits)));
-            return {z, bits, std::nullopt};
-          }
-        }
-        line(fmt::format("{} = {} {} {}, {}", t, op, type(bits), a.text, b.text));
-        return {t, bits, std::nullopt};
-      }
-    }
-    return {};
-  }
-
-  // The natural width of an expression: 64 when it reads a 64-bit register.
-  int width(const Expr& e) const {
-    if (e.is_register()) {
-      auto it = reg_bits_.find(e.name);
-      return it == reg_bits_.end() ? 32 : it->second;
-    }
-    int w = 32;
-    for (const Expr& o : e.operands) w = std::max(w, width(o));
-    return w;
-  }
-
-  void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
 
   // A new SSA name for a register's next value, e.g. %r.r0.3.
   std::string def_name(const std::string& reg) { return fresh("r." + ident(reg)); }
@@ -363,7 +315,6 @@ class KernelEmitter {
   }
 
   const litmus::Test& test_;
-  const litmus::Thread& thread_;
   const LlvmIrOptions& opt_;
   std::vector<std::string>& metadata_;
   LlvmKernel k_;
@@ -371,10 +322,8 @@ class KernelEmitter {
   std::string block_;
   bool reachable_ = true;
   bool barrier_used_ = false;
-  std::map<std::string, Value> regs_;
-  std::map<std::string, int> reg_bits_;
   std::map<std::string, std::vector<Incoming>> pending_;
-  int counter_ = 0, index_ = -1;
+  int counter_ = 0;
 
  public:
   bool barrier_used() const { return barrier_used_; }

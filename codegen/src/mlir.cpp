@@ -29,17 +29,10 @@ std::string_view to_string(MlirOps ops) { return ops == MlirOps::Amdgpu ? "amdgp
 
 namespace {
 
-// An SSA value, or a constant not yet written as one.
-struct Value {
-  std::string text;  // "%t.3"; empty for a constant until `use` writes it
-  int bits = 32;
-  std::optional<std::int64_t> constant;
-};
+// An SSA value, or a constant not yet written as one (`text` empty until `use` writes it).
+using detail::Value;
 
-Value constant_value(std::int64_t v, int bits) {
-  std::int64_t c = bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
-  return {"", bits, c};
-}
+Value constant_value(std::int64_t v, int bits) { return {"", bits, detail::truncated(v, bits)}; }
 
 std::string type(int bits) { return fmt::format("i{}", bits); }
 
@@ -74,12 +67,12 @@ struct Embedding {
   std::string out_type;  // the whole kernel's %out
 };
 
-class KernelEmitter {
+class KernelEmitter : detail::ExpressionEmitter {
  public:
   KernelEmitter(const litmus::Test& test, int thread, const MlirOptions& options,
                 const std::map<std::string, int>& location_bits, std::optional<Embedding> embedding = std::nullopt)
-      : test_(test),
-        thread_(test.threads[static_cast<std::size_t>(thread)]),
+      : ExpressionEmitter(test.threads[static_cast<std::size_t>(thread)], "MLIR"),
+        test_(test),
         opt_(options),
         location_bits_(location_bits),
         embedding_(std::move(embedding)) {
@@ -151,14 +144,6 @@ class KernelEmitter {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    std::string where = index_ >= 0
-                            ? fmt::format("P{}:{} '{}'", thread_.id, index_,
-                                          litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
-                            : fmt::format("P{}", thread_.id);
-    throw CompileError(fmt::format("{}: {} (MLIR)", where, why));
-  }
-
   // The constants every access may use, and every location's pointer in the llvm dialect (for
   // atomics and the begin marker): the memref's aligned pointer, as an integer, back to a
   // pointer of the memref's address space. Returns the begin marker's listing of the arguments.
@@ -246,64 +231,31 @@ class KernelEmitter {
     return c;
   }
 
-  Value coerce(const Value& v, int bits) {
-    if (v.bits == bits) return v;
-    if (v.constant) return constant_value(*v.constant, bits);
+  Value constant(std::int64_t value, int bits) override { return constant_value(value, bits); }
+
+  Value arithmetic(std::string_view op, const Value& a, const Value& b, int bits) override {
+    std::string x = use(a), y = use(b);
+    std::string t = fresh("t");
+    line(fmt::format("{} = arith.{}i {}, {} : {}", t, op, x, y, type(bits)));
+    return {t, bits, std::nullopt};
+  }
+
+  Value comparison(bool equal, const Value& a, const Value& b, int bits) override {
+    std::string x = use(a), y = use(b);
+    std::string t = fresh("t");
+    line(fmt::format("{} = arith.cmpi {}, {}, {} : {}", t, equal ? "eq" : "ne", x, y, type(a.bits)));
+    std::string z = fresh("t");
+    line(fmt::format("{} = arith.extui {} : i1 to {}", z, t, type(bits)));
+    return {z, bits, std::nullopt};
+  }
+
+  Value converted(const Value& v, int bits) override {
     std::string t = fresh("t");
     line(fmt::format("{} = {} {} : {} to {}", t, v.bits < bits ? "arith.extsi" : "arith.trunci", v.text, type(v.bits),
                      type(bits)));
     return {t, bits, std::nullopt};
   }
 
-  Value eval(const Expr& e, int bits) {
-    switch (e.kind) {
-      case Expr::Kind::Constant: return constant_value(e.value, bits);
-      case Expr::Kind::Register: {
-        auto it = regs_.find(e.name);
-        if (it == regs_.end()) fail(fmt::format("unknown register {}", e.name));
-        return coerce(it->second, bits);
-      }
-      case Expr::Kind::Location: fail(fmt::format("the address of '{}' as a value is not supported", e.name));
-      case Expr::Kind::Binary: {
-        bool compare = e.op == litmus::BinaryOp::Eq || e.op == litmus::BinaryOp::Ne;
-        int w = compare ? std::max(width(e.operands[0]), width(e.operands[1])) : bits;
-        std::string a = use(eval(e.operands[0], w));
-        std::string b = use(eval(e.operands[1], w));
-        std::string t = fresh("t");
-        std::string_view op;
-        switch (e.op) {
-          case litmus::BinaryOp::Add: op = "arith.addi"; break;
-          case litmus::BinaryOp::Sub: op = "arith.subi"; break;
-          case litmus::BinaryOp::Xor: op = "arith.xori"; break;
-          case litmus::BinaryOp::And: op = "arith.andi"; break;
-          case litmus::BinaryOp::Or: op = "arith.ori"; break;
-          case litmus::BinaryOp::Eq:
-          case litmus::BinaryOp::Ne: {
-            line(fmt::format("{} = arith.cmpi {}, {}, {} : {}", t, e.op == litmus::BinaryOp::Eq ? "eq" : "ne", a, b,
-                             type(w)));
-            std::string z = fresh("t");
-            line(fmt::format("{} = arith.extui {} : i1 to {}", z, t, type(bits)));
-            return {z, bits, std::nullopt};
-          }
-        }
-        line(fmt::format("{} = {} {}, {} : {}", t, op, a, b, type(bits)));
-        return {t, bits, std::nullopt};
-      }
-    }
-    return {};
-  }
-
-  int width(const Expr& e) const {
-    if (e.is_register()) {
-      auto it = reg_bits_.find(e.name);
-      return it == reg_bits_.end() ? 32 : it->second;
-    }
-    int w = 32;
-    for (const Expr& o : e.operands) w = std::max(w, width(o));
-    return w;
-  }
-
-  void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
   std::string def_name(const std::string& reg) { return fresh("r." + ident(reg)); }
 
   void instruction(const litmus::Instruction& ins) {
@@ -502,7 +454,6 @@ class KernelEmitter {
   }
 
   const litmus::Test& test_;
-  const litmus::Thread& thread_;
   const MlirOptions& opt_;
   const std::map<std::string, int>& location_bits_;
   std::optional<Embedding> embedding_;
@@ -510,11 +461,9 @@ class KernelEmitter {
   LlvmKernel k_;
   std::string body_;
   bool reachable_ = true;
-  std::map<std::string, Value> regs_;
-  std::map<std::string, int> reg_bits_;
   std::map<std::string, std::string> pointers_;  // location or "out" -> its llvm pointer
   std::map<std::string, bool> reachable_into_;   // label -> some reachable branch goes there
-  int counter_ = 0, index_ = -1;
+  int counter_ = 0;
 };
 
 std::string read_text(const std::filesystem::path& p) {
