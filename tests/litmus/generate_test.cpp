@@ -10,9 +10,11 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/litmus/printer.hpp"
+#include "hsalit/support/saturating.hpp"
 
 namespace hsalit::litmus {
 namespace {
@@ -195,6 +197,55 @@ TEST(Generate, TheCyclesOfABoundAreValidCanonicalAndDistinct) {
       EXPECT_FALSE(cycle_error(c)) << bound << ": " << print_cycle(c);
       EXPECT_EQ(canonical_rotation(c), c) << bound << ": " << print_cycle(c);
     }
+  }
+}
+
+// A space's size is the product of its slots' choice counts, and says so when that passes
+// 2^64 instead of wrapping (support/saturating.hpp): a six-thread cycle of three accesses each
+// holds far more tests than a 64-bit count.
+TEST(Generate, ASpaceTooLargeToCountSaysSo) {
+  for (const char* cycle : {"PodWW Rfe PodRR Fre",
+                            "PosWW PodWR Fre PosWW PodWR Fre PosWW PodWR Fre PosWW PodWR Fre "
+                            "PosWW PodWR Fre PosWW PodWR Fre"}) {
+    GenerateOptions o = spec("placements=diff-wg,segments=global,fences=scacq+screl+scar,deps=addr+data+ctrl");
+    o.cycles = {parse_cycle(cycle)};
+    std::size_t spaces = 0, saturated = 0;
+    for_each_variation_space(o, [&](const VariationSpace& space) {
+      ++spaces;
+      long double product = 1;
+      for (const Slot& slot : space.slots()) product *= static_cast<long double>(slot.choices.size());
+      if (product > static_cast<long double>(support::kSaturated)) {
+        EXPECT_EQ(space.size(), support::kSaturated) << cycle << ": " << product;
+        ++saturated;
+      } else {
+        EXPECT_EQ(static_cast<long double>(space.size()), product) << cycle;
+      }
+    });
+    EXPECT_GT(spaces, 0u) << cycle;
+    EXPECT_EQ(saturated > 0, std::string_view(cycle).size() > 30) << cycle;  // the six-thread cycle only
+  }
+  EXPECT_EQ(support::saturating_add(support::kSaturated - 1, 2), support::kSaturated);
+  EXPECT_EQ(support::saturating_add(3, 4), 7u);
+  EXPECT_EQ(support::saturating_multiply(std::uint64_t{1} << 40, std::uint64_t{1} << 30), support::kSaturated);
+  EXPECT_EQ(support::saturating_multiply(0, support::kSaturated), 0u);
+}
+
+// The enumeration's order is part of a bound's sharding (shard=I/N takes every N-th cycle), so
+// skipping prefixes that cannot be canonical must keep the same cycles in the same order: the
+// FNV-1a digests of the edge sequences below are those of the enumeration that visited every
+// prefix (13,360 cycles at 4 x 2; 8,694,982 with digest 08e305ada56902bf at 4 x 3, not run here).
+TEST(Generate, PruningKeepsTheCyclesAndTheirOrder) {
+  for (const auto& [bound, count, digest] :
+       {std::tuple<const char*, std::size_t, std::uint64_t>{"threads=4,accesses=2", 13360, 0x8d168dae94c20321ull},
+        std::tuple<const char*, std::size_t, std::uint64_t>{"threads=3,accesses=3", 123469, 0xa3437a8a9287ea95ull}}) {
+    const std::vector<Cycle> cycles = enumerate_cycles(spec(bound));
+    std::uint64_t h = 1469598103934665603ull;
+    for (const Cycle& c : cycles) {
+      for (EdgeKind e : c) h = (h ^ static_cast<std::uint64_t>(e)) * 1099511628211ull;
+      h = (h ^ 0xff) * 1099511628211ull;
+    }
+    EXPECT_EQ(cycles.size(), count) << bound;
+    EXPECT_EQ(h, digest) << bound;
   }
 }
 

@@ -35,7 +35,9 @@
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/support/binary_key.hpp"
 #include "hsalit/support/memory.hpp"
+#include "hsalit/support/saturating.hpp"
 #include "hsalit/support/parallel.hpp"
+#include "hsalit/support/saturating.hpp"
 
 namespace hsalit::verify {
 
@@ -1901,7 +1903,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
         if (stopping()) throw EnumerationStopped{};
         ++st.spaces;
-        st.variations += space.size();
+        st.variations = support::saturating_add(st.variations, space.size());
         const auto& agents = space.agent_of_thread();
         if (merge_agents && std::any_of(agents.begin(), agents.end(), [](int a) { return a > 0; })) {
           ++st.decided_in_one_agent;
@@ -2080,7 +2082,9 @@ std::string render_statistics(const BoundStatistics& s) {
       "critical slots taken first), {} by a narrower scope holding the same threads; {} single-slot compilations; "
       "{:.2f} s\n",
       s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.decided_by_preserved_order,
-      s.decided_race_free_in_order, s.variations, s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
+      s.decided_race_free_in_order,
+      s.variations == support::kSaturated ? fmt::format("more than {}", support::kSaturated) : std::to_string(s.variations),
+      s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
       s.weaker_code_simulations, s.weaker_code_in_program_order, s.weaker_code_left_out, s.critical_branchings,
       s.decided_by_narrower_scope, s.compiles, s.seconds_total);
 }

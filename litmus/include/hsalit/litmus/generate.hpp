@@ -187,8 +187,9 @@ class VariationSpace {
   // Equal for two spaces that differ only in their placement (the compiled code of a choice
   // does not depend on where the threads run).
   const std::string& shape_key() const;
-  // How many tests the space holds (the product of the slots' choice counts).
-  std::size_t size() const;
+  // How many tests the space holds (the product of the slots' choice counts), or
+  // 2^64 - 1 (support::kSaturated) when that does not fit in 64 bits.
+  std::uint64_t size() const;
 
   // `choice[i]` indexes `slots()[i].choices`; throws std::invalid_argument for a choice of
   // the wrong length and std::out_of_range for an index past a slot's choices.

@@ -271,7 +271,8 @@ struct BoundStatistics {
   // Spaces with work-groups in several agents, decided by the space with them in one agent
   // (fact 5 above; not verified).
   std::size_t decided_in_one_agent = 0;
-  std::size_t variations = 0;       // tests in the bound, before symmetry reduction
+  std::uint64_t variations = 0;     // tests in the bound, before symmetry reduction (saturating:
+                                    // support::kSaturated means more than it can say)
   std::size_t classes = 0;          // products of code classes and maximal choices reached
   std::size_t checked = 0;          // distinct tests verified
   std::size_t symmetric = 0;        // products skipped as the same program as a checked test
