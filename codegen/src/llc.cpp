@@ -27,7 +27,6 @@ std::string debian_package_for(std::string_view tool) {
     return m[1] == "clang" ? "clang-" + m[2].str() : "llvm-" + m[2].str();
   }
   if (base == "llc" || base == "opt" || base.rfind("llvm-", 0) == 0) return "llvm";
-  if (base.rfind("mlir-", 0) == 0) return "mlir-tools";
   return "";
 }
 

@@ -653,8 +653,11 @@ MlirTools find_mlir_tools(std::string_view mlir_opt) {
   t.name = std::string(mlir_opt);
   auto missing = [](std::string_view tool) {
     std::string package = debian_package_for(tool);
-    return LlcError(package.empty() ? fmt::format("{} not found", tool)
-                                    : fmt::format("{} not found: install Debian package {}", tool, package));
+    return LlcError(package.empty()
+                        ? fmt::format("{} not found: name the tool of one LLVM version, e.g. mlir-opt-19 (Debian "
+                                      "package mlir-19-tools)",
+                                      tool)
+                        : fmt::format("{} not found: install Debian package {}", tool, package));
   };
   std::optional<std::filesystem::path> opt = find_program(mlir_opt);
   if (!opt) throw missing(mlir_opt);
