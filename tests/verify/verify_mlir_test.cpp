@@ -92,6 +92,13 @@ exists (1:r0=1)
         "llvm.atomicrmw add %lds.g.p"})
     EXPECT_NE(amdgpu.find(expected), std::string::npos) << expected << "\n" << amdgpu;
 
+  // --volatile: ordinary accesses are volatile llvm dialect accesses, not memref ones.
+  const std::string volatile_text = codegen::emit_mlir(test, {codegen::MlirOps::Llvm, true}).text;
+  EXPECT_NE(volatile_text.find("llvm.store volatile %c.0, %loc.x.p {alignment = 4 : i64} : i32, !llvm.ptr<1>"),
+            std::string::npos)
+      << volatile_text;
+  EXPECT_EQ(volatile_text.find("memref.store %c.0, %loc.x"), std::string::npos) << volatile_text;
+
   const litmus::Test indirect = test_support::parse(R"(LISA indirect
 { x = 0; 0:r1 = x; }
  P0        ;
