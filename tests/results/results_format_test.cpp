@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -382,6 +383,14 @@ TEST(ResultsFormat, VerificationsOfShardsMerge) {
   EXPECT_EQ(v.statistics.at("spaces"), 20u);
   EXPECT_EQ(v.statistics.at("checked"), 10u);
   EXPECT_EQ(v.rows_used, (std::vector<std::string>{"load.acq", "load.rlx", "store.rlx"}));
+  {
+    // Variations past 2^64 saturate in the sum instead of wrapping (docs/verification.md).
+    CampaignResults big_a = a, big_b = b;
+    big_a.verification->statistics["variations"] = std::numeric_limits<std::uint64_t>::max() - 5;
+    big_b.verification->statistics["variations"] = 10;
+    const CampaignResults sum = merge_results(std::vector<CampaignResults>{big_a, big_b}, names);
+    EXPECT_EQ(sum.verification->statistics.at("variations"), std::numeric_limits<std::uint64_t>::max());
+  }
   EXPECT_DOUBLE_EQ(v.cpu_seconds, 3.0);
   EXPECT_EQ(v.verdict(), "2 counterexamples");
   EXPECT_EQ(merged.tests.size(), 2u);
