@@ -35,7 +35,6 @@
 #include "hsalit/runner/sim.hpp"
 #include "hsalit/support/binary_key.hpp"
 #include "hsalit/support/memory.hpp"
-#include "hsalit/support/saturating.hpp"
 #include "hsalit/support/parallel.hpp"
 #include "hsalit/support/saturating.hpp"
 
@@ -2083,10 +2082,11 @@ std::string render_statistics(const BoundStatistics& s) {
       "{:.2f} s\n",
       s.spaces, s.same_program_spaces, s.decided_in_one_agent, s.decided_by_preserved_order,
       s.decided_race_free_in_order,
-      s.variations == support::kSaturated ? fmt::format("more than {}", support::kSaturated) : std::to_string(s.variations),
-      s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker,
-      s.weaker_code_simulations, s.weaker_code_in_program_order, s.weaker_code_left_out, s.critical_branchings,
-      s.decided_by_narrower_scope, s.compiles, s.seconds_total);
+      s.variations == support::kSaturated ? fmt::format("more than {}", support::kSaturated)
+                                          : std::to_string(s.variations),
+      s.checked, s.symmetric, s.racy_below_racy, s.decided_below_weaker, s.weaker_code_simulations,
+      s.weaker_code_in_program_order, s.weaker_code_left_out, s.critical_branchings, s.decided_by_narrower_scope,
+      s.compiles, s.seconds_total);
 }
 
 }  // namespace hsalit::verify
