@@ -41,12 +41,11 @@ std::string sync_scope(litmus::Scope s) {
   return scope == SyncScope::System ? "" : fmt::format(" syncscope(\"{}\")", to_string(scope));
 }
 
-std::string_view ordering(litmus::MemoryOrder o) { return to_string(llvm_ordering(o)); }
-
-std::string_view failure_ordering(litmus::MemoryOrder o) {
-  Ordering success = llvm_ordering(o);
+std::string_view failure_ordering(Ordering success) {
   return to_string(success == Ordering::Release ? Ordering::Monotonic : success);
 }
+
+std::string int_type(int bits) { return fmt::format("i{}", bits); }
 
 void collect_registers(const Expr& e, std::set<std::string>& out) {
   if (e.is_register()) out.insert(e.name);
@@ -126,7 +125,22 @@ std::int64_t truncated(std::int64_t v, int bits) {
   return bits == 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(v)) : v;
 }
 
-void ExpressionEmitter::fail(const std::string& why) const {
+ThreadEmitter::ThreadEmitter(const litmus::Test& test, int thread, std::string_view language, bool sc_orders)
+    : test_(test), thread_(test.threads[static_cast<std::size_t>(thread)]), language_(language), sc_orders_(sc_orders) {
+  k_.thread = thread_.id;
+  k_.name = fmt::format("P{}", thread_.id);
+}
+
+void ThreadEmitter::bind(bool generic) {
+  KernelPlan plan = plan_kernel(test_, thread_, generic, [this](const std::string& why) { fail(why); });
+  k_.arguments = std::move(plan.arguments);
+  k_.lds = std::move(plan.lds);
+  k_.results = std::move(plan.results);
+  reg_bits_ = std::move(plan.bits);
+  for (const auto& [r, initial] : plan.initial) regs_[r] = constant(initial, reg_bits_.at(r));
+}
+
+void ThreadEmitter::fail(const std::string& why) const {
   std::string where = index_ >= 0
                           ? fmt::format("P{}:{} '{}'", thread_.id, index_,
                                         litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))
@@ -134,13 +148,13 @@ void ExpressionEmitter::fail(const std::string& why) const {
   throw CompileError(fmt::format("{}: {} ({})", where, why, language_));
 }
 
-Value ExpressionEmitter::coerce(const Value& v, int bits) {
+Value ThreadEmitter::coerce(const Value& v, int bits) {
   if (v.bits == bits) return v;
   if (v.constant) return constant(*v.constant, bits);
   return converted(v, bits);
 }
 
-Value ExpressionEmitter::eval(const Expr& e, int bits) {
+Value ThreadEmitter::eval(const Expr& e, int bits) {
   switch (e.kind) {
     case Expr::Kind::Constant: return constant(e.value, bits);
     case Expr::Kind::Register: {
@@ -168,7 +182,7 @@ Value ExpressionEmitter::eval(const Expr& e, int bits) {
   return {};
 }
 
-int ExpressionEmitter::width(const Expr& e) const {
+int ThreadEmitter::width(const Expr& e) const {
   if (e.is_register()) {
     auto it = reg_bits_.find(e.name);
     return it == reg_bits_.end() ? 32 : it->second;

@@ -1,7 +1,8 @@
 // What the two textual emitters of a litmus thread as a kernel share (llvm_ir.cpp writes LLVM
 // IR, mlir.cpp writes MLIR): the kernel's arguments, LDS variables and result slots, the width
-// and initial value of each register, which atomicrmw a read-modify-write is, and the quoting
-// of names and strings (MLIR's string literals take LLVM's `\XX` escapes too).
+// and initial value of each register, which atomicrmw a read-modify-write is, the quoting of
+// names and strings (MLIR's string literals take LLVM's `\XX` escapes too), and ThreadEmitter,
+// the walk over a thread's registers and expressions both emitters derive from.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "hsalit/codegen/compiler.hpp"
+#include "hsalit/codegen/llvm_ir.hpp"
 #include "hsalit/litmus/ast.hpp"
 
 namespace hsalit::codegen::detail {
@@ -42,10 +45,11 @@ KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, b
 // ` syncscope("...")` of an atomic of this scope, or "" for system scope (LLVM's default); the
 // same in LLVM IR and in MLIR's llvm dialect.
 std::string sync_scope(litmus::Scope s);
-// LLVM's name of the order's ordering ("monotonic", "acquire", ...).
-std::string_view ordering(litmus::MemoryOrder o);
 // cmpxchg's failure ordering: the success ordering without its release part.
-std::string_view failure_ordering(litmus::MemoryOrder o);
+std::string_view failure_ordering(Ordering success);
+
+// The integer type of `bits` bits, `i32` or `i64`, in LLVM IR and in MLIR alike.
+std::string int_type(int bits);
 
 // Every register an expression reads.
 void collect_registers(const litmus::Expr& e, std::set<std::string>& out);
@@ -69,13 +73,16 @@ struct Value {
 // The constant as a value of `bits` bits: a 32-bit value is its low dword, sign-extended.
 std::int64_t truncated(std::int64_t v, int bits);
 
-// Registers as SSA values and expressions evaluated into them: what both emitters share. The
-// syntax of each operation is the emitter's, written by the hooks.
-class ExpressionEmitter {
+// One thread as a kernel, what both emitters share: its plan (KernelPlan, into `k_`), its
+// registers as SSA values and the expressions evaluated into them, the order its atomics are
+// written with, and its refusals. The syntax of each operation is the emitter's, written by the
+// hooks.
+class ThreadEmitter {
  public:
-  // `language` ends every refusal's message: "LLVM IR", "MLIR".
-  ExpressionEmitter(const litmus::Thread& thread, std::string_view language) : thread_(thread), language_(language) {}
-  virtual ~ExpressionEmitter() = default;
+  // `language` ends every refusal's message: "LLVM IR", "MLIR". With `sc_orders`, scacq and
+  // screl are written seq_cst (as `compile --sc-orders`).
+  ThreadEmitter(const litmus::Test& test, int thread, std::string_view language, bool sc_orders);
+  virtual ~ThreadEmitter() = default;
 
  protected:
   virtual Value constant(std::int64_t value, int bits) = 0;
@@ -89,6 +96,12 @@ class ExpressionEmitter {
   // Throws CompileError: "P1:2 'INSTRUCTION': WHY (LANGUAGE)", at the instruction index_ names.
   [[noreturn]] void fail(const std::string& why) const;
 
+  // Plans the kernel (plan_kernel) into `k_` and gives every register its initial value.
+  void bind(bool generic);
+  // The LLVM ordering an instruction is written with.
+  Ordering ordering_of(const litmus::Annotations& a) const { return llvm_ordering(a.order, sc_orders_); }
+  bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
+
   Value coerce(const Value& v, int bits);
   // Comparisons compare at their operands' width; arithmetic is done at the result's.
   Value eval(const litmus::Expr& e, int bits);
@@ -96,8 +109,11 @@ class ExpressionEmitter {
   int width(const litmus::Expr& e) const;
   void assign(const std::string& reg, const Value& v) { regs_[reg] = coerce(v, reg_bits_.at(reg)); }
 
+  const litmus::Test& test_;
   const litmus::Thread& thread_;
   std::string_view language_;
+  bool sc_orders_ = false;
+  LlvmKernel k_;                         // the kernel's layout (llvm_ir.hpp)
   int index_ = -1;                       // the instruction being written, -1 outside the code
   std::map<std::string, Value> regs_;    // register -> its current value
   std::map<std::string, int> reg_bits_;  // register -> 32 or 64 (KernelPlan::bits)

@@ -17,7 +17,7 @@ namespace hsalit::codegen {
 
 using detail::failure_ordering;
 using detail::ident;
-using detail::ordering;
+using detail::int_type;
 using detail::string_literal;
 using detail::sync_scope;
 using litmus::Expr;
@@ -32,27 +32,19 @@ Value constant_value(std::int64_t v, int bits) {
   return {std::to_string(c), bits, c};
 }
 
-std::string type(int bits) { return fmt::format("i{}", bits); }
-
 struct Incoming {
   std::string block;
   std::map<std::string, Value> registers;
   bool reachable = true;
 };
 
-class KernelEmitter : detail::ExpressionEmitter {
+class KernelEmitter : detail::ThreadEmitter {
  public:
   KernelEmitter(const litmus::Test& test, int thread, const LlvmIrOptions& options, std::vector<std::string>& metadata)
-      : ExpressionEmitter(test.threads[static_cast<std::size_t>(thread)], "LLVM IR"),
-        test_(test),
-        opt_(options),
-        metadata_(metadata) {
-    k_.thread = thread_.id;
-    k_.name = fmt::format("P{}", thread_.id);
-  }
+      : ThreadEmitter(test, thread, "LLVM IR", options.sc_orders), opt_(options), metadata_(metadata) {}
 
   std::pair<LlvmKernel, std::string> run() {
-    bind();
+    bind(opt_.generic);
     // The begin marker takes every pointer argument in SGPRs and clobbers memory.
     std::string signature, constraints, operands, listing;
     for (std::size_t i = 0; i < k_.arguments.size(); ++i) {
@@ -86,7 +78,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       if (!v.constant) {
         Value z = coerce({zero, 32, std::nullopt}, v.bits);
         std::string t = fresh("t");
-        line(fmt::format("{} = xor {} {}, {}", t, type(v.bits), v.text, z.text));
+        line(fmt::format("{} = xor {} {}, {}", t, int_type(v.bits), v.text, z.text));
         v = {t, v.bits, std::nullopt};
       }
       v = coerce(v, 64);
@@ -101,14 +93,6 @@ class KernelEmitter : detail::ExpressionEmitter {
   }
 
  private:
-  // The order an instruction is emitted with: with sc_orders, scacq and screl are scar.
-  litmus::MemoryOrder order(const litmus::Annotations& a) const {
-    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
-    return a.order;
-  }
-
-  bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
-
   // The pointer type of a location (or of %out when `group` is false and it is not a location).
   std::string pointer_type(bool group) const {
     if (opt_.generic) return "ptr";
@@ -118,35 +102,26 @@ class KernelEmitter : detail::ExpressionEmitter {
   void line(const std::string& s) { body_ += "  " + s + "\n"; }
   std::string fresh(std::string_view stem) { return fmt::format("%{}.{}", stem, counter_++); }
 
-  void bind() {
-    detail::KernelPlan plan =
-        detail::plan_kernel(test_, thread_, opt_.generic, [this](const std::string& why) { fail(why); });
-    k_.arguments = std::move(plan.arguments);
-    k_.lds = std::move(plan.lds);
-    k_.results = std::move(plan.results);
-    reg_bits_ = std::move(plan.bits);
-    for (const auto& [r, initial] : plan.initial) regs_[r] = constant_value(initial, reg_bits_.at(r));
-  }
-
   Value constant(std::int64_t value, int bits) override { return constant_value(value, bits); }
 
   Value arithmetic(std::string_view op, const Value& a, const Value& b, int bits) override {
     std::string t = fresh("t");
-    line(fmt::format("{} = {} {} {}, {}", t, op, type(bits), a.text, b.text));
+    line(fmt::format("{} = {} {} {}, {}", t, op, int_type(bits), a.text, b.text));
     return {t, bits, std::nullopt};
   }
 
   Value comparison(bool equal, const Value& a, const Value& b, int bits) override {
     std::string t = fresh("t");
-    line(fmt::format("{} = icmp {} {} {}, {}", t, equal ? "eq" : "ne", type(a.bits), a.text, b.text));
+    line(fmt::format("{} = icmp {} {} {}, {}", t, equal ? "eq" : "ne", int_type(a.bits), a.text, b.text));
     std::string z = fresh("t");
-    line(fmt::format("{} = zext i1 {} to {}", z, t, type(bits)));
+    line(fmt::format("{} = zext i1 {} to {}", z, t, int_type(bits)));
     return {z, bits, std::nullopt};
   }
 
   Value converted(const Value& v, int bits) override {
     std::string t = fresh("t");
-    line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", type(v.bits), v.text, type(bits)));
+    line(fmt::format("{} = {} {} {} to {}", t, v.bits < bits ? "sext" : "trunc", int_type(v.bits), v.text,
+                     int_type(bits)));
     return {t, bits, std::nullopt};
   }
 
@@ -172,7 +147,8 @@ class KernelEmitter : detail::ExpressionEmitter {
         return;
       }
       case OpKind::Fence:
-        line(fmt::format("fence{} {}{}", sync_scope(ins.annots.scope), ordering(order(ins.annots)), metadata(ins)));
+        line(fmt::format("fence{} {}{}", sync_scope(ins.annots.scope), to_string(ordering_of(ins.annots)),
+                         metadata(ins)));
         return;
       case OpKind::Load:
       case OpKind::Store:
@@ -190,7 +166,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     }
     Value c = eval(*ins.condition, width(*ins.condition));
     std::string t = fresh("c");
-    line(fmt::format("{} = icmp ne {} {}, 0", t, type(c.bits), c.text));
+    line(fmt::format("{} = icmp ne {} {}, 0", t, int_type(c.bits), c.text));
     std::string next = fresh_block("b");
     line(fmt::format("br i1 {}, label %{}, label %{}", t, target, next));
     pending_[ins.label].push_back({block_, regs_, reachable_});
@@ -228,7 +204,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string incoming;
       for (const Incoming& i : in)
         incoming += fmt::format("{}[ {}, %{} ]", incoming.empty() ? "" : ", ", i.registers.at(reg).text, i.block);
-      line(fmt::format("{} = phi {} {}", phi, type(reg_bits_.at(reg)), incoming));
+      line(fmt::format("{} = phi {} {}", phi, int_type(reg_bits_.at(reg)), incoming));
       value = {phi, reg_bits_.at(reg), std::nullopt};
     }
   }
@@ -257,7 +233,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     if (!reachable_) k_.unreachable.push_back(index_);
     const litmus::Annotations& a = ins.annots;
     int bits = a.size == litmus::AccessSize::Double ? 64 : 32;
-    std::string ty = type(bits);
+    std::string ty = int_type(bits);
     std::string align = fmt::format("align {}", bits / 8);
     bool group = ins.addr.base.is_location() && is_group(ins.addr.base.name);
     std::string pty = pointer_type(group);
@@ -267,7 +243,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string v = def_name(ins.reg);
       if (a.atomic)
         line(fmt::format("{} = load atomic {}, {} {}{} {}, {}{}", v, ty, pty, p, sync_scope(a.scope),
-                         ordering(order(a)), align, md));
+                         to_string(ordering_of(a)), align, md));
       else
         line(fmt::format("{} = load {}{}, {} {}, {}{}", v, opt_.volatile_ordinary ? "volatile " : "", ty, pty, p, align,
                          md));
@@ -279,7 +255,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string p = address(ins, bits);
       if (a.atomic)
         line(fmt::format("store atomic {} {}, {} {}{} {}, {}{}", ty, v.text, pty, p, sync_scope(a.scope),
-                         ordering(order(a)), align, md));
+                         to_string(ordering_of(a)), align, md));
       else
         line(fmt::format("store {}{} {}, {} {}, {}{}", opt_.volatile_ordinary ? "volatile " : "", ty, v.text, pty, p,
                          align, md));
@@ -292,7 +268,8 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string p = address(ins, bits);
       std::string pair = fresh("cas");
       line(fmt::format("{} = cmpxchg {} {}, {} {}, {} {}{} {} {}, {}{}", pair, pty, p, ty, expected.text, ty,
-                       desired.text, sync_scope(a.scope), ordering(order(a)), failure_ordering(order(a)), align, md));
+                       desired.text, sync_scope(a.scope), to_string(ordering_of(a)), failure_ordering(ordering_of(a)),
+                       align, md));
       std::string v = def_name(ins.reg);
       line(fmt::format("{} = extractvalue {{ {}, i1 }} {}, 0", v, ty, pair));
       assign(ins.reg, {v, bits, std::nullopt});
@@ -303,7 +280,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     std::string p = address(ins, bits);
     std::string r = def_name(ins.reg);
     line(fmt::format("{} = atomicrmw {} {} {}, {} {}{} {}, {}{}", r, op, pty, p, ty, v.text, sync_scope(a.scope),
-                     ordering(order(a)), align, md));
+                     to_string(ordering_of(a)), align, md));
     assign(ins.reg, {r, bits, std::nullopt});
   }
 
@@ -314,10 +291,8 @@ class KernelEmitter : detail::ExpressionEmitter {
     return kind;
   }
 
-  const litmus::Test& test_;
   const LlvmIrOptions& opt_;
   std::vector<std::string>& metadata_;
-  LlvmKernel k_;
   std::string body_;
   std::string block_;
   bool reachable_ = true;

@@ -21,6 +21,7 @@
 namespace hsalit::codegen {
 
 using detail::ident;
+using detail::int_type;
 using detail::string_literal;
 using litmus::Expr;
 using litmus::OpKind;
@@ -34,11 +35,9 @@ using detail::Value;
 
 Value constant_value(std::int64_t v, int bits) { return {"", bits, detail::truncated(v, bits)}; }
 
-std::string type(int bits) { return fmt::format("i{}", bits); }
-
 // The memref type of a location: one element of its widest access.
 std::string memref_type(int bits, bool group) {
-  return fmt::format("memref<1x{}, #gpu.address_space<{}>>", type(bits), group ? "workgroup" : "global");
+  return fmt::format("memref<1x{}, #gpu.address_space<{}>>", int_type(bits), group ? "workgroup" : "global");
 }
 
 std::string pointer_type(bool group) { return group ? "!llvm.ptr<3>" : "!llvm.ptr<1>"; }
@@ -67,24 +66,21 @@ struct Embedding {
   std::string out_type;  // the whole kernel's %out
 };
 
-class KernelEmitter : detail::ExpressionEmitter {
+class KernelEmitter : detail::ThreadEmitter {
  public:
   KernelEmitter(const litmus::Test& test, int thread, const MlirOptions& options,
                 const std::map<std::string, int>& location_bits, std::optional<Embedding> embedding = std::nullopt)
-      : ExpressionEmitter(test.threads[static_cast<std::size_t>(thread)], "MLIR"),
-        test_(test),
+      : ThreadEmitter(test, thread, "MLIR", options.sc_orders),
         opt_(options),
         location_bits_(location_bits),
         embedding_(std::move(embedding)) {
-    k_.thread = thread_.id;
-    k_.name = fmt::format("P{}", thread_.id);
     if (embedding_) prefix_ = embedding_->prefix;
   }
 
   // The thread as a case of the whole test's kernel: its blocks' text, from its first line (in
   // the block that starts the case) to its `gpu.return`.
   std::string embedded() {
-    bind();
+    bind(false);
     entry();
     code();
     for (std::size_t slot = 0; slot < k_.results.size(); ++slot) {
@@ -100,7 +96,7 @@ class KernelEmitter : detail::ExpressionEmitter {
   const std::vector<std::string>& results() const { return k_.results; }
 
   std::pair<LlvmKernel, std::string> run() {
-    bind();
+    bind(false);
     std::string signature, workgroup;
     for (const std::string& a : k_.arguments) {
       bool out = &a == &k_.arguments.back();
@@ -129,7 +125,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       if (!v.constant) {
         Value z = coerce({zero, 32, std::nullopt}, v.bits);
         std::string t = fresh("t");
-        line(fmt::format("{} = arith.xori {}, {} : {}", t, v.text, z.text, type(v.bits)));
+        line(fmt::format("{} = arith.xori {}, {} : {}", t, v.text, z.text, int_type(v.bits)));
         v = {t, v.bits, std::nullopt};
       }
       v = coerce(v, 64);
@@ -177,12 +173,6 @@ class KernelEmitter : detail::ExpressionEmitter {
   std::string zero_i32() const { return fmt::format("%{}c0.i32", prefix_); }
   std::string out_type() const { return embedding_ ? embedding_->out_type : argument_type("out", true); }
 
-  litmus::MemoryOrder order(const litmus::Annotations& a) const {
-    if (opt_.sc_orders && a.order != litmus::MemoryOrder::Relaxed) return litmus::MemoryOrder::AcquireRelease;
-    return a.order;
-  }
-
-  bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
   int bits_of(const std::string& loc) const {
     auto it = location_bits_.find(loc);
     return it == location_bits_.end() ? 32 : it->second;
@@ -214,20 +204,11 @@ class KernelEmitter : detail::ExpressionEmitter {
                                        litmus::print_instruction(thread_.code[static_cast<std::size_t>(index_)]))));
   }
 
-  void bind() {
-    detail::KernelPlan plan = detail::plan_kernel(test_, thread_, false, [this](const std::string& why) { fail(why); });
-    k_.arguments = std::move(plan.arguments);
-    k_.lds = std::move(plan.lds);
-    k_.results = std::move(plan.results);
-    reg_bits_ = std::move(plan.bits);
-    for (const auto& [r, initial] : plan.initial) regs_[r] = constant_value(initial, reg_bits_.at(r));
-  }
-
   // The value as an SSA name, writing a constant's `arith.constant` where it is needed.
   std::string use(const Value& v) {
     if (!v.text.empty()) return v.text;
     std::string c = fresh("c");
-    line(fmt::format("{} = arith.constant {} : {}", c, *v.constant, type(v.bits)));
+    line(fmt::format("{} = arith.constant {} : {}", c, *v.constant, int_type(v.bits)));
     return c;
   }
 
@@ -236,23 +217,23 @@ class KernelEmitter : detail::ExpressionEmitter {
   Value arithmetic(std::string_view op, const Value& a, const Value& b, int bits) override {
     std::string x = use(a), y = use(b);
     std::string t = fresh("t");
-    line(fmt::format("{} = arith.{}i {}, {} : {}", t, op, x, y, type(bits)));
+    line(fmt::format("{} = arith.{}i {}, {} : {}", t, op, x, y, int_type(bits)));
     return {t, bits, std::nullopt};
   }
 
   Value comparison(bool equal, const Value& a, const Value& b, int bits) override {
     std::string x = use(a), y = use(b);
     std::string t = fresh("t");
-    line(fmt::format("{} = arith.cmpi {}, {}, {} : {}", t, equal ? "eq" : "ne", x, y, type(a.bits)));
+    line(fmt::format("{} = arith.cmpi {}, {}, {} : {}", t, equal ? "eq" : "ne", x, y, int_type(a.bits)));
     std::string z = fresh("t");
-    line(fmt::format("{} = arith.extui {} : i1 to {}", z, t, type(bits)));
+    line(fmt::format("{} = arith.extui {} : i1 to {}", z, t, int_type(bits)));
     return {z, bits, std::nullopt};
   }
 
   Value converted(const Value& v, int bits) override {
     std::string t = fresh("t");
-    line(fmt::format("{} = {} {} : {} to {}", t, v.bits < bits ? "arith.extsi" : "arith.trunci", v.text, type(v.bits),
-                     type(bits)));
+    line(fmt::format("{} = {} {} : {} to {}", t, v.bits < bits ? "arith.extsi" : "arith.trunci", v.text,
+                     int_type(v.bits), int_type(bits)));
     return {t, bits, std::nullopt};
   }
 
@@ -270,7 +251,7 @@ class KernelEmitter : detail::ExpressionEmitter {
         line((lds_only ? "amdgpu.lds_barrier" : "gpu.barrier") + loc());
         return;
       }
-      case OpKind::Fence: fence(to_string(llvm_ordering(order(ins.annots))), ins.annots.scope); return;
+      case OpKind::Fence: fence(to_string(ordering_of(ins.annots)), ins.annots.scope); return;
       case OpKind::Load:
       case OpKind::Store:
       case OpKind::Rmw: access(ins); return;
@@ -287,7 +268,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     std::string values, types;
     for (const std::string& r : k_.results) {
       values += fmt::format("{}{}", values.empty() ? "" : ", ", use(regs_.at(r)));
-      types += fmt::format("{}{}", types.empty() ? "" : ", ", type(reg_bits_.at(r)));
+      types += fmt::format("{}{}", types.empty() ? "" : ", ", int_type(reg_bits_.at(r)));
     }
     return fmt::format("^{}({} : {})", block, values, types);
   }
@@ -303,7 +284,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     Value c = eval(*ins.condition, width(*ins.condition));
     std::string zero = use(constant_value(0, c.bits));
     std::string t = fresh("cond");
-    line(fmt::format("{} = arith.cmpi ne, {}, {} : {}", t, use(c), zero, type(c.bits)));
+    line(fmt::format("{} = arith.cmpi ne, {}, {} : {}", t, use(c), zero, int_type(c.bits)));
     std::string next = block_name(fmt::format("b.{}", counter_++));
     line(fmt::format("cf.cond_br {}, {}, ^{}", t, successor(target), next));
     reachable_into_[ins.label] |= reachable_;
@@ -322,7 +303,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     std::string arguments;
     for (const std::string& r : k_.results) {
       std::string a = def_name(r);
-      arguments += fmt::format("{}{}: {}", arguments.empty() ? "" : ", ", a, type(reg_bits_.at(r)));
+      arguments += fmt::format("{}{}: {}", arguments.empty() ? "" : ", ", a, int_type(reg_bits_.at(r)));
       regs_[r] = {a, reg_bits_.at(r), std::nullopt};
     }
     body_ += fmt::format("    ^{}{}:\n", block, arguments.empty() ? "" : "(" + arguments + ")");
@@ -352,7 +333,7 @@ class KernelEmitter : detail::ExpressionEmitter {
     std::string off = use(eval(*ins.addr.offset, 64));
     std::string p = fresh("p");
     line(fmt::format("{} = llvm.getelementptr {}[{}] : ({}, i64) -> {}, {}", p, a.pointer, off, pointer_type(a.group),
-                     pointer_type(a.group), type(bits)));
+                     pointer_type(a.group), int_type(bits)));
     a.pointer = p;
     a.index = fresh("idx");
     line(fmt::format("{} = arith.index_cast {} : i64 to index", a.index, off));
@@ -372,10 +353,10 @@ class KernelEmitter : detail::ExpressionEmitter {
     if (!reachable_) k_.unreachable.push_back(index_);
     const litmus::Annotations& an = ins.annots;
     int bits = an.size == litmus::AccessSize::Double ? 64 : 32;
-    std::string ty = type(bits);
+    std::string ty = int_type(bits);
     std::string align = fmt::format("{{alignment = {} : i64}}", bits / 8);
     std::string scope = detail::sync_scope(an.scope);
-    std::string_view ordering = to_string(llvm_ordering(order(an)));
+    std::string_view ordering = to_string(ordering_of(an));
     const std::string& loc_name = ins.addr.base.is_location() ? ins.addr.base.name : std::string();
     // Ordinary accesses go through the memref unless they are volatile or narrower than it.
     bool through_memref = !an.atomic && !opt_.volatile_ordinary && bits == bits_of(loc_name);
@@ -386,7 +367,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       Value pre;
       if (buffer) {
         Address a = address(ins, bits);
-        BufferFences f = buffer_fences(an.atomic ? llvm_ordering(order(an)) : Ordering::None);
+        BufferFences f = buffer_fences(an.atomic ? ordering_of(an) : Ordering::None);
         if (!f.before.empty()) fence(f.before, an.scope);
         line(fmt::format("{} = amdgpu.raw_buffer_load {}[{}] : {}, i32 -> {}{}", v, a.memref, buffer_index(a),
                          memref_type(bits, false), ty, loc()));
@@ -408,7 +389,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string v = use(eval(ins.value, bits));
       Address a = address(ins, bits);
       if (buffer) {
-        BufferFences f = buffer_fences(an.atomic ? llvm_ordering(order(an)) : Ordering::None);
+        BufferFences f = buffer_fences(an.atomic ? ordering_of(an) : Ordering::None);
         if (!f.before.empty()) fence(f.before, an.scope);
         line(fmt::format("amdgpu.raw_buffer_store {} -> {}[{}] : {} -> {}, i32{}", v, a.memref, buffer_index(a), ty,
                          memref_type(bits, false), loc()));
@@ -429,7 +410,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       std::string desired = use(eval(ins.value, bits));
       Address a = address(ins, bits);
       if (buffer) {
-        BufferFences f = buffer_fences(llvm_ordering(order(an)));
+        BufferFences f = buffer_fences(ordering_of(an));
         if (!f.before.empty()) fence(f.before, an.scope);
         line(fmt::format("{} = amdgpu.raw_buffer_atomic_cmpswap {}, {} -> {}[{}] : {} -> {}, i32{}", r, desired,
                          expected, a.memref, buffer_index(a), ty, memref_type(bits, false), loc()));
@@ -437,7 +418,7 @@ class KernelEmitter : detail::ExpressionEmitter {
       } else {
         std::string pair = fresh("cas");
         line(fmt::format("{} = llvm.cmpxchg {}, {}, {}{} {} {} {} : {}, {}{}", pair, a.pointer, expected, desired,
-                         scope, ordering, detail::failure_ordering(order(an)), align, pointer_type(a.group), ty,
+                         scope, ordering, detail::failure_ordering(ordering_of(an)), align, pointer_type(a.group), ty,
                          loc()));
         line(fmt::format("{} = llvm.extractvalue {}[0] : !llvm.struct<({}, i1)>", r, pair, ty));
       }
@@ -453,12 +434,10 @@ class KernelEmitter : detail::ExpressionEmitter {
     assign(ins.reg, {r, bits, std::nullopt});
   }
 
-  const litmus::Test& test_;
   const MlirOptions& opt_;
   const std::map<std::string, int>& location_bits_;
   std::optional<Embedding> embedding_;
   std::string prefix_;
-  LlvmKernel k_;
   std::string body_;
   bool reachable_ = true;
   std::map<std::string, std::string> pointers_;  // location or "out" -> its llvm pointer
