@@ -666,28 +666,6 @@ std::string mlir_pass_pipeline(const Target& target) {
       target.name);
 }
 
-std::string lower_mlir_to_llvm_ir(const MlirTools& tools, std::string_view mlir, const Target& target) {
-  TempDir dir("hsalit-mlir");
-  const std::filesystem::path input = dir.path() / "test.mlir", converted = dir.path() / "rocdl.mlir",
-                              kernels = dir.path() / "kernels.mlir", ir = dir.path() / "test.ll";
-  {
-    std::ofstream out(input, std::ios::binary);
-    out << mlir;
-    if (!out) throw LlcError(fmt::format("cannot write {}", input.string()));
-  }
-  ProcessResult r = run_process({tools.mlir_opt.string(), "--pass-pipeline=" + mlir_pass_pipeline(target),
-                                 input.string(), "-o", converted.string()});
-  if (tool_failed(r)) throw_tool_failure(tools.mlir_opt.filename().string(), r, target);
-  {
-    std::ofstream out(kernels, std::ios::binary);
-    out << gpu_module_as_top_level(read_text(converted));
-    if (!out) throw LlcError(fmt::format("cannot write {}", kernels.string()));
-  }
-  r = run_process({tools.mlir_translate.string(), "--mlir-to-llvmir", kernels.string(), "-o", ir.string()});
-  if (tool_failed(r)) throw_tool_failure(tools.mlir_translate.filename().string(), r, target);
-  return read_text(ir);
-}
-
 namespace {
 
 // Splits a tool's output for `--split-input-file` into its parts: at each line `separator`
@@ -712,58 +690,69 @@ std::vector<std::string> split_output(const std::string& text, std::string_view 
   return parts;
 }
 
-// The batch's modules joined for `--split-input-file`.
+// The modules joined for `--split-input-file`.
 std::string joined(std::span<const std::string> modules) {
   std::string text;
   for (std::size_t i = 0; i < modules.size(); ++i) text += (i ? "// -----\n" : "") + modules[i];
   return text;
 }
 
-// Both stages for the whole batch; nullopt when a stage fails or its parts do not match.
-std::optional<std::vector<std::string>> lower_batch(const MlirTools& tools, std::span<const std::string> modules,
-                                                    const Target& target) {
+void write_text(const std::filesystem::path& file, std::string_view text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  if (!out) throw LlcError(fmt::format("cannot write {}", file.string()));
+}
+
+// Both stages for the modules, in one mlir-opt and one mlir-translate process (with
+// `--split-input-file` when there are several); throws LlcError with the failing tool's messages.
+std::vector<std::string> lower_together(const MlirTools& tools, std::span<const std::string> modules,
+                                        const Target& target) {
   TempDir dir("hsalit-mlir");
   const std::filesystem::path input = dir.path() / "tests.mlir", converted = dir.path() / "rocdl.mlir",
                               kernels = dir.path() / "kernels.mlir", ir = dir.path() / "tests.ll";
-  {
-    std::ofstream out(input, std::ios::binary);
-    out << joined(modules);
-    if (!out) return std::nullopt;
-  }
-  if (tool_failed(
-          run_process({tools.mlir_opt.string(), "--split-input-file", "--pass-pipeline=" + mlir_pass_pipeline(target),
-                       input.string(), "-o", converted.string()})))
-    return std::nullopt;
-  std::vector<std::string> parts = split_output(read_text(converted), "// -----", false);
-  if (parts.size() != modules.size()) return std::nullopt;
-  try {
-    for (std::string& part : parts) part = gpu_module_as_top_level(part);
-  } catch (const LlcError&) {
-    return std::nullopt;
-  }
-  {
-    std::ofstream out(kernels, std::ios::binary);
-    out << joined(parts);
-    if (!out) return std::nullopt;
-  }
-  if (tool_failed(run_process({tools.mlir_translate.string(), "--split-input-file", "--mlir-to-llvmir",
-                               kernels.string(), "-o", ir.string()})))
-    return std::nullopt;
-  parts = split_output(read_text(ir), "; ModuleID", true);
-  if (parts.size() != modules.size()) return std::nullopt;
-  return parts;
+  const bool split = modules.size() > 1;
+  auto run = [&](const std::filesystem::path& tool, std::vector<std::string> arguments) {
+    std::vector<std::string> argv = {tool.string()};
+    if (split) argv.push_back("--split-input-file");
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    ProcessResult r = run_process(argv);
+    if (tool_failed(r)) throw_tool_failure(tool.filename().string(), r, target);
+  };
+  auto parts_of = [&](const std::filesystem::path& file, std::string_view separator, bool kept) {
+    std::vector<std::string> parts = split_output(read_text(file), separator, kept);
+    if (parts.size() != modules.size())
+      throw LlcError(
+          fmt::format("{} parts in {} for {} modules", parts.size(), file.filename().string(), modules.size()));
+    return parts;
+  };
+  write_text(input, joined(modules));
+  run(tools.mlir_opt, {"--pass-pipeline=" + mlir_pass_pipeline(target), input.string(), "-o", converted.string()});
+  std::vector<std::string> parts = parts_of(converted, "// -----", false);
+  for (std::string& part : parts) part = gpu_module_as_top_level(part);
+  write_text(kernels, joined(parts));
+  run(tools.mlir_translate, {"--mlir-to-llvmir", kernels.string(), "-o", ir.string()});
+  return parts_of(ir, "; ModuleID", true);
 }
 
 }  // namespace
 
+std::string lower_mlir_to_llvm_ir(const MlirTools& tools, std::string_view mlir, const Target& target) {
+  const std::string module(mlir);
+  return lower_together(tools, std::span(&module, 1), target).front();
+}
+
 std::vector<LoweredModule> lower_mlir_to_llvm_ir(const MlirTools& tools, std::span<const std::string> modules,
                                                  const Target& target) {
   std::vector<LoweredModule> lowered(modules.size());
-  if (modules.size() > 1)
-    if (std::optional<std::vector<std::string>> irs = lower_batch(tools, modules, target)) {
-      for (std::size_t i = 0; i < modules.size(); ++i) lowered[i].ir = std::move((*irs)[i]);
+  if (modules.size() > 1) {
+    try {
+      std::vector<std::string> irs = lower_together(tools, modules, target);
+      for (std::size_t i = 0; i < modules.size(); ++i) lowered[i].ir = std::move(irs[i]);
       return lowered;
+    } catch (const LlcError&) {
+      // One module at a time below, so that each failure stays with its module.
     }
+  }
   for (std::size_t i = 0; i < modules.size(); ++i) {
     try {
       lowered[i].ir = lower_mlir_to_llvm_ir(tools, modules[i], target);
