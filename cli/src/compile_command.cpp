@@ -64,7 +64,8 @@ int run_compile(const CompileCommandOptions& opt) {
     fmt::print(stderr, "hsalit compile: error: --generic is not supported with --via-mlir\n");
     return kExitBadInput;
   }
-  if (opt.mlir_ops != "llvm" && opt.mlir_ops != "amdgpu") {
+  const std::optional<codegen::MlirOps> mlir_ops = codegen::mlir_ops_from_string(opt.mlir_ops);
+  if (!mlir_ops) {
     fmt::print(stderr, "hsalit compile: error: --mlir-ops takes llvm or amdgpu\n");
     return kExitBadInput;
   }
@@ -105,8 +106,7 @@ int run_compile(const CompileCommandOptions& opt) {
     }
   }
   const codegen::LlvmIrOptions ir_options{opt.generic, opt.volatile_ordinary, opt.sc_orders};
-  const codegen::MlirOptions mlir_options{opt.mlir_ops == "amdgpu" ? codegen::MlirOps::Amdgpu : codegen::MlirOps::Llvm,
-                                          opt.volatile_ordinary, opt.sc_orders};
+  const codegen::MlirOptions mlir_options{*mlir_ops, opt.volatile_ordinary, opt.sc_orders};
   bool bad = false, differs = false;
   auto print_comparison = [&](const codegen::Comparison& cmp) {
     differs |= cmp.difference_count() > 0 || cmp.problem_count() > 0;

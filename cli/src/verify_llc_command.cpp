@@ -53,9 +53,9 @@ int run_verify_llc(const VerifyLlcOptions& opt) {
   options.target = opt.mcpu;
   options.ir.volatile_ordinary = opt.volatile_ordinary;
   options.ir.sc_orders = opt.run.sc_orders;
-  if (opt.mlir_ops != "llvm" && opt.mlir_ops != "amdgpu") return bad("--mlir-ops takes llvm or amdgpu");
-  options.mlir = {opt.mlir_ops == "amdgpu" ? codegen::MlirOps::Amdgpu : codegen::MlirOps::Llvm, opt.volatile_ordinary,
-                  opt.run.sc_orders};
+  const std::optional<codegen::MlirOps> mlir_ops = codegen::mlir_ops_from_string(opt.mlir_ops);
+  if (!mlir_ops) return bad("--mlir-ops takes llvm or amdgpu");
+  options.mlir = {*mlir_ops, opt.volatile_ordinary, opt.run.sc_orders};
   options.jobs = jobs_or_cores(opt.run.jobs);
   if (auto error =
           apply_run_options(opt.run, via_mlir ? "mlir" : "llvm-ir", options.sim, options.model, options.confirm_engine))

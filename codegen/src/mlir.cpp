@@ -28,6 +28,12 @@ using litmus::OpKind;
 
 std::string_view to_string(MlirOps ops) { return ops == MlirOps::Amdgpu ? "amdgpu" : "llvm"; }
 
+std::optional<MlirOps> mlir_ops_from_string(std::string_view text) {
+  for (MlirOps ops : {MlirOps::Llvm, MlirOps::Amdgpu})
+    if (to_string(ops) == text) return ops;
+  return std::nullopt;
+}
+
 namespace {
 
 // An SSA value, or a constant not yet written as one (`text` empty until `use` writes it).

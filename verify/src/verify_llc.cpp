@@ -183,13 +183,6 @@ KernelCompiler through_llc(const codegen::LlcTool& llc, const LlcVerifyOptions& 
           }};
 }
 
-KernelCompiler through_mlir(const codegen::MlirTools& tools, const LlcVerifyOptions& options) {
-  return {"MLIR", "MLIR pipeline",
-          [&tools, &options](const litmus::Test& test, std::size_t, const codegen::Target& target) {
-            return codegen::compile_via_mlir(test, target, tools, options.mlir);
-          }};
-}
-
 // Every test's MLIR, lowered before the tests are judged: one batch of mlir-opt and
 // mlir-translate per job (codegen::lower_mlir_to_llvm_ir), so that a test then costs one llc.
 struct LoweredTests {
@@ -241,15 +234,15 @@ VerifyReport verify_via_llc(std::span<const litmus::Test> tests, const codegen::
 
 TestVerification verify_via_mlir(const litmus::Test& test, const codegen::MlirTools& tools,
                                  const LlcVerifyOptions& options, VerificationCache& cache) {
-  return verify_via(test, 0, through_mlir(tools, options), options, cache);
+  return verify_via_mlir(std::span(&test, 1), tools, options, cache).tests.front();
 }
 
 VerifyReport verify_via_mlir(std::span<const litmus::Test> tests, const codegen::MlirTools& tools,
                              const LlcVerifyOptions& options, VerificationCache& cache,
                              const std::function<void(const TestVerification&)>& progress) {
+  // An unknown target is refused by verify_via before anything is compiled.
   const codegen::Target* target = codegen::TargetCatalog::builtin().find(options.target);
-  if (!target || tests.size() < 2) return verify_all_via(tests, through_mlir(tools, options), options, cache, progress);
-  const LoweredTests lowered = lower_all(tests, tools, options, *target);
+  const LoweredTests lowered = target ? lower_all(tests, tools, options, *target) : LoweredTests{};
   KernelCompiler batched{
       "MLIR", "MLIR pipeline", [&](const litmus::Test& test, std::size_t i, const codegen::Target& t) {
         if (!lowered.modules[i]) throw codegen::CompileError(lowered.emit_errors[i]);

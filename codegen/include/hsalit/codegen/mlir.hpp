@@ -29,6 +29,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,7 @@ enum class MlirOps : std::uint8_t {
   Amdgpu,  // amdgpu.raw_buffer_* for global accesses, amdgpu.lds_barrier for group barriers
 };
 std::string_view to_string(MlirOps ops);
+std::optional<MlirOps> mlir_ops_from_string(std::string_view text);  // "llvm" or "amdgpu"
 
 struct MlirOptions {
   MlirOps ops = MlirOps::Llvm;
