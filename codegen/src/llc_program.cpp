@@ -231,6 +231,17 @@ void remove_dead_alu(std::vector<Instruction>& code, const std::set<int>& live_a
   }
 }
 
+// Whether an operand names an SGPR of the pair that starts at `pair`.
+bool touches_pair(const Operand& o, const Operand& pair) {
+  return o.kind == Operand::Kind::Sgpr && o.reg < pair.reg + 2 && pair.reg < o.reg + o.count;
+}
+
+// A global store through the SGPR pair `base` (`global_store_dwordx2 vOFF, vDATA, s[B:B+1]`).
+bool stores_through(const Instruction& ins, const Operand& base) {
+  return ins.kind() == InstrClass::VectorStore && ins.operands.size() == 3 &&
+         ins.operands[2].kind == Operand::Kind::Sgpr && ins.operands[2].reg == base.reg;
+}
+
 int max_register(const std::vector<Instruction>& code, Operand::Kind kind) {
   int top = -1;
   for (const Instruction& ins : code)
@@ -283,9 +294,7 @@ CompiledThread convert_thread(const LlcThread& th, const LlvmKernel& kernel, con
   auto reads_a_base = [&](const Instruction& ins) {
     for (std::size_t o = 1; o < ins.operands.size(); ++o)
       for (const auto& [name, pair] : k.bases)
-        if (ins.operands[o].kind == Operand::Kind::Sgpr && ins.operands[o].reg < pair.reg + 2 &&
-            pair.reg < ins.operands[o].reg + ins.operands[o].count)
-          return true;
+        if (touches_pair(ins.operands[o], pair)) return true;
     return false;
   };
   std::vector<Instruction> code;
@@ -315,13 +324,11 @@ CompiledThread convert_thread(const LlcThread& th, const LlvmKernel& kernel, con
   // its SGPRs, for a buffer resource say, when the thread stores no result).
   std::optional<std::size_t> overwritten;
   for (std::size_t i = 0; i < code.size(); ++i) {
-    const bool through_out = code[i].kind() == InstrClass::VectorStore && code[i].operands.size() == 3 &&
-                             code[i].operands[2].kind == Operand::Kind::Sgpr && code[i].operands[2].reg == k.out->reg;
-    if (through_out && overwritten)
+    if (overwritten && stores_through(code[i], *k.out))
       fail(t, fmt::format("'{}' overwrites the SGPRs of %out before a result is stored", print(code[*overwritten])));
     if (overwritten || part[i] == Part::Prologue || code[i].operands.empty() || code[i].is_memory()) continue;
     const Operand& d = code[i].operands[0];
-    if (d.kind == Operand::Kind::Sgpr && d.reg < k.out->reg + 2 && k.out->reg < d.reg + d.count) overwritten = i;
+    if (touches_pair(d, *k.out)) overwritten = i;
   }
 
   // 2. Results and LDS addresses, from the constants in VGPRs.
@@ -347,8 +354,7 @@ CompiledThread convert_thread(const LlcThread& th, const LlvmKernel& kernel, con
       return it == known->end() ? std::nullopt : std::optional<std::int64_t>(it->second);
     };
     InstrClass kind = ins.kind();
-    bool out_store = kind == InstrClass::VectorStore && ins.operands.size() == 3 &&
-                     ins.operands[2].kind == Operand::Kind::Sgpr && ins.operands[2].reg == k.out->reg;
+    bool out_store = stores_through(ins, *k.out);
     if (out_store) {
       std::optional<std::int64_t> voffset = constant(ins.operands[0]);
       if (!voffset) fail(t, fmt::format("'{}': the offset into %out is not a constant", print(ins)));
