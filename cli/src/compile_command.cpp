@@ -83,7 +83,8 @@ int run_compile(const CompileCommandOptions& opt) {
       fmt::print(stderr, "{}\n", e.what());
       return kExitBadInput;
     }
-    fmt::print(stderr, "hsalit compile: note: {}: showing llc's code without a table\n", e.what());
+    fmt::print(stderr, "hsalit compile: note: {}: showing {}'s code without a table\n", e.what(),
+               opt.via_mlir.empty() ? opt.via_llc : opt.via_mlir);
   }
   // --via-llc: the llc to compare with, found before any test is read.
   std::optional<codegen::LlcTool> llc;
@@ -107,6 +108,8 @@ int run_compile(const CompileCommandOptions& opt) {
   }
   const codegen::LlvmIrOptions ir_options{opt.generic, opt.volatile_ordinary, opt.sc_orders};
   const codegen::MlirOptions mlir_options{*mlir_ops, opt.volatile_ordinary, opt.sc_orders};
+  codegen::CompileOptions table_options{opt.flavour, opt.generic, opt.sc_orders};
+  table_options.wave64 = opt.wave64;
   bool bad = false, differs = false;
   auto print_comparison = [&](const codegen::Comparison& cmp) {
     differs |= cmp.difference_count() > 0 || cmp.problem_count() > 0;
@@ -147,10 +150,8 @@ int run_compile(const CompileCommandOptions& opt) {
             reference.threads.push_back({t.thread, t.code, {}, {}, 0, 0});
           print_comparison(codegen::compare_with_table(*parsed.test, reference, r, *target));
         } else if (table) {
-          codegen::CompileOptions co{opt.flavour, opt.generic, opt.sc_orders};
-          co.wave64 = opt.wave64;
           print_comparison(codegen::compare_with_table(
-              *parsed.test, codegen::compile(*parsed.test, *target, catalog, *table, co), r, *target));
+              *parsed.test, codegen::compile(*parsed.test, *target, catalog, *table, table_options), r, *target));
         } else {
           print_comparison(codegen::describe_llc(*parsed.test, r, false));
         }
@@ -161,9 +162,7 @@ int run_compile(const CompileCommandOptions& opt) {
         print_comparison(codegen::describe_llc(*parsed.test, r, opt.generic));
         continue;
       }
-      codegen::CompileOptions co{opt.flavour, opt.generic, opt.sc_orders};
-      co.wave64 = opt.wave64;
-      codegen::CompiledTest c = codegen::compile(*parsed.test, *target, catalog, *table, co);
+      codegen::CompiledTest c = codegen::compile(*parsed.test, *target, catalog, *table, table_options);
       if (llc) {
         codegen::LlcResult r = codegen::compile_via_llc(*parsed.test, *target, *llc, ir_options);
         print_comparison(codegen::compare_with_table(*parsed.test, c, r, *target));
