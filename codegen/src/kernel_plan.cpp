@@ -36,6 +36,17 @@ std::string string_literal(std::string_view s) {
   return out + "\"";
 }
 
+std::map<std::string, int> widest_accesses(const litmus::Test& test) {
+  std::map<std::string, int> out;
+  for (const litmus::Thread& t : test.threads)
+    for (const litmus::Instruction& ins : t.code)
+      if (ins.is_memory_access() && ins.addr.base.is_location()) {
+        int& bits = out[ins.addr.base.name];
+        bits = std::max(bits, access_bits(ins));
+      }
+  return out;
+}
+
 std::string sync_scope(litmus::Scope s) {
   SyncScope scope = llvm_sync_scope(s);
   return scope == SyncScope::System ? "" : fmt::format(" syncscope(\"{}\")", to_string(scope));
@@ -77,7 +88,7 @@ KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, b
   for (const std::string& r : regs) {
     int bits = 32;
     for (const litmus::Instruction& ins : thread.code)
-      if (ins.reg == r && ins.reads_memory() && ins.annots.size == litmus::AccessSize::Double) bits = 64;
+      if (ins.reg == r && ins.reads_memory()) bits = std::max(bits, access_bits(ins));
     std::int64_t initial = 0;
     for (const litmus::InitEntry& e : test.init)
       if (e.thread == thread.id && e.name == r) {
@@ -138,6 +149,18 @@ void ThreadEmitter::bind(bool generic) {
   k_.results = std::move(plan.results);
   reg_bits_ = std::move(plan.bits);
   for (const auto& [r, initial] : plan.initial) regs_[r] = constant(initial, reg_bits_.at(r));
+}
+
+const Expr* ThreadEmitter::dependency_offset(const litmus::Instruction& ins) const {
+  if (!ins.addr.base.is_location())
+    fail(fmt::format("an address held in a register is not supported by the {} emitter", language_));
+  const std::optional<Expr>& offset = ins.addr.offset;
+  if (!offset) return nullptr;
+  if (offset->is_constant()) {
+    if (offset->value == 0) return nullptr;
+    fail("constant address offsets (arrays) are not supported");
+  }
+  return &*offset;
 }
 
 void ThreadEmitter::fail(const std::string& why) const {

@@ -42,6 +42,14 @@ struct KernelPlan {
 KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, bool generic,
                        const std::function<void(const std::string&)>& fail);
 
+// 64 for a `double` access, else 32.
+inline int access_bits(const litmus::Instruction& ins) {
+  return ins.annots.size == litmus::AccessSize::Double ? 64 : 32;
+}
+
+// Each location the test accesses by name, with the width of its widest access.
+std::map<std::string, int> widest_accesses(const litmus::Test& test);
+
 // ` syncscope("...")` of an atomic of this scope, or "" for system scope (LLVM's default); the
 // same in LLVM IR and in MLIR's llvm dialect.
 std::string sync_scope(litmus::Scope s);
@@ -101,6 +109,14 @@ class ThreadEmitter {
   // The LLVM ordering an instruction is written with.
   Ordering ordering_of(const litmus::Annotations& a) const { return llvm_ordering(a.order, sc_orders_); }
   bool is_group(const std::string& loc) const { return test_.segment_of(loc) == litmus::Segment::Group; }
+  // Records the access at index_ in k_: among the unreachable ones after an unconditional branch.
+  void record_access() {
+    k_.accesses.push_back(index_);
+    if (!reachable_) k_.unreachable.push_back(index_);
+  }
+  // The address dependency of an access: its register offset, or nullptr when it has none (no
+  // offset, or the constant 0). Refuses an address held in a register and a constant offset.
+  const litmus::Expr* dependency_offset(const litmus::Instruction& ins) const;
 
   Value coerce(const Value& v, int bits);
   // Comparisons compare at their operands' width; arithmetic is done at the result's.
@@ -115,6 +131,7 @@ class ThreadEmitter {
   bool sc_orders_ = false;
   LlvmKernel k_;                         // the kernel's layout (llvm_ir.hpp)
   int index_ = -1;                       // the instruction being written, -1 outside the code
+  bool reachable_ = true;                // the code being written runs (no unconditional branch skips it)
   std::map<std::string, Value> regs_;    // register -> its current value
   std::map<std::string, int> reg_bits_;  // register -> 32 or 64 (KernelPlan::bits)
 };

@@ -211,35 +211,29 @@ class KernelEmitter : detail::ThreadEmitter {
 
   // The pointer an access uses: the location (an argument or an LDS variable), indexed by a
   // register offset when there is one (an address dependency).
-  std::string address(const litmus::Instruction& ins, int bits) {
-    if (!ins.addr.base.is_location()) fail("an address held in a register is not supported by the LLVM IR emitter");
+  std::string address(const litmus::Instruction& ins) {
+    const Expr* offset = dependency_offset(ins);
     const std::string& loc = ins.addr.base.name;
     bool group = is_group(loc) && !opt_.generic;
     std::string base = group ? "@lds." + ident(loc) : "%loc." + ident(loc);
-    if (!ins.addr.offset) return base;
-    if (ins.addr.offset->is_constant()) {
-      if (ins.addr.offset->value == 0) return base;
-      fail("constant address offsets (arrays) are not supported");
-    }
-    Value off = eval(*ins.addr.offset, 64);
+    if (!offset) return base;
+    Value off = eval(*offset, 64);
     std::string p = fresh("p");
     line(fmt::format("{} = getelementptr i32, {} {}, i64 {}", p, pointer_type(group), base, off.text));
-    (void)bits;
     return p;
   }
 
   void access(const litmus::Instruction& ins) {
-    k_.accesses.push_back(index_);
-    if (!reachable_) k_.unreachable.push_back(index_);
+    record_access();
     const litmus::Annotations& a = ins.annots;
-    int bits = a.size == litmus::AccessSize::Double ? 64 : 32;
+    int bits = detail::access_bits(ins);
     std::string ty = int_type(bits);
     std::string align = fmt::format("align {}", bits / 8);
     bool group = ins.addr.base.is_location() && is_group(ins.addr.base.name);
     std::string pty = pointer_type(group);
     std::string md = metadata(ins);
     if (ins.kind == OpKind::Load) {
-      std::string p = address(ins, bits);
+      std::string p = address(ins);
       std::string v = def_name(ins.reg);
       if (a.atomic)
         line(fmt::format("{} = load atomic {}, {} {}{} {}, {}{}", v, ty, pty, p, sync_scope(a.scope),
@@ -252,7 +246,7 @@ class KernelEmitter : detail::ThreadEmitter {
     }
     if (ins.kind == OpKind::Store) {
       Value v = eval(ins.value, bits);
-      std::string p = address(ins, bits);
+      std::string p = address(ins);
       if (a.atomic)
         line(fmt::format("store atomic {} {}, {} {}{} {}, {}{}", ty, v.text, pty, p, sync_scope(a.scope),
                          to_string(ordering_of(a)), align, md));
@@ -265,7 +259,7 @@ class KernelEmitter : detail::ThreadEmitter {
     if (a.cas) {
       Value expected = eval(*ins.expected, bits);
       Value desired = eval(ins.value, bits);
-      std::string p = address(ins, bits);
+      std::string p = address(ins);
       std::string pair = fresh("cas");
       line(fmt::format("{} = cmpxchg {} {}, {} {}, {} {}{} {} {}, {}{}", pair, pty, p, ty, expected.text, ty,
                        desired.text, sync_scope(a.scope), to_string(ordering_of(a)), failure_ordering(ordering_of(a)),
@@ -277,7 +271,7 @@ class KernelEmitter : detail::ThreadEmitter {
     }
     auto [op, operand] = rmw_kind(ins);
     Value v = eval(*operand, bits);
-    std::string p = address(ins, bits);
+    std::string p = address(ins);
     std::string r = def_name(ins.reg);
     line(fmt::format("{} = atomicrmw {} {} {}, {} {}{} {}, {}{}", r, op, pty, p, ty, v.text, sync_scope(a.scope),
                      to_string(ordering_of(a)), align, md));
@@ -295,7 +289,6 @@ class KernelEmitter : detail::ThreadEmitter {
   std::vector<std::string>& metadata_;
   std::string body_;
   std::string block_;
-  bool reachable_ = true;
   bool barrier_used_ = false;
   std::map<std::string, std::vector<Incoming>> pending_;
   int counter_ = 0;
@@ -312,13 +305,8 @@ LlvmModule emit_llvm_ir(const litmus::Test& test, const LlvmIrOptions& options) 
   // LDS variables: one per group location, i64 when some access to it is 64-bit.
   std::map<std::string, int> lds_bits;
   if (!options.generic)
-    for (const litmus::Thread& t : test.threads)
-      for (const litmus::Instruction& ins : t.code)
-        if (ins.is_memory_access() && ins.addr.base.is_location() &&
-            test.segment_of(ins.addr.base.name) == litmus::Segment::Group) {
-          int& bits = lds_bits[ins.addr.base.name];
-          bits = std::max(bits, ins.annots.size == litmus::AccessSize::Double ? 64 : 32);
-        }
+    for (const auto& [loc, bits] : detail::widest_accesses(test))
+      if (test.segment_of(loc) == litmus::Segment::Group) lds_bits[loc] = bits;
   std::vector<std::string> metadata;
   std::string kernels;
   bool barrier = false;

@@ -324,19 +324,15 @@ class KernelEmitter : detail::ThreadEmitter {
   };
 
   Address address(const litmus::Instruction& ins, int bits) {
-    if (!ins.addr.base.is_location()) fail("an address held in a register is not supported by the MLIR emitter");
+    const Expr* offset = dependency_offset(ins);
     const std::string& loc = ins.addr.base.name;
     Address a;
     a.group = is_group(loc);
     a.pointer = pointers_.at(loc);
     a.memref = a.group ? "%lds." + ident(loc) : "%loc." + ident(loc);
     a.index = zero_index();
-    if (!ins.addr.offset) return a;
-    if (ins.addr.offset->is_constant()) {
-      if (ins.addr.offset->value == 0) return a;
-      fail("constant address offsets (arrays) are not supported");
-    }
-    std::string off = use(eval(*ins.addr.offset, 64));
+    if (!offset) return a;
+    std::string off = use(eval(*offset, 64));
     std::string p = fresh("p");
     line(fmt::format("{} = llvm.getelementptr {}[{}] : ({}, i64) -> {}, {}", p, a.pointer, off, pointer_type(a.group),
                      pointer_type(a.group), int_type(bits)));
@@ -355,10 +351,9 @@ class KernelEmitter : detail::ThreadEmitter {
   }
 
   void access(const litmus::Instruction& ins) {
-    k_.accesses.push_back(index_);
-    if (!reachable_) k_.unreachable.push_back(index_);
+    record_access();
     const litmus::Annotations& an = ins.annots;
-    int bits = an.size == litmus::AccessSize::Double ? 64 : 32;
+    int bits = detail::access_bits(ins);
     std::string ty = int_type(bits);
     std::string align = fmt::format("{{alignment = {} : i64}}", bits / 8);
     std::string scope = detail::sync_scope(an.scope);
@@ -445,7 +440,6 @@ class KernelEmitter : detail::ThreadEmitter {
   std::optional<Embedding> embedding_;
   std::string prefix_;
   std::string body_;
-  bool reachable_ = true;
   std::map<std::string, std::string> pointers_;  // location or "out" -> its llvm pointer
   std::map<std::string, bool> reachable_into_;   // label -> some reachable branch goes there
   int counter_ = 0;
@@ -611,13 +605,7 @@ std::string whole_test_kernel(const litmus::Test& test, const MlirOptions& optio
 LlvmModule emit_mlir(const litmus::Test& test, const MlirOptions& options) {
   LlvmModule m;
   // Each location's memref element: its widest access.
-  std::map<std::string, int> location_bits;
-  for (const litmus::Thread& t : test.threads)
-    for (const litmus::Instruction& ins : t.code)
-      if (ins.is_memory_access() && ins.addr.base.is_location()) {
-        int& bits = location_bits[ins.addr.base.name];
-        bits = std::max(bits, ins.annots.size == litmus::AccessSize::Double ? 64 : 32);
-      }
+  const std::map<std::string, int> location_bits = detail::widest_accesses(test);
   std::string kernels;
   for (std::size_t t = 0; t < test.threads.size(); ++t) {
     KernelEmitter e(test, static_cast<int>(t), options, location_bits);
