@@ -12,6 +12,7 @@
 #include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/printer.hpp"
 #include "hsalit/litmus/value_width.hpp"
+#include "kernel_plan.hpp"
 
 namespace hsalit::codegen {
 
@@ -364,17 +365,7 @@ class ThreadCompiler {
     if (any_lds && t_.lds_needs_m0) emit_prologue(from_template("s_mov_b32 m0, -1"));
 
     // Litmus registers: initial values, or 0 as herd7 assumes.
-    std::set<std::string> regs;
-    for (const litmus::Instruction& ins : thread_.code) {
-      if (!ins.reg.empty()) regs.insert(ins.reg);
-      collect_registers(ins.value, regs);
-      if (ins.expected) collect_registers(*ins.expected, regs);
-      if (ins.condition) collect_registers(*ins.condition, regs);
-      if (ins.addr.offset) collect_registers(*ins.addr.offset, regs);
-    }
-    for (const litmus::InitEntry& e : test_.init)
-      if (e.thread == thread_.id) regs.insert(e.name);
-    for (const std::string& r : regs) {
+    for (const std::string& r : detail::thread_registers(test_, thread_)) {
       int wide = register_is_wide(r) ? 2 : 1;
       int v = alloc_v(wide);
       out_.registers[r] = v;
@@ -388,11 +379,6 @@ class ThreadCompiler {
       emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, {}", v, initial)));
       if (wide == 2) emit_prologue(from_template(fmt::format("v_mov_b32_e32 v{}, 0", v + 1)));
     }
-  }
-
-  static void collect_registers(const Expr& e, std::set<std::string>& out) {
-    if (e.is_register()) out.insert(e.name);
-    for (const Expr& o : e.operands) collect_registers(o, out);
   }
 
   bool register_is_wide(const std::string& r) const {

@@ -58,9 +58,25 @@ std::string_view failure_ordering(Ordering success) {
 
 std::string int_type(int bits) { return fmt::format("i{}", bits); }
 
+namespace {
 void collect_registers(const Expr& e, std::set<std::string>& out) {
   if (e.is_register()) out.insert(e.name);
   for (const Expr& o : e.operands) collect_registers(o, out);
+}
+}  // namespace
+
+std::set<std::string> thread_registers(const litmus::Test& test, const litmus::Thread& thread) {
+  std::set<std::string> regs;
+  for (const litmus::Instruction& ins : thread.code) {
+    if (!ins.reg.empty()) regs.insert(ins.reg);
+    collect_registers(ins.value, regs);
+    if (ins.expected) collect_registers(*ins.expected, regs);
+    if (ins.condition) collect_registers(*ins.condition, regs);
+    if (ins.addr.offset) collect_registers(*ins.addr.offset, regs);
+  }
+  for (const litmus::InitEntry& e : test.init)
+    if (e.thread == thread.id) regs.insert(e.name);
+  return regs;
 }
 
 KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, bool generic,
@@ -70,18 +86,11 @@ KernelPlan plan_kernel(const litmus::Test& test, const litmus::Thread& thread, b
   for (const std::string& loc : test.location_names())
     if (!is_group(loc) || generic) k.arguments.push_back(loc);
   k.arguments.push_back("out");
-  std::set<std::string> regs, lds;
-  for (const litmus::Instruction& ins : thread.code) {
-    if (!ins.reg.empty()) regs.insert(ins.reg);
-    collect_registers(ins.value, regs);
-    if (ins.expected) collect_registers(*ins.expected, regs);
-    if (ins.condition) collect_registers(*ins.condition, regs);
-    if (ins.addr.offset) collect_registers(*ins.addr.offset, regs);
+  const std::set<std::string> regs = thread_registers(test, thread);
+  std::set<std::string> lds;
+  for (const litmus::Instruction& ins : thread.code)
     if (ins.is_memory_access() && ins.addr.base.is_location() && is_group(ins.addr.base.name) && !generic)
       lds.insert(ins.addr.base.name);
-  }
-  for (const litmus::InitEntry& e : test.init)
-    if (e.thread == thread.id) regs.insert(e.name);
   for (const std::string& loc : test.location_names())
     if (lds.count(loc)) k.lds.push_back(loc);
   k.results.assign(regs.begin(), regs.end());

@@ -2,7 +2,8 @@
 // IR, mlir.cpp writes MLIR): the kernel's arguments, LDS variables and result slots, the width
 // and initial value of each register, which atomicrmw a read-modify-write is, the quoting of
 // names and strings (MLIR's string literals take LLVM's `\XX` escapes too), and ThreadEmitter,
-// the walk over a thread's registers and expressions both emitters derive from.
+// the walk over a thread's registers and expressions both emitters derive from. The table
+// compiler (compiler.cpp) takes a thread's registers from here too (thread_registers).
 #pragma once
 
 #include <cstdint>
@@ -59,8 +60,9 @@ std::string_view failure_ordering(Ordering success);
 // The integer type of `bits` bits, `i32` or `i64`, in LLVM IR and in MLIR alike.
 std::string int_type(int bits);
 
-// Every register an expression reads.
-void collect_registers(const litmus::Expr& e, std::set<std::string>& out);
+// Every register a thread names: the ones it writes, the ones its expressions read, and the
+// ones the test initialises for it.
+std::set<std::string> thread_registers(const litmus::Test& test, const litmus::Thread& thread);
 
 // The atomicrmw operation of a read-modify-write and its operand: `(OP REG X)` on the rmw's own
 // register is OP ("add", "sub", "and", "or", "xor") with X; a value that does not read the
