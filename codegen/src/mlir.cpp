@@ -546,10 +546,8 @@ std::string whole_test_kernel(const litmus::Test& test, const MlirOptions& optio
   std::vector<std::string> cases;
   std::vector<std::string> lds;
   int slots = 0;
-  for (const litmus::Thread& thread : test.threads)  // the per-thread kernels refused what cannot be planned
-    slots += static_cast<int>(detail::plan_kernel(test, thread, false, [](const std::string& why) {
-                                throw CompileError(why);
-                              }).results.size());
+  for (const litmus::Thread& thread : test.threads)  // a thread's result slots: its registers
+    slots += static_cast<int>(detail::thread_registers(test, thread).size());
   const std::string out_type = fmt::format("memref<{}xi64, #gpu.address_space<global>>", std::max(1, slots));
   int base = 0;
   for (std::size_t t = 0; t < test.threads.size(); ++t) {
