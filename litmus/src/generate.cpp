@@ -333,16 +333,13 @@ std::string test_name(const Skeleton& s, const Variant& v) {
 }
 
 // What a key tells apart. Test: the whole test. Program: the test without its `exists`
-// condition (the values a read compares with a guard stay). Space: the programs of a
-// space's skeleton, placement and segments, with each gap as whether it may hold a fence
-// or a dependency instead of a choice (`guards`: whether a read before such a gap may be
-// guarded, which compares its value).
-enum class KeyOf : std::uint8_t { Test, Program, Space };
+// condition (the values a read compares with a guard stay).
+enum class KeyOf : std::uint8_t { Test, Program };
 
 // The symmetry class: the smallest serialisation over thread permutations, with
 // locations and values renamed by first appearance. Written with small tables and
 // std::to_chars rather than maps and formatting: a bound asks it of every space it searches.
-std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Test, bool guards = false) {
+std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Test) {
   const std::size_t n = s.threads.size();
   const auto locations = static_cast<std::size_t>(s.locations);
   std::vector<std::size_t> perm(n);
@@ -395,13 +392,9 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
       for (std::size_t i = 0; i < code.size(); ++i) {
         const Access& a = code[i];
         if (i > 0) {
-          if (of == KeyOf::Space) {
-            key += s.po_gap[t][i - 1] ? "/p/" : "/-/";
-          } else {
-            key += '/';
-            key += to_string(v.gaps[t][i - 1]);
-            key += '/';
-          }
+          key += '/';
+          key += to_string(v.gaps[t][i - 1]);
+          key += '/';
         }
         key += a.kind;
         append_number(loc[static_cast<std::size_t>(a.loc)]);
@@ -411,15 +404,13 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
         }
         // The value a read expects is the condition's, and a guard's after it.
         const bool next_po = i + 1 < code.size() && s.po_gap[t][i];
-        const bool compared = of == KeyOf::Test ||
-                              (of == KeyOf::Program && next_po && v.gaps[t][i].kind == Variation::Kind::Dependency &&
-                               v.gaps[t][i].dependency == Dependency::Guard) ||
-                              (of == KeyOf::Space && next_po && guards);
+        const bool compared = of == KeyOf::Test || (next_po && v.gaps[t][i].kind == Variation::Kind::Dependency &&
+                                                    v.gaps[t][i].dependency == Dependency::Guard);
         if (a.kind != 'W' && compared) {
           key += 'r';
           append_number(mapped(a.loc, a.read_value));
         }
-        if (of != KeyOf::Space) key += to_string(v.accesses[t][i]);
+        key += to_string(v.accesses[t][i]);
       }
     }
     // The locations in the order met, each with its segment (and, for a whole test, the
@@ -441,6 +432,116 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
     if (first || key < best) best = key;
     first = false;
   } while (std::next_permutation(perm.begin(), perm.end()));
+  return best;
+}
+
+// The programs of a skeleton up to symmetry, for the keys of its spaces (VariationSpace::
+// skeleton_key and arrangement_key): `key` serialises the threads' accesses, values and
+// program-order gaps (whether each may hold a fence or a dependency; with `guards`, the
+// value a read before such a gap compares), the smallest serialisation over thread orders, and `orders` the thread
+// orders that give it, each with its locations in the order met. A space's key is the
+// smallest serialisation of its placement and segments over those orders alone: every other
+// order gives a larger skeleton part. Computed once per cycle, where canonical() would
+// serialise every space over every order.
+struct SkeletonSymmetry {
+  struct Order {
+    std::vector<std::size_t> threads;
+    std::vector<int> location_met;  // the locations in the order met
+  };
+  std::string key;
+  std::vector<Order> orders;
+};
+
+SkeletonSymmetry skeleton_symmetry(const Skeleton& s, bool guards) {
+  const std::size_t n = s.threads.size();
+  const auto locations = static_cast<std::size_t>(s.locations);
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  SkeletonSymmetry out;
+  std::string key;
+  std::vector<int> loc(locations);
+  std::vector<std::vector<std::int64_t>> written(locations);
+  auto append_number = [&](std::int64_t value) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+    key.append(digits, end);
+  };
+  auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
+    if (value == 0) return 0;
+    const std::vector<std::int64_t>& values = written[static_cast<std::size_t>(l)];
+    const auto it = std::find(values.begin(), values.end(), value);
+    return it == values.end() ? -value : static_cast<std::int64_t>(it - values.begin()) + 1;
+  };
+  do {
+    std::fill(loc.begin(), loc.end(), -1);
+    for (auto& values : written) values.clear();
+    SkeletonSymmetry::Order order{perm, {}};
+    for (std::size_t t : perm)
+      for (const Access& a : s.threads[t]) {
+        int& fresh = loc[static_cast<std::size_t>(a.loc)];
+        if (fresh < 0) {
+          fresh = static_cast<int>(order.location_met.size());
+          order.location_met.push_back(a.loc);
+        }
+        if (a.kind != 'R') written[static_cast<std::size_t>(a.loc)].push_back(a.write_value);
+      }
+    key.clear();
+    for (std::size_t t : perm) {
+      key += '|';
+      const auto& code = s.threads[t];
+      for (std::size_t i = 0; i < code.size(); ++i) {
+        const Access& a = code[i];
+        if (i > 0) key += s.po_gap[t][i - 1] ? "/p/" : "/-/";
+        key += a.kind;
+        append_number(loc[static_cast<std::size_t>(a.loc)]);
+        if (a.kind != 'R') {
+          key += 'w';
+          append_number(mapped(a.loc, a.write_value));
+        }
+        // A read's value is compared where a guard may follow it.
+        if (a.kind != 'W' && guards && i + 1 < code.size() && s.po_gap[t][i]) {
+          key += 'r';
+          append_number(mapped(a.loc, a.read_value));
+        }
+      }
+    }
+    if (out.orders.empty() || key < out.key) {
+      out.key = key;
+      out.orders.clear();
+    }
+    if (key == out.key) out.orders.push_back(std::move(order));
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return out;
+}
+
+// A space's placement and segments under the skeleton's smallest orders, the smallest of
+// them: per thread in the order, its agent and work-group renumbered by first appearance,
+// then the locations' segments in the order met. One byte each (threads and segments are
+// few).
+std::string arrangement_of(const SkeletonSymmetry& symmetry, const PlacementSpec& placement,
+                           std::span<const Segment> segments) {
+  std::string best, key;
+  std::vector<int> agent, wg;
+  for (const SkeletonSymmetry::Order& order : symmetry.orders) {
+    key.clear();
+    agent.assign(order.threads.size() + 1, -1);
+    wg.assign(order.threads.size() + 1, -1);
+    int agents_met = 0, wgs_met = 0;
+    auto renumber = [](std::vector<int>& table, int id, int& met) {
+      if (static_cast<std::size_t>(id) >= table.size()) table.resize(static_cast<std::size_t>(id) + 1, -1);
+      int& fresh = table[static_cast<std::size_t>(id)];
+      if (fresh < 0) fresh = met++;
+      return fresh;
+    };
+    for (std::size_t t : order.threads) {
+      key += static_cast<char>('0' + renumber(agent, placement.agent[t], agents_met));
+      key += static_cast<char>('0' + renumber(wg, placement.wg[t], wgs_met));
+    }
+    key += '#';
+    for (int l : order.location_met)
+      key += static_cast<char>('0' + static_cast<int>(segments[static_cast<std::size_t>(l)]));
+    if (best.empty() || key < best) best = key;
+  }
   return best;
 }
 
@@ -1005,6 +1106,14 @@ struct VariationSpace::Data {
     std::vector<Slot> slots;
     std::size_t accesses = 0;  // slots [0, accesses) are accesses, the rest gaps
     bool guards = false;       // the bound has guards (canonical reads it)
+    // The skeleton's symmetry, computed when first asked (a bound asks it of cycles with a
+    // space it does not skip).
+    mutable std::once_flag symmetry_once;
+    mutable SkeletonSymmetry symmetry;
+    const SkeletonSymmetry& symmetry_of() const {
+      std::call_once(symmetry_once, [&] { symmetry = skeleton_symmetry(skeleton, guards); });
+      return symmetry;
+    }
   };
   std::shared_ptr<const Cycle> cycle;
   PlacementSpec placement;
@@ -1013,6 +1122,7 @@ struct VariationSpace::Data {
   // Computed when first asked: a bound skips most spaces before it asks (fact 5 of
   // verify/bound.hpp), and the key is a canonical serialisation over thread permutations.
   mutable std::once_flag program_key_once;
+  mutable std::string arrangement_key;
   mutable std::string program_key;
 
   Variant variant(std::span<const std::size_t> choice) const {
@@ -1118,13 +1228,19 @@ std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) c
   return canonical(data_->cycle->skeleton, data_->variant(choice));
 }
 
-const std::string& VariationSpace::program_key() const {
+const std::string& VariationSpace::skeleton_key() const { return data_->cycle->symmetry_of().key; }
+
+const std::string& VariationSpace::arrangement_key() const {
   std::call_once(data_->program_key_once, [&] {
-    Variant structure;
-    structure.segments = data_->segments;
-    structure.placement = &data_->placement;
-    data_->program_key = canonical(data_->cycle->skeleton, structure, KeyOf::Space, data_->cycle->guards);
+    const SkeletonSymmetry& symmetry = data_->cycle->symmetry_of();
+    data_->arrangement_key = arrangement_of(symmetry, data_->placement, data_->segments);
+    data_->program_key = symmetry.key + "@" + data_->arrangement_key;
   });
+  return data_->arrangement_key;
+}
+
+const std::string& VariationSpace::program_key() const {
+  arrangement_key();
   return data_->program_key;
 }
 

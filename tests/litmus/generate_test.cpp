@@ -405,5 +405,57 @@ TEST(Generate, TheTestLimitAppliesBeforeEveryCycleIsListed) {
   EXPECT_EXIT(generate_four_by_three_in_little_memory(), ::testing::ExitedWithCode(0), "");
 }
 
+// The space keys against the tests': two spaces have one program key exactly when their
+// tests are the same programs, read as the set of the tests' own program keys (every choice
+// of the space, computed by canonical serialisation over every thread order); and where two
+// cycles have one skeleton key, every space of one has the program key of a space of the
+// other. The bound has guards (the values a guarded read compares enter the keys),
+// symmetric threads, every placement and both segments.
+TEST(Generate, SpaceKeysAgreeWithTheTestsPrograms) {
+  const GenerateOptions o = spec("threads=3,accesses=2,orders=na+rlx,scopes=agent,deps=guard");
+  std::map<std::string, std::set<std::string>> programs_by_key;   // space program key -> its tests' programs
+  std::map<std::string, std::set<std::string>> keys_by_skeleton;  // skeleton key -> its spaces' program keys
+  std::map<std::string, std::set<std::string>> cycles_by_skeleton;
+  std::size_t spaces = 0;
+  for_each_variation_space(o, [&](const VariationSpace& s) {
+    ++spaces;
+    EXPECT_EQ(s.program_key(), s.skeleton_key() + "@" + s.arrangement_key());
+    std::set<std::string> programs;
+    std::vector<std::size_t> choice(s.slots().size(), 0);
+    for (;;) {
+      programs.insert(s.program_key(choice));
+      std::size_t k = 0;
+      while (k < choice.size() && ++choice[k] == s.slots()[k].choices.size()) choice[k++] = 0;
+      if (k == choice.size()) break;
+    }
+    const auto [it, fresh] = programs_by_key.try_emplace(s.program_key(), programs);
+    if (!fresh) {
+      EXPECT_EQ(it->second, programs) << s.cycle() << ": one key, other programs";
+    }
+    keys_by_skeleton[s.skeleton_key()].insert(s.program_key());
+    cycles_by_skeleton[s.skeleton_key()].insert(s.cycle());
+  });
+  // Different keys, different programs.
+  std::set<std::set<std::string>> distinct;
+  for (const auto& [key, programs] : programs_by_key) distinct.insert(programs);
+  EXPECT_EQ(distinct.size(), programs_by_key.size());
+  EXPECT_LT(programs_by_key.size(), spaces);  // the bound has symmetric spaces
+  // Cycles with one skeleton key: every space of each is a space of the others.
+  std::size_t shared = 0;
+  for (const auto& [skeleton, cycles] : cycles_by_skeleton) {
+    if (cycles.size() < 2) continue;
+    ++shared;
+    GenerateOptions one = o;
+    std::vector<std::set<std::string>> keys;
+    for (const std::string& c : cycles) {
+      one.cycles = {parse_cycle(c)};
+      std::set<std::string>& mine = keys.emplace_back();
+      for_each_variation_space(one, [&](const VariationSpace& s) { mine.insert(s.program_key()); });
+    }
+    for (const auto& k : keys) EXPECT_EQ(k, keys.front()) << skeleton;
+  }
+  EXPECT_GT(shared, 0u);  // cycles that differ only in their condition
+}
+
 }  // namespace
 }  // namespace hsalit::litmus

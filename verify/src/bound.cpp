@@ -1886,7 +1886,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
         return static_cast<std::size_t>(p.first ^ (p.second * 0x9e3779b97f4a7c15ull));
       }
     };
-    std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash> programs;
+    // Fact 2 in two levels (VariationSpace::skeleton_key): the skeletons of the cycles met,
+    // and the arrangements of the cycle being read. A cycle whose skeleton an earlier cycle
+    // has holds only spaces with the programs of that cycle's spaces.
+    std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash> skeletons;
+    std::unordered_set<std::string> arrangements;
+    std::string arranged_cycle;  // the cycle `arrangements` holds spaces of
+    bool skeleton_met_before = false;
     std::size_t index = 0;
     CycleSpaces cycle;
     auto hand_over = [&] {
@@ -1909,8 +1915,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           ++control.finished;
           return;
         }
-        const std::string& key = space.program_key();
-        if (!programs.insert({std::hash<std::string>{}(key), fnv1a(key)}).second) {
+        if (arrangements.empty() || space.cycle() != arranged_cycle) {
+          const std::string& skeleton = space.skeleton_key();
+          skeleton_met_before = !skeletons.insert({std::hash<std::string>{}(skeleton), fnv1a(skeleton)}).second;
+          arranged_cycle = space.cycle();
+          arrangements.clear();
+        }
+        if (!arrangements.insert(space.arrangement_key()).second || skeleton_met_before) {
           ++st.same_program_spaces;
           ++control.finished;
           return;

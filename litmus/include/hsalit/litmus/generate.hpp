@@ -207,7 +207,17 @@ class VariationSpace {
   std::string program_key(std::span<const std::size_t> choice) const;
   // Equal for two spaces whose tests are, choice for choice, the same programs up to
   // symmetry (equal skeletons, placements and segments, each slot with the same choices).
+  // It is skeleton_key() and arrangement_key() joined.
   const std::string& program_key() const;
+  // Equal for two spaces whose cycles' threads are the same programs up to symmetry, their
+  // placements and segments aside (the same for every space of a cycle). Where two cycles
+  // have one skeleton key, each space of one holds the programs of a space of the other:
+  // a symmetry between their skeletons carries placements and segments across, and a bound
+  // offers every placement and segment assignment that its own relations and segments allow.
+  const std::string& skeleton_key() const;
+  // Among the spaces of cycles with one skeleton key, equal for two that hold the same
+  // programs: the placement and segments under the skeleton's own symmetries.
+  const std::string& arrangement_key() const;
 
  private:
   friend class SpaceTests;
