@@ -1117,8 +1117,9 @@ struct VariationSpace::Data {
   };
   std::shared_ptr<const Cycle> cycle;
   PlacementSpec placement;
-  std::vector<Segment> segments;  // per location
-  std::string shape_key;
+  std::vector<Segment> segments;                 // per location
+  std::shared_ptr<const std::string> shape_key;  // shared by the spaces of a cycle with these segments
+  std::uint64_t size = 0;                        // VariationSpace::size
   // Computed when first asked: a bound skips most spaces before it asks (fact 5 of
   // verify/bound.hpp), and the key is a canonical serialisation over thread permutations.
   mutable std::once_flag program_key_once;
@@ -1155,13 +1156,47 @@ const std::string& VariationSpace::cycle() const { return data_->cycle->skeleton
 const std::vector<Slot>& VariationSpace::slots() const { return data_->cycle->slots; }
 const std::vector<int>& VariationSpace::workgroup_of_thread() const { return data_->placement.wg; }
 const std::vector<int>& VariationSpace::agent_of_thread() const { return data_->placement.agent; }
-const std::string& VariationSpace::shape_key() const { return data_->shape_key; }
+const std::string& VariationSpace::shape_key() const { return *data_->shape_key; }
 
-std::uint64_t VariationSpace::size() const {
-  std::uint64_t n = 1;
-  for (const Slot& s : data_->cycle->slots) n = support::saturating_multiply(n, s.choices.size());
-  return n;
+const std::vector<Segment>& VariationSpace::segments() const { return data_->segments; }
+
+int VariationSpace::location_of(std::size_t slot) const {
+  const Slot& s = data_->cycle->slots.at(slot);
+  if (s.gap) throw std::out_of_range("location_of: a gap has no location");
+  return data_->cycle->skeleton.threads.at(static_cast<std::size_t>(s.thread))
+      .at(static_cast<std::size_t>(s.index))
+      .loc;
 }
+
+std::string VariationSpace::thread_key(int thread) const {
+  const Skeleton& s = data_->cycle->skeleton;
+  const auto t = static_cast<std::size_t>(thread);
+  const std::vector<Access>& code = s.threads.at(t);
+  std::string key;
+  std::vector<int> renamed;  // the thread's locations in the order met
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const Access& a = code[i];
+    if (i > 0) key += s.po_gap[t][i - 1] ? 'p' : '-';
+    key += a.kind;
+    auto it = std::find(renamed.begin(), renamed.end(), a.loc);
+    if (it == renamed.end()) {
+      renamed.push_back(a.loc);
+      it = renamed.end() - 1;
+      key += to_string(data_->segments[static_cast<std::size_t>(a.loc)]);
+    }
+    key += static_cast<char>('0' + (it - renamed.begin()));
+    if (a.kind != 'R') {
+      key += 'w';
+      char digits[24];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, a.write_value);
+      key.append(digits, end);
+    }
+    key += ';';
+  }
+  return key;
+}
+
+std::uint64_t VariationSpace::size() const { return data_->size; }
 
 GeneratedTest VariationSpace::build(std::span<const std::size_t> choice) const {
   const Variant v = data_->variant(choice);
@@ -1260,11 +1295,36 @@ std::string to_string(const Variation& v) {
 }
 
 std::size_t for_each_variation_space(const GenerateOptions& options,
-                                     const std::function<void(const VariationSpace&)>& visit) {
+                                     const std::function<void(const VariationSpace&)>& visit,
+                                     const SkippedPlacements& skipped) {
   validate(options);
   std::size_t count = 0;
   const bool guards = std::find(options.dependencies.begin(), options.dependencies.end(), Dependency::Guard) !=
                       options.dependencies.end();
+  // The placements the bound's relations allow, per thread count, and their segment choices
+  // (group memory only where every thread shares a work-group, HSA SysArch 3.3.3: a group
+  // segment is private to a work-group).
+  struct AllowedPlacement {
+    PlacementSpec placement;
+    bool skipped = false;
+    std::vector<std::vector<Segment>> segment_choices;  // per location, filled per cycle
+  };
+  std::map<int, std::vector<AllowedPlacement>> placements_of;
+  auto allowed = [&](int n) -> std::vector<AllowedPlacement>& {
+    auto [it, fresh] = placements_of.try_emplace(n);
+    if (fresh)
+      for (PlacementSpec& placement : all_placements(n)) {
+        bool fits = true;
+        for (std::size_t a = 0; a < placement.wg.size(); ++a)
+          for (std::size_t b = a + 1; b < placement.wg.size(); ++b)
+            fits = fits && std::find(options.placements.begin(), options.placements.end(), relation(placement, a, b)) !=
+                               options.placements.end();
+        if (!fits) continue;
+        const bool skip = skipped.skips && skipped.skips(placement.agent);
+        it->second.push_back({std::move(placement), skip, {}});
+      }
+    return it->second;
+  };
   for_each_cycle(options, [&](const Cycle& cycle) {
     auto base = std::make_shared<VariationSpace::Data::Cycle>();
     base->skeleton = build_skeleton(cycle);
@@ -1288,26 +1348,36 @@ std::size_t for_each_variation_space(const GenerateOptions& options,
     base->accesses = base->slots.size();
     for (Slot& g : gaps) base->slots.push_back(std::move(g));
     if (std::any_of(base->slots.begin(), base->slots.end(), [](const Slot& x) { return x.choices.empty(); })) return;
-    for (const PlacementSpec& placement : all_placements(n)) {
-      bool fits = true;
-      for (std::size_t a = 0; a < placement.wg.size(); ++a)
-        for (std::size_t b = a + 1; b < placement.wg.size(); ++b)
-          fits = fits && std::find(options.placements.begin(), options.placements.end(), relation(placement, a, b)) !=
-                             options.placements.end();
-      if (!fits) continue;
-      // Group memory only where every thread shares a work-group (HSA SysArch 3.3.3: a
-      // group segment is private to a work-group).
+    std::uint64_t size = 1;
+    for (const Slot& slot : base->slots) size = support::saturating_multiply(size, slot.choices.size());
+    // The shape keys, one per segment assignment, shared by the placements.
+    std::map<std::vector<Segment>, std::shared_ptr<const std::string>> shape_keys;
+    for (const AllowedPlacement& allowed_placement : allowed(n)) {
+      const PlacementSpec& placement = allowed_placement.placement;
       std::vector<Segment> segment_choices;
       for (Segment g : options.segments)
         if (g == Segment::Global || all_in_one_workgroup(placement)) segment_choices.push_back(g);
+      if (allowed_placement.skipped) {
+        std::size_t spaces = segment_choices.empty() ? 0 : 1;
+        for (int l = 0; l < s.locations; ++l) spaces *= segment_choices.size();
+        count += spaces;
+        if (skipped.count && spaces > 0) skipped.count(spaces, size);
+        continue;
+      }
       std::vector<std::vector<Segment>> seg_candidates(static_cast<std::size_t>(s.locations), segment_choices);
       for_each_choice(seg_candidates, [&](const std::vector<Segment>& segments) {
         auto data = std::make_shared<VariationSpace::Data>();
         data->cycle = base;
         data->placement = placement;
         data->segments = segments;
-        data->shape_key = s.cycle_text + "#";
-        for (Segment g : segments) data->shape_key += std::string(to_string(g)) + ",";
+        data->size = size;
+        std::shared_ptr<const std::string>& shape_key = shape_keys[segments];
+        if (!shape_key) {
+          std::string key = s.cycle_text + "#";
+          for (Segment g : segments) key += std::string(to_string(g)) + ",";
+          shape_key = std::make_shared<const std::string>(std::move(key));
+        }
+        data->shape_key = shape_key;
         ++count;
         visit(VariationSpace(std::move(data)));
       });

@@ -10,7 +10,6 @@
 #include <deque>
 #include <exception>
 #include <functional>
-#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -368,6 +367,7 @@ std::string thread_context(const litmus::Test& test, int thread) {
 // context (thread_context) goes before it in the cache's key.
 std::string slot_key(const litmus::Slot& slot) {
   std::string key;
+  key.reserve(32 + 4 * slot.choices.size());  // one append each, no regrowth
   support::append_raw(key, slot.gap);
   support::append_raw(key, slot.index);
   support::append_raw(key, slot.choices.size());
@@ -399,40 +399,34 @@ struct ShapeClasses {
   bool straight_line = false;
 };
 
-// Code classes per shape (not per placement), shared by the workers. The spaces of a cycle
-// come one after the other, so a cache of the recent shapes serves them; it is emptied when
-// it grows past kShapesCached (a three-thread bound has about a million shapes). A shape is
-// compiled by the first thread that asks; the others wait for its answer. Under it, the
-// classes of each slot are kept by the slot's context (thread_context) and choices: the
-// threads of a bound's shapes repeat across cycles, so most slots were classified before
-// (BoundOptions::shared_slot_classes).
+// Code classes per shape (not per placement), shared by the workers. A cycle's spaces go to
+// one worker together, which keeps their shapes while it reads them (CycleShapes). Under it,
+// the classes of each slot are kept by the slot's context (thread_context) and choices, and
+// a thread's by what determines its context (compute): the threads of a bound's shapes
+// repeat across cycles, so most were classified before (BoundOptions::shared_slot_classes).
 class ShapeClassCache {
  public:
   using Classes = std::shared_ptr<const ShapeClasses>;
 
   explicit ShapeClassCache(const SearchSettings& settings) : settings_(settings) {}
 
-  Classes classes_for(const litmus::VariationSpace& space) {
-    std::promise<Classes> promise;
-    std::shared_future<Classes> asked_before;
-    {
-      std::lock_guard lock(mutex_);
-      if (auto it = by_shape_.find(space.shape_key()); it != by_shape_.end()) {
-        asked_before = it->second;
-      } else {
-        if (by_shape_.size() >= kShapesCached) by_shape_.clear();
-        by_shape_.emplace(space.shape_key(), promise.get_future().share());
-      }
-    }
-    if (asked_before.valid()) return asked_before.get();  // rethrows the computing thread's exception
-    try {
-      Classes classes = compute(space);
-      promise.set_value(classes);
-      return classes;
-    } catch (...) {
-      promise.set_exception(std::current_exception());
-      throw;
-    }
+  // The shapes of the cycle a worker is reading: a cycle's spaces go to one worker together
+  // and differ only in placement and segments, so its shapes are asked only there.
+  class CycleShapes {
+   public:
+    void clear() { shapes_.clear(); }
+
+   private:
+    friend class ShapeClassCache;
+    std::vector<std::pair<const std::string*, Classes>> shapes_;  // by shape_key, kept by the spaces
+  };
+
+  Classes classes_for(const litmus::VariationSpace& space, CycleShapes& recent) {
+    for (const auto& [key, classes] : recent.shapes_)
+      if (*key == space.shape_key()) return classes;
+    Classes classes = compute(space);
+    recent.shapes_.emplace_back(&space.shape_key(), classes);
+    return classes;
   }
 
   // Single-slot compilations so far, and every row some test of the shapes uses, pruned or not.
@@ -446,38 +440,89 @@ class ShapeClassCache {
   }
 
  private:
-  static constexpr std::size_t kShapesCached = 4096;
   static constexpr std::size_t kSlotsCached = 1 << 16;
 
+  // The shape's classes thread by thread. A thread's slot classes and number depend on its
+  // context and its slots' choices only, and its context on what VariationSpace::thread_key
+  // says of it (a generated test's first choices are its slots' first choices): so they are
+  // kept by that key and the slots' choices, and a shape whose threads were all met before
+  // builds no test and prints nothing.
   Classes compute(const litmus::VariationSpace& space) {
     auto shape = std::make_shared<ShapeClasses>();
-    const bool shared = settings_.bound.shared_slot_classes;
-    // Tests without names: the compiler reads none.
-    litmus::SpaceTests tests(space, std::function<litmus::Test(litmus::Test)>{}, false);
-    const litmus::Test first = tests.test(std::vector<std::size_t>(space.slots().size(), 0));
-    describe_threads(first, *shape);
-    std::vector<std::string> contexts, thread_keys(first.threads.size());
-    for (std::size_t t = 0; t < first.threads.size(); ++t)
-      contexts.push_back(thread_context(first, static_cast<int>(t)));
-    std::vector<std::string> keys;
-    for (const litmus::Slot& slot : space.slots()) {
-      const auto t = static_cast<std::size_t>(slot.thread);
-      const std::string choices = slot_key(slot);
-      keys.push_back(contexts.at(t) + choices);
-      thread_keys[t] += choices;
+    const std::vector<litmus::Slot>& all_slots = space.slots();
+    std::size_t threads = 0;
+    for (const litmus::Slot& slot : all_slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
+    std::vector<std::vector<std::size_t>> slots_of(threads);
+    for (std::size_t k = 0; k < all_slots.size(); ++k)
+      slots_of[static_cast<std::size_t>(all_slots[k].thread)].push_back(k);
+    std::vector<std::string> thread_keys(threads);
+    for (std::size_t t = 0; t < threads; ++t) {
+      thread_keys[t] = space.thread_key(static_cast<int>(t));
+      for (std::size_t k : slots_of[t]) thread_keys[t] += slot_key(all_slots[k]);
     }
+    std::vector<std::shared_ptr<const SlotClasses>> slot_classes(all_slots.size());
+    shape->thread_ids.resize(threads);
+    std::vector<bool> known(threads, false);
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t t = 0; t < threads; ++t)
+        if (auto it = by_thread_.find(thread_keys[t]); it != by_thread_.end()) {
+          for (std::size_t i = 0; i < slots_of[t].size(); ++i) slot_classes[slots_of[t][i]] = it->second.slots[i];
+          shape->thread_ids[t] = it->second.id;
+          known[t] = true;
+        }
+    }
+    // Tests without names: the compiler reads none. Built for the first thread not met before.
+    std::optional<litmus::SpaceTests> tests;
+    std::optional<litmus::Test> first;
+    for (std::size_t t = 0; t < threads; ++t) {
+      if (known[t]) continue;
+      if (!tests) {
+        tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
+        first = tests->test(std::vector<std::size_t>(all_slots.size(), 0));
+      }
+      ThreadClasses found = classify_thread(space, *tests, *first, static_cast<int>(t), slots_of[t]);
+      for (std::size_t i = 0; i < slots_of[t].size(); ++i) slot_classes[slots_of[t][i]] = found.slots[i];
+      shape->thread_ids[t] = found.id;
+      std::lock_guard lock(mutex_);
+      if (by_thread_.size() >= kSlotsCached) by_thread_.clear();
+      by_thread_.emplace(std::move(thread_keys[t]), std::move(found));
+    }
+    for (std::shared_ptr<const SlotClasses>& classes : slot_classes) shape->slots.push_back(std::move(classes));
+    describe_threads(space, first, *shape);
+    return shape;
+  }
+
+  // A thread's slot classes (in the order of its slots) and its number (ShapeClasses::thread_ids).
+  struct ThreadClasses {
+    std::vector<std::shared_ptr<const SlotClasses>> slots;
+    std::size_t id = 0;
+  };
+
+  ThreadClasses classify_thread(const litmus::VariationSpace& space, litmus::SpaceTests& tests,
+                                const litmus::Test& first, int t, const std::vector<std::size_t>& own) {
+    const bool shared = settings_.bound.shared_slot_classes;
+    const std::string context = thread_context(first, t);
+    std::string choices_of_thread;
+    std::vector<std::string> keys;
+    for (std::size_t k : own) {
+      const std::string choices = slot_key(space.slots()[k]);
+      keys.push_back(context + choices);
+      choices_of_thread += choices;
+    }
+    ThreadClasses out;
+    out.slots.resize(own.size());
     // The slots classified before, looked up under one lock.
-    std::vector<std::shared_ptr<const SlotClasses>> slots(keys.size());
     if (shared) {
       std::lock_guard lock(mutex_);
       for (std::size_t i = 0; i < keys.size(); ++i)
-        if (auto it = by_slot_.find(keys[i]); it != by_slot_.end()) slots[i] = it->second;
+        if (auto it = by_slot_.find(keys[i]); it != by_slot_.end()) out.slots[i] = it->second;
     }
-    for (std::size_t i = 0; i < space.slots().size(); ++i) {
-      if (slots[i]) continue;
-      const litmus::Slot& slot = space.slots()[i];
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      if (out.slots[i]) continue;
+      const litmus::Slot& slot = space.slots()[own[i]];
       std::size_t compiles = 0;
-      const std::vector<SlotCode> codes = slot_codes(space, tests, i, settings_.table, settings_.target,
+      const std::vector<SlotCode> codes = slot_codes(space, tests, own[i], settings_.table, settings_.target,
                                                      settings_.catalog, settings_.options.compile, compiles);
       std::set<std::string> slot_rows;
       for (const SlotCode& c : codes)
@@ -493,20 +538,43 @@ class ShapeClassCache {
         if (by_slot_.size() >= kSlotsCached) by_slot_.clear();
         by_slot_.emplace(std::move(keys[i]), found);
       }
-      slots[i] = std::move(found);
+      out.slots[i] = std::move(found);
     }
-    for (std::shared_ptr<const SlotClasses>& classes : slots) shape->slots.push_back(std::move(classes));
     std::lock_guard lock(mutex_);
-    for (std::size_t t = 0; t < first.threads.size(); ++t) {
-      if (thread_ids_.size() >= kSlotsCached) thread_ids_.clear();  // a thread met again gets a new number
-      const auto [it, fresh] = thread_ids_.try_emplace(contexts[t] + thread_keys[t], next_thread_id_);
-      next_thread_id_ += fresh ? 1 : 0;
-      shape->thread_ids.push_back(it->second);
-    }
-    return shape;
+    if (thread_ids_.size() >= kSlotsCached) thread_ids_.clear();  // a thread met again gets a new number
+    const auto [it, fresh] = thread_ids_.try_emplace(context + choices_of_thread, next_thread_id_);
+    next_thread_id_ += fresh ? 1 : 0;
+    out.id = it->second;
+    return out;
   }
 
-  // ShapeClasses::accesses, group and straight_line, read from a test of the shape.
+  // ShapeClasses::accesses, group and straight_line. A generated test is straight-line code
+  // unless a dependency makes a branch or an address from a register; its tests with every
+  // slot at its first choice have none (a gap's first choice is to hold nothing), so those
+  // are read from the space. Where a first choice holds a dependency they are read from
+  // `first` (built when a thread was classified; built here if not).
+  static void describe_threads(const litmus::VariationSpace& space, std::optional<litmus::Test>& first,
+                               ShapeClasses& shape) {
+    const std::vector<litmus::Slot>& slots = space.slots();
+    const bool dependency_first = std::any_of(slots.begin(), slots.end(), [](const litmus::Slot& s) {
+      return !s.choices.empty() && s.choices.front().kind == Variation::Kind::Dependency;
+    });
+    if (dependency_first) {
+      if (!first) first = space.test(std::vector<std::size_t>(slots.size(), 0));
+      describe_threads(*first, shape);
+      return;
+    }
+    for (const litmus::Segment g : space.segments()) shape.group.push_back(g == litmus::Segment::Group);
+    shape.straight_line = true;
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      if (slots[k].gap) continue;
+      const auto t = static_cast<std::size_t>(slots[k].thread);
+      if (shape.accesses.size() <= t) shape.accesses.resize(t + 1);
+      shape.accesses[t].push_back({static_cast<std::size_t>(space.location_of(k)), slots[k].access != 'R'});
+    }
+  }
+
+  // The same read from a test of the shape.
   static void describe_threads(const litmus::Test& first, ShapeClasses& shape) {
     const std::vector<std::string> locations = first.location_names();
     for (const std::string& l : locations) shape.group.push_back(first.segment_of(l) == litmus::Segment::Group);
@@ -531,9 +599,9 @@ class ShapeClassCache {
 
   const SearchSettings& settings_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_future<Classes>> by_shape_;
-  std::map<std::string, std::shared_ptr<const SlotClasses>> by_slot_;
-  std::map<std::string, std::size_t> thread_ids_;  // ShapeClasses::thread_ids
+  std::unordered_map<std::string, std::shared_ptr<const SlotClasses>> by_slot_;
+  std::unordered_map<std::string, ThreadClasses> by_thread_;  // by thread_key and the slots' choices
+  std::unordered_map<std::string, std::size_t> thread_ids_;   // ShapeClasses::thread_ids
   std::size_t next_thread_id_ = 0;
   std::size_t compiles_ = 0;
   std::set<std::string> rows_;
@@ -1904,31 +1972,42 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
       cycle.clear();
       queue_changed.notify_all();
     };
-    try {
-      litmus::for_each_variation_space(bound, [&](const litmus::VariationSpace& space) {
+    // Fact 5: the spaces with work-groups in several agents are counted, not built.
+    litmus::SkippedPlacements in_several_agents;
+    if (merge_agents) {
+      in_several_agents.skips = [](const std::vector<int>& agents) {
+        return std::any_of(agents.begin(), agents.end(), [](int a) { return a > 0; });
+      };
+      in_several_agents.count = [&](std::size_t spaces, std::uint64_t size) {
         if (stopping()) throw EnumerationStopped{};
-        ++st.spaces;
-        st.variations = support::saturating_add(st.variations, space.size());
-        const auto& agents = space.agent_of_thread();
-        if (merge_agents && std::any_of(agents.begin(), agents.end(), [](int a) { return a > 0; })) {
-          ++st.decided_in_one_agent;
-          ++control.finished;
-          return;
-        }
-        if (arrangements.empty() || space.cycle() != arranged_cycle) {
-          const std::string& skeleton = space.skeleton_key();
-          skeleton_met_before = !skeletons.insert({std::hash<std::string>{}(skeleton), fnv1a(skeleton)}).second;
-          arranged_cycle = space.cycle();
-          arrangements.clear();
-        }
-        if (!arrangements.insert(space.arrangement_key()).second || skeleton_met_before) {
-          ++st.same_program_spaces;
-          ++control.finished;
-          return;
-        }
-        if (!cycle.empty() && cycle.front().space.cycle() != space.cycle()) hand_over();
-        cycle.push_back({index++, space});
-      });
+        st.spaces += spaces;
+        st.variations = support::saturating_add(st.variations, support::saturating_multiply(size, spaces));
+        st.decided_in_one_agent += spaces;
+        control.finished += spaces;
+      };
+    }
+    try {
+      litmus::for_each_variation_space(
+          bound,
+          [&](const litmus::VariationSpace& space) {
+            if (stopping()) throw EnumerationStopped{};
+            ++st.spaces;
+            st.variations = support::saturating_add(st.variations, space.size());
+            if (arrangements.empty() || space.cycle() != arranged_cycle) {
+              const std::string& skeleton = space.skeleton_key();
+              skeleton_met_before = !skeletons.insert({std::hash<std::string>{}(skeleton), fnv1a(skeleton)}).second;
+              arranged_cycle = space.cycle();
+              arrangements.clear();
+            }
+            if (!arrangements.insert(space.arrangement_key()).second || skeleton_met_before) {
+              ++st.same_program_spaces;
+              ++control.finished;
+              return;
+            }
+            if (!cycle.empty() && cycle.front().space.cycle() != space.cycle()) hand_over();
+            cycle.push_back({index++, space});
+          },
+          in_several_agents);
       hand_over();
     } catch (const EnumerationStopped&) {
       std::lock_guard lock(mutex);
@@ -1982,11 +2061,13 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     ModelAnswers answers;
     CycleScStates sc_states;
     try {
-      while (std::optional<CycleSpaces> spaces = next_cycle())
+      ShapeClassCache::CycleShapes cycle_shapes;
+      while (std::optional<CycleSpaces> spaces = next_cycle()) {
+        cycle_shapes.clear();
         for (const QueuedSpace& queued : *spaces) {
           if (control.abandoned(queued.index)) break;
           const auto classes_start = std::chrono::steady_clock::now();
-          const ShapeClassCache::Classes classes = shapes.classes_for(queued.space);
+          const ShapeClassCache::Classes classes = shapes.classes_for(queued.space, cycle_shapes);
           const double classes_seconds = seconds_since(classes_start);
           const std::size_t index = queued.index;
           const auto search_start = std::chrono::steady_clock::now();
@@ -2025,6 +2106,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
             bound_options.on_space(cost);
           }
         }
+      }
     } catch (...) {
       std::lock_guard lock(mutex);
       if (!failure) failure = std::current_exception();

@@ -187,6 +187,16 @@ class VariationSpace {
   // Equal for two spaces that differ only in their placement (the compiled code of a choice
   // does not depend on where the threads run).
   const std::string& shape_key() const;
+  // Per location (in the order of the tests' locations), its segment.
+  const std::vector<Segment>& segments() const;
+  // The location an access slot reads or writes (an index into segments()); throws
+  // std::out_of_range for a gap or an index past the slots.
+  int location_of(std::size_t slot) const;
+  // Equal for two threads (of any spaces) whose accesses are the same up to the names of
+  // their locations, renamed by first use in the thread: kinds, stored values, program-order
+  // gaps and the locations' segments. With the same choices for their slots, two such
+  // threads have the same code in the tests with every slot at its first choice.
+  std::string thread_key(int thread) const;
   // How many tests the space holds (the product of the slots' choice counts), or
   // 2^64 - 1 (support::kSaturated) when that does not fit in 64 bits.
   std::uint64_t size() const;
@@ -251,10 +261,20 @@ class SpaceTests {
   std::string key_;                                   // scratch for the key
 };
 
-// Calls `visit` for each space of the bound, in the order `generate` enumerates tests;
-// returns how many. Throws std::invalid_argument for bad options.
+// Placements whose spaces a caller only counts: `skips(agent_of_thread)` says whether a
+// placement's spaces are left unbuilt, and `count(spaces, size)` is told, per cycle and
+// skipped placement, how many spaces it held, each of `size` tests (VariationSpace::size).
+struct SkippedPlacements {
+  std::function<bool(const std::vector<int>& agent_of_thread)> skips;
+  std::function<void(std::size_t spaces, std::uint64_t size)> count;
+};
+
+// Calls `visit` for each space of the bound, in the order `generate` enumerates tests, but
+// those of placements `skipped` skips; returns how many spaces the bound holds, skipped or
+// not. Throws std::invalid_argument for bad options.
 std::size_t for_each_variation_space(const GenerateOptions& options,
-                                     const std::function<void(const VariationSpace&)>& visit);
+                                     const std::function<void(const VariationSpace&)>& visit,
+                                     const SkippedPlacements& skipped = {});
 
 // Calls `visit` for each distinct test, in a deterministic order; returns how many. Tests
 // equal up to thread permutation, location renaming and value renaming are generated once
