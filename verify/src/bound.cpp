@@ -380,6 +380,12 @@ std::string slot_key(const litmus::Slot& slot) {
   return key;
 }
 
+// A choice that orders across threads: a scope of work-group or wider (a wavefront-scope
+// operation synchronizes only within its own thread: the instance holds no other).
+bool across_threads(const Variation& v) { return v.scope >= litmus::Scope::WorkGroup; }
+bool acquires(MemoryOrder o) { return o == MemoryOrder::Acquire || o == MemoryOrder::AcquireRelease; }
+bool releases(MemoryOrder o) { return o == MemoryOrder::Release || o == MemoryOrder::AcquireRelease; }
+
 // A shape's code classes, per slot, and what facts 9 and 10 read of its threads.
 struct ShapeClasses {
   SlotClassList slots;
@@ -397,6 +403,9 @@ struct ShapeClasses {
   // No branch, barrier, compare-and-swap, filter or access through a register: every access
   // runs in every execution (model::certain_race).
   bool straight_line = false;
+  // Of the slots' choices: whether one is a dependency, and whether a fence that orders
+  // across threads acquires, or releases (OrderKept).
+  bool dependency_choice = false, acquire_fence = false, release_fence = false;
 };
 
 // Code classes per shape (not per placement), shared by the workers. A cycle's spaces go to
@@ -490,6 +499,14 @@ class ShapeClassCache {
     }
     for (std::shared_ptr<const SlotClasses>& classes : slot_classes) shape->slots.push_back(std::move(classes));
     describe_threads(space, first, *shape);
+    for (const litmus::Slot& slot : all_slots)
+      for (const Variation& v : slot.choices) {
+        shape->dependency_choice = shape->dependency_choice || v.kind == Variation::Kind::Dependency;
+        if (v.kind == Variation::Kind::Fence && across_threads(v)) {
+          shape->acquire_fence = shape->acquire_fence || acquires(v.order);
+          shape->release_fence = shape->release_fence || releases(v.order);
+        }
+      }
     return shape;
   }
 
@@ -642,12 +659,13 @@ class OrderKept {
         may_split_(codegen::memory_hierarchy(settings.target).workgroup_span(settings.options.compile.flavour) !=
                    codegen::WorkgroupSpan::OneCu) {}
 
+  // What a worker keeps between spaces: the facts, whose vectors and strings keep their
+  // storage from one space to the next.
+  struct Scratch;
+
   // Which fact decides `space` (its shape's classes `shape`), if one does.
-  Decision decides(const litmus::VariationSpace& space, const ShapeClasses& shape) {
-    const std::vector<litmus::Slot>& slots = space.slots();
-    for (const litmus::Slot& slot : slots)
-      for (const Variation& v : slot.choices)
-        if (v.kind == Variation::Kind::Dependency) return Decision::None;  // the model's ldo: not read here
+  Decision decides(const litmus::VariationSpace& space, const ShapeClasses& shape, Scratch& scratch) {
+    if (shape.dependency_choice) return Decision::None;  // the model's ldo: not read here
     const std::vector<int>& groups = space.workgroup_of_thread();
     const bool one_group = std::all_of(groups.begin(), groups.end(), [&](int g) { return g == groups.front(); });
     // Fact 9 reads one CU, or, where work-groups may split over CUs (WGP or tgsplit mode),
@@ -656,11 +674,12 @@ class OrderKept {
     const bool fact9 = (one_group || may_split_) && settings_.bound.preserved_order;
     const bool fact10 = (!one_group || may_split_) && settings_.bound.race_free_in_order;
     // Fact 10's facts, computed once: fact 9 reads them too where work-groups may split.
-    const std::optional<Facts> across =
-        fact10 || (fact9 && may_split_) ? facts_across_groups(space, shape) : std::nullopt;
-    if (fact9 && decided_by(space, shape, Decision::NeededOrder, facts_of_needed_order(space.slots(), across)))
-      return Decision::NeededOrder;
-    if (fact10 && across && decided_by(space, shape, Decision::RaceFreeInOrder, *across))
+    const bool across = (fact10 || (fact9 && may_split_)) && facts_across_groups(space, shape, scratch.across);
+    if (fact9) {
+      facts_of_needed_order(shape, across ? &scratch.across : nullptr, scratch.needed);
+      if (decided_by(space, shape, Decision::NeededOrder, scratch.needed, scratch.keys)) return Decision::NeededOrder;
+    }
+    if (fact10 && across && decided_by(space, shape, Decision::RaceFreeInOrder, scratch.across, scratch.keys))
       return Decision::RaceFreeInOrder;
     return Decision::None;
   }
@@ -681,26 +700,44 @@ class OrderKept {
     std::vector<std::string> thread_keys;
   };
 
+ public:
+  struct Scratch {
+    Facts across, needed;
+    std::vector<std::string> keys;  // decided_by's, per thread
+  };
+
+ private:
   // Whether `fact` (NeededOrder: fact 9; RaceFreeInOrder: fact 10) decides the space, given
-  // its facts, thread by thread, each thread's verdict kept by its key.
-  bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact, const Facts& facts) {
+  // its facts, thread by thread, each thread's verdict kept by its number and facts key
+  // (`keys` holds them). The verdicts kept are looked up under one lock.
+  bool decided_by(const litmus::VariationSpace& space, const ShapeClasses& shape, Decision fact, const Facts& facts,
+                  std::vector<std::string>& keys) {
     const bool fact9 = fact == Decision::NeededOrder;
-    std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
-    for (std::size_t t = 0; t < shape.thread_ids.size(); ++t) {
-      std::pair<std::size_t, std::string> key{shape.thread_ids[t], facts.thread_keys[t]};
-      {
-        std::lock_guard lock(mutex_);
-        if (auto it = by_thread_.find(key); it != by_thread_.end()) {
+    const std::size_t threads = shape.thread_ids.size();
+    keys.resize(threads);
+    for (std::size_t t = 0; t < threads; ++t) {
+      keys[t].clear();
+      support::append_raw(keys[t], shape.thread_ids[t]);
+      keys[t] += facts.thread_keys[t];
+    }
+    std::uint32_t known = 0;  // a bit per thread kept
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t t = 0; t < threads; ++t)
+        if (auto it = by_thread_.find(keys[t]); it != by_thread_.end()) {
           if (!it->second) return false;
-          continue;
+          known |= 1u << t;
         }
-      }
+    }
+    std::optional<litmus::SpaceTests> tests;  // built at the first thread not kept
+    for (std::size_t t = 0; t < threads; ++t) {
+      if (known & (1u << t)) continue;
       if (!tests) tests.emplace(space, std::function<litmus::Test(litmus::Test)>{}, false);
       const bool kept = fact9 ? keeps_needed_order(space, shape.slots, static_cast<int>(t), facts, *tests)
                               : keeps_program_order(space, shape.slots, static_cast<int>(t), facts, *tests);
       std::lock_guard lock(mutex_);
       if (by_thread_.size() >= kThreadsCached) by_thread_.clear();
-      by_thread_.emplace(std::move(key), kept);
+      by_thread_.emplace(keys[t], kept);
       if (!kept) return false;
     }
     return true;
@@ -714,29 +751,24 @@ class OrderKept {
     bool acquire = false, release = false, synchronizing = false, fence = false;
   };
 
-  static bool across_threads(const Variation& v) { return v.scope >= litmus::Scope::WorkGroup; }
-  static bool acquires(MemoryOrder o) { return o == MemoryOrder::Acquire || o == MemoryOrder::AcquireRelease; }
-  static bool releases(MemoryOrder o) { return o == MemoryOrder::Release || o == MemoryOrder::AcquireRelease; }
-
   // Fact 9's facts. Where work-groups may split over CUs and fact 10's facts are known (the
   // `hsa` model, straight-line code: `across`), they are read too: only the race-free choices
   // are judged (a racy test has no counterexample), and which locations other threads write
   // says which cache lines may be older than the L2 (runner::several_cus_unordered_pairs).
-  Facts facts_of_needed_order(const std::vector<litmus::Slot>& slots, const std::optional<Facts>& across) const {
-    Facts out;
-    if (may_split_ && across) out = *across;
-    for (const litmus::Slot& slot : slots)
-      for (const Variation& v : slot.choices)
-        if (v.kind == Variation::Kind::Fence && across_threads(v)) {
-          out.acquire_fence = out.acquire_fence || acquires(v.order);
-          out.release_fence = out.release_fence || releases(v.order);
-        }
-    const std::string key = fmt::format("9{}{}", out.acquire_fence, out.release_fence);
-    std::size_t threads = 0;
-    for (const litmus::Slot& slot : slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
-    out.thread_keys.resize(threads);
-    for (std::string& thread_key : out.thread_keys) thread_key = key + thread_key;
-    return out;
+  void facts_of_needed_order(const ShapeClasses& shape, const Facts* across, Facts& out) const {
+    const std::size_t threads = shape.thread_ids.size();
+    if (may_split_ && across) {
+      out = *across;
+    } else {
+      out.race_free_choice.clear();
+      out.written_on_other_cus.clear();
+      out.written_in_other_groups.clear();
+      out.thread_keys.assign(threads, std::string());
+    }
+    out.acquire_fence = shape.acquire_fence;
+    out.release_fence = shape.release_fence;
+    const std::array<char, 3> key = {'9', out.acquire_fence ? 'a' : '-', out.release_fence ? 'r' : '-'};
+    for (std::string& thread_key : out.thread_keys) thread_key.insert(0, key.data(), key.size());
   }
 
   // Fact 10's facts, for the `hsa` model and a program where every access runs in every
@@ -746,16 +778,20 @@ class OrderKept {
   // SysArch 3.12), that is unless each has a scope whose instance holds both threads (3.3.6,
   // with a group location's agent and system scopes acting as work-group scope), the scope
   // that holds both as placed (placed_common_scope).
-  std::optional<Facts> facts_across_groups(const litmus::VariationSpace& space, const ShapeClasses& shape) const {
-    if (settings_.options.model.variant != model::ModelVariant::Hsa || !shape.straight_line) return std::nullopt;
+  // Written into `out` (false: none, `out` unchanged).
+  bool facts_across_groups(const litmus::VariationSpace& space, const ShapeClasses& shape, Facts& out) const {
+    if (settings_.options.model.variant != model::ModelVariant::Hsa || !shape.straight_line) return false;
     const std::vector<litmus::Slot>& slots = space.slots();
     const std::vector<int>& groups = space.workgroup_of_thread();
     const std::size_t threads = shape.accesses.size();
-    Facts out;
     // The threads that may run on another CU than t: those of other work-groups, and where a
     // work-group may split, every other one (runner::thread_keeps_program_order).
-    out.written_on_other_cus.assign(threads, std::vector<bool>(shape.group.size(), false));
-    out.written_in_other_groups = out.written_on_other_cus;
+    out.written_on_other_cus.resize(threads);
+    out.written_in_other_groups.resize(threads);
+    for (std::size_t t = 0; t < threads; ++t) {
+      out.written_on_other_cus[t].assign(shape.group.size(), false);
+      out.written_in_other_groups[t].assign(shape.group.size(), false);
+    }
     for (std::size_t t = 0; t < threads; ++t)
       for (std::size_t u = 0; u < threads; ++u)
         if (groups[t] != groups[u] || (may_split_ && u != t))
@@ -792,24 +828,25 @@ class OrderKept {
     }
     // A thread's key: the choices kept per slot, and which of its locations (by first use,
     // as thread_context names them) another work-group writes.
-    out.thread_keys.assign(threads, "10");
+    out.thread_keys.resize(threads);
+    for (std::string& key : out.thread_keys) key.assign("10");
     for (std::size_t k = 0; k < slots.size(); ++k) {
       std::string& key = out.thread_keys[static_cast<std::size_t>(slots[k].thread)];
       key += '|';
       for (const bool kept : out.race_free_choice[k]) key += kept ? '1' : '0';
     }
     for (std::size_t t = 0; t < threads; ++t) {
-      std::vector<std::size_t> seen;
+      std::vector<bool> seen(shape.group.size(), false);
       out.thread_keys[t] += '|';
       for (const ShapeClasses::Access& a : shape.accesses[t]) {
-        if (std::find(seen.begin(), seen.end(), a.location) != seen.end()) continue;
-        seen.push_back(a.location);
+        if (seen[a.location]) continue;
+        seen[a.location] = true;
         out.thread_keys[t] += out.written_in_other_groups[t][a.location] ? 'g'
                               : out.written_on_other_cus[t][a.location]  ? 'w'
                                                                          : '-';
       }
     }
-    return out;
+    return true;
   }
 
   static ClassOrders orders_of(const litmus::Slot& slot, const SlotClasses& cls, std::size_t c) {
@@ -984,7 +1021,7 @@ class OrderKept {
   const SearchSettings& settings_;
   const bool may_split_;  // the waves of a work-group may run on several CUs (WGP or tgsplit mode)
   std::mutex mutex_;
-  std::map<std::pair<std::size_t, std::string>, bool> by_thread_;  // by thread id and Facts::thread_keys
+  std::unordered_map<std::string, bool> by_thread_;  // by thread id and Facts::thread_keys (decided_by)
 };
 
 // The model's answers within a space, by the choices of its slots (the tests of one space
@@ -2062,6 +2099,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     CycleScStates sc_states;
     try {
       ShapeClassCache::CycleShapes cycle_shapes;
+      OrderKept::Scratch facts;
       while (std::optional<CycleSpaces> spaces = next_cycle()) {
         cycle_shapes.clear();
         for (const QueuedSpace& queued : *spaces) {
@@ -2072,7 +2110,7 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
           const std::size_t index = queued.index;
           const auto search_start = std::chrono::steady_clock::now();
           const OrderKept::Decision decision =
-              settings.order_kept ? order_kept.decides(queued.space, *classes) : OrderKept::Decision::None;
+              settings.order_kept ? order_kept.decides(queued.space, *classes, facts) : OrderKept::Decision::None;
           const int fact = decision == OrderKept::Decision::NeededOrder       ? 9
                            : decision == OrderKept::Decision::RaceFreeInOrder ? 10
                                                                               : 0;
