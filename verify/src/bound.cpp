@@ -472,7 +472,8 @@ class ShapeClassCache {
     std::vector<std::shared_ptr<const SlotClasses>> slot_classes(all_slots.size());
     shape->thread_ids.resize(threads);
     std::vector<bool> known(threads, false);
-    {
+    const bool shared = settings_.bound.shared_slot_classes;
+    if (shared) {
       std::lock_guard lock(mutex_);
       for (std::size_t t = 0; t < threads; ++t)
         if (auto it = by_thread_.find(thread_keys[t]); it != by_thread_.end()) {
@@ -493,6 +494,7 @@ class ShapeClassCache {
       ThreadClasses found = classify_thread(space, *tests, *first, static_cast<int>(t), slots_of[t]);
       for (std::size_t i = 0; i < slots_of[t].size(); ++i) slot_classes[slots_of[t][i]] = found.slots[i];
       shape->thread_ids[t] = found.id;
+      if (!shared) continue;
       std::lock_guard lock(mutex_);
       if (by_thread_.size() >= kSlotsCached) by_thread_.clear();
       by_thread_.emplace(std::move(thread_keys[t]), std::move(found));
