@@ -1968,14 +1968,17 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
   // space already holds is not verified again: verifying a test observes every final
   // state, so its `exists` condition (all that tells such spaces apart) plays no part.
   // A cycle's spaces go to one worker together: they share its candidate listings and, in
-  // one work-group, the model's answers (fact 6).
-  constexpr std::size_t kQueuedCycles = 64;
+  // one work-group, the model's answers (fact 6). Whole cycles are handed over in batches of
+  // at least kBatchedSpaces spaces, so that a bound of millions of small cycles does not
+  // wake a thread per cycle.
+  constexpr std::size_t kQueuedBatches = 64;
+  constexpr std::size_t kBatchedSpaces = 256;
   struct QueuedSpace {
     std::size_t index;  // in enumeration order, among the spaces verified
     litmus::VariationSpace space;
   };
-  using CycleSpaces = std::vector<QueuedSpace>;
-  std::deque<CycleSpaces> queue;
+  using SpaceBatch = std::vector<QueuedSpace>;  // whole cycles, in enumeration order
+  std::deque<SpaceBatch> queue;
   bool enumerated = false;
   bool enumeration_cut = false;  // stopped before the end of the bound
   std::condition_variable queue_changed;
@@ -2001,14 +2004,14 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     std::string arranged_cycle;  // the cycle `arrangements` holds spaces of
     bool skeleton_met_before = false;
     std::size_t index = 0;
-    CycleSpaces cycle;
+    SpaceBatch batch;
     auto hand_over = [&] {
-      if (cycle.empty()) return;
+      if (batch.empty()) return;
       std::unique_lock lock(mutex);
-      queue_changed.wait(lock, [&] { return queue.size() < kQueuedCycles || stopping(); });
+      queue_changed.wait(lock, [&] { return queue.size() < kQueuedBatches || stopping(); });
       if (stopping()) throw EnumerationStopped{};
-      queue.push_back(std::move(cycle));
-      cycle.clear();
+      queue.push_back(std::move(batch));
+      batch.clear();
       queue_changed.notify_all();
     };
     // Fact 5: the spaces with work-groups in several agents are counted, not built.
@@ -2043,8 +2046,8 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
               ++control.finished;
               return;
             }
-            if (!cycle.empty() && cycle.front().space.cycle() != space.cycle()) hand_over();
-            cycle.push_back({index++, space});
+            if (batch.size() >= kBatchedSpaces && batch.back().space.cycle() != space.cycle()) hand_over();
+            batch.push_back({index++, space});
           },
           in_several_agents);
       hand_over();
@@ -2060,11 +2063,11 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     enumerated = true;
     queue_changed.notify_all();
   };
-  auto next_cycle = [&]() -> std::optional<CycleSpaces> {
+  auto next_batch = [&]() -> std::optional<SpaceBatch> {
     std::unique_lock lock(mutex);
     queue_changed.wait(lock, [&] { return !queue.empty() || enumerated || control.stop; });
     if (control.stop || queue.empty() || queue.front().front().index > control.stop_space) return std::nullopt;
-    CycleSpaces spaces = std::move(queue.front());
+    SpaceBatch spaces = std::move(queue.front());
     queue.pop_front();
     queue_changed.notify_all();
     return spaces;
@@ -2102,10 +2105,11 @@ BoundVerification verify_bound(const litmus::GenerateOptions& bound, const codeg
     try {
       ShapeClassCache::CycleShapes cycle_shapes;
       OrderKept::Scratch facts;
-      while (std::optional<CycleSpaces> spaces = next_cycle()) {
-        cycle_shapes.clear();
-        for (const QueuedSpace& queued : *spaces) {
+      while (std::optional<SpaceBatch> spaces = next_batch()) {
+        for (std::size_t k = 0; k < spaces->size(); ++k) {
+          const QueuedSpace& queued = (*spaces)[k];
           if (control.abandoned(queued.index)) break;
+          if (k == 0 || (*spaces)[k - 1].space.cycle() != queued.space.cycle()) cycle_shapes.clear();
           const auto classes_start = std::chrono::steady_clock::now();
           const ShapeClassCache::Classes classes = shapes.classes_for(queued.space, cycle_shapes);
           const double classes_seconds = seconds_since(classes_start);
