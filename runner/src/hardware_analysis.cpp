@@ -267,7 +267,44 @@ bool prop_names_location_value(const litmus::Prop& p) {
   return false;
 }
 
+// Work-group barriers (HSA PRM 9.3: every work-item of the work-group reaches each barrier).
+// Each instance of a test with a barrier gets hardware work-groups of its own, whose idle
+// threads join the barriers as many times as the test's threads of that work-group do
+// (detail::barrier_counts): so the count must be the same for every thread of a work-group,
+// and known before the run, with no branch around a barrier.
+std::optional<std::string> barrier_unsupported_reason(const litmus::Test& test) {
+  const std::vector<int> counts = detail::barrier_counts(test);
+  const int n = static_cast<int>(test.threads.size());
+  for (int t = 0; t < n; ++t) {
+    const litmus::Thread& thread = test.threads[static_cast<std::size_t>(t)];
+    const bool branches = std::any_of(thread.code.begin(), thread.code.end(),
+                                      [](const litmus::Instruction& i) { return i.kind == OpKind::Branch; });
+    if (counts[static_cast<std::size_t>(t)] > 0 && branches)
+      return fmt::format(
+          "P{}: a work-group barrier in a thread with branches is not supported (the harness must know "
+          "how many barriers every thread of the work-group reaches)",
+          thread.id);
+    for (int u = 0; u < t; ++u)
+      if (test.scopes.same_instance(t, u, litmus::Scope::WorkGroup) &&
+          counts[static_cast<std::size_t>(t)] != counts[static_cast<std::size_t>(u)])
+        return fmt::format(
+            "P{} and P{} share a work-group but reach {} and {} barriers: every work-item of a "
+            "work-group must reach each barrier (HSA PRM 9.3)",
+            test.threads[static_cast<std::size_t>(u)].id, thread.id, counts[static_cast<std::size_t>(u)],
+            counts[static_cast<std::size_t>(t)]);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::vector<int> detail::barrier_counts(const litmus::Test& test) {
+  std::vector<int> out;
+  for (const litmus::Thread& t : test.threads)
+    out.push_back(static_cast<int>(std::count_if(
+        t.code.begin(), t.code.end(), [](const litmus::Instruction& i) { return i.kind == OpKind::Barrier; })));
+  return out;
+}
 
 std::optional<std::string> hardware_unsupported_reason(const litmus::Test& test, const HarnessOptions& options) {
   const int n = static_cast<int>(test.threads.size());
@@ -287,13 +324,12 @@ std::optional<std::string> hardware_unsupported_reason(const litmus::Test& test,
   for (const litmus::ObservedRef& r : test.observed())
     if (!r.is_register() && test.segment_of(r.name) == litmus::Segment::Group)
       return fmt::format("the final value of group location {} is per work-group and cannot be observed", r.name);
+  if (auto why = barrier_unsupported_reason(test)) return why;
   Domains d = analyse(test);
   for (const litmus::Thread& t : test.threads) {
     for (std::size_t i = 0; i < t.code.size(); ++i) {
       const litmus::Instruction& ins = t.code[i];
       std::string where = fmt::format("P{}:{}", t.id, i);
-      if (ins.kind == OpKind::Barrier)
-        return fmt::format("{}: work-group barriers are not supported (many instances share a work-group)", where);
       if (expr_names_location(ins.value) || (ins.expected && expr_names_location(*ins.expected)) ||
           (ins.condition && expr_names_location(*ins.condition)))
         return fmt::format("{}: a location's address used as a value is not supported", where);

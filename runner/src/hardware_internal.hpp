@@ -41,4 +41,7 @@ std::string hip_asm_thread_body(const litmus::Test& test, const TestFacts& facts
 // A C identifier for a litmus register (`r0` -> `r_r0`, `%T1` -> `r__25T1`).
 std::string register_variable(const std::string& name);
 
+// Per thread, how many work-group barriers its code holds.
+std::vector<int> barrier_counts(const litmus::Test& test);
+
 }  // namespace hsalit::runner::detail

@@ -303,7 +303,9 @@ std::string cpp_thread_body(const litmus::Test& test, const detail::TestFacts& f
           out += fmt::format("  goto {};\n", label_name(ins.label));
         break;
       case OpKind::Label: out += fmt::format("{}:;\n", label_name(ins.label)); break;
-      case OpKind::Barrier: throw HardwareUnsupported("work-group barriers are not supported");
+      // An execution barrier of the test's work-group, which the instance has to itself
+      // (docs/hardware.md, "Work-group barriers"); the idle threads of the work-group join it.
+      case OpKind::Barrier: out += "  hsalit_block_barrier();\n"; break;
     }
   }
   out += store_results(enc, thread);
@@ -373,6 +375,7 @@ struct Params {
   int prestress_rounds;            // accesses per test thread before the barrier
   long long spin_limit;            // start-barrier spins before giving up
   unsigned seed;
+  int* idle_barriers;              // per hardware thread: the work-group barriers an idle thread joins
 };
 
 // What a test thread sees: where its instance's locations are, and where its results go.
@@ -383,6 +386,22 @@ struct Env {
   unsigned offset_bytes;                   // inline assembly: the instance's byte offset
   unsigned lds_address[kLocationSlots];    // inline assembly: LDS byte address (group locations)
 };
+
+// The test's work-group barrier. CUDA (sm_70 and later) and the emulation count threads, so
+// every idle thread of the work-group joins it; AMD hardware counts waves, so only the idle
+// threads of waves without a test thread do (a wave runs both sides of a branch).
+#if defined(HSALIT_HOST_EMULATION)
+static thread_local std::barrier<>* hsalit_current_barrier = nullptr;
+HSALIT_DEVICE void hsalit_block_barrier() { hsalit_current_barrier->arrive_and_wait(); }
+constexpr bool kIdleLanesJoinBarriers = true;
+#else
+HSALIT_DEVICE void hsalit_block_barrier() { __syncthreads(); }
+#if defined(__CUDACC__)
+constexpr bool kIdleLanesJoinBarriers = true;
+#else
+constexpr bool kIdleLanesJoinBarriers = false;
+#endif
+#endif
 
 #if defined(HSALIT_HOST_EMULATION)
 HSALIT_DEVICE unsigned hsalit_add(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
@@ -477,6 +496,7 @@ HSALIT_DEVICE void hsalit_dispatch(int thread, const Env& e);
 HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
   int a = p.assign[gid];
   if (a < 0) {
+    for (int b = 0; b < p.idle_barriers[gid]; ++b) hsalit_block_barrier();
     if (p.stress_rounds > 0) hsalit_stress(p, gid, p.stress_rounds, true);
     return;
   }
@@ -511,6 +531,7 @@ static void hsalit_launch(const Params& p, int blocks) {
     for (int t = 0; t < kBlockSize; ++t)
       threads.emplace_back([&, b, t] {
         int gid = b * kBlockSize + t;
+        hsalit_current_barrier = barriers[(size_t)b].get();
         hsalit_prepare(p, gid, lds[(size_t)b].data());
         barriers[(size_t)b]->arrive_and_wait();
         hsalit_run(p, gid, lds[(size_t)b].data());
@@ -613,7 +634,7 @@ struct HsalitConfig {
 // instances in consecutive lanes. With `shuffle`, instances go to random work-groups and slots.
 struct HsalitLayout {
   int warp = 0, per_wg = 0, wgs_per_class = 0, test_wgs = 0, blocks = 0;
-  std::vector<int> assign, slot;
+  std::vector<int> assign, slot, idle_barriers;
 };
 
 static bool hsalit_layout(const HsalitConfig& c, int warp, std::mt19937& rng, HsalitLayout& out, std::string& error) {
@@ -636,12 +657,15 @@ static bool hsalit_layout(const HsalitConfig& c, int warp, std::mt19937& rng, Hs
       per_wg = std::min(per_wg, per_band);
     }
   }
+  // A test with a work-group barrier: one instance per work-group, whose barrier is the test's.
+  if (kOneInstancePerWorkgroup) per_wg = 1;
   out.per_wg = per_wg;
   out.wgs_per_class = (c.instances + per_wg - 1) / per_wg;
   out.test_wgs = out.wgs_per_class * kWgClasses;
   out.blocks = out.test_wgs + (c.stress ? c.stress_workgroups : 0);
   out.assign.assign((size_t)out.blocks * kBlockSize, -1);
   out.slot.assign((size_t)out.blocks * kBlockSize, 0);
+  out.idle_barriers.assign((size_t)out.blocks * kBlockSize, 0);
   std::vector<int> block_of(out.test_wgs);
   for (int b = 0; b < out.test_wgs; ++b) block_of[(size_t)b] = b;
   if (c.shuffle) std::shuffle(block_of.begin(), block_of.end(), rng);
@@ -670,6 +694,24 @@ static bool hsalit_layout(const HsalitConfig& c, int warp, std::mt19937& rng, Hs
             out.slot[hw] = s;
           }
         }
+      }
+    }
+  }
+  // The idle threads of a test work-group join its barriers (kIdleLanesJoinBarriers: every
+  // idle thread, else those of waves without a test thread).
+  for (int k = 0; k < kWgClasses; ++k) {
+    if (kClassBarriers[k] == 0) continue;
+    for (int w = 0; w < out.wgs_per_class; ++w) {
+      size_t first = (size_t)block_of[(size_t)(k * out.wgs_per_class + w)] * kBlockSize;
+      for (int t = 0; t < kBlockSize; ++t) {
+        if (out.assign[first + t] >= 0) continue;
+        bool joins = kIdleLanesJoinBarriers;
+        if (!joins) {
+          joins = true;
+          size_t wave = first + (size_t)(t / warp) * warp;
+          for (int l = 0; l < warp && wave + l < first + kBlockSize; ++l) joins = joins && out.assign[wave + l] < 0;
+        }
+        if (joins) out.idle_barriers[first + t] = kClassBarriers[k];
       }
     }
   }
@@ -726,6 +768,17 @@ int main(int argc, char** argv) {
     std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"layout\", \"message\": \"%s\"}\n", error.c_str());
     return 4;
   }
+  // With a work-group per instance, as many instances as the device holds at once.
+  if (kOneInstancePerWorkgroup && layout.blocks > resident_blocks) {
+    long long fit = (resident_blocks - (c.stress ? c.stress_workgroups : 0)) / kWgClasses;
+    if (fit >= 1 && fit < c.instances) {
+      c.instances = (int)fit;
+      if (!hsalit_layout(c, warp, rng, layout, error)) {
+        std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"layout\", \"message\": \"%s\"}\n", error.c_str());
+        return 4;
+      }
+    }
+  }
   if (layout.blocks > resident_blocks) {
     std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"layout\", \"message\": \"%d work-groups cannot all "
                 "be resident (at most %lld): lower the instances\"}\n", layout.blocks, resident_blocks);
@@ -745,6 +798,7 @@ int main(int argc, char** argv) {
   p.results = hsalit_alloc<long long>((size_t)c.instances * kObservedSlots);
   p.assign = hsalit_alloc<int>(layout.assign.size());
   p.slot = hsalit_alloc<int>(layout.slot.size());
+  p.idle_barriers = hsalit_alloc<int>(layout.idle_barriers.size());
   p.control = hsalit_alloc<unsigned>(4);
   p.scratch = hsalit_alloc<unsigned>(kScratchWords);
   p.histogram = hsalit_alloc<unsigned long long>(kOutcomes);
@@ -758,6 +812,7 @@ int main(int argc, char** argv) {
   p.seed = c.seed;
   hsalit_put(p.assign, layout.assign.data(), layout.assign.size());
   hsalit_put(p.slot, layout.slot.data(), layout.slot.size());
+  hsalit_put(p.idle_barriers, layout.idle_barriers.data(), layout.idle_barriers.size());
 
   auto start = std::chrono::steady_clock::now();
   long long done = 0;
@@ -773,6 +828,7 @@ int main(int argc, char** argv) {
       hsalit_layout(c, warp, rng, layout, error);
       hsalit_put(p.assign, layout.assign.data(), layout.assign.size());
       hsalit_put(p.slot, layout.slot.data(), layout.slot.size());
+      hsalit_put(p.idle_barriers, layout.idle_barriers.data(), layout.idle_barriers.size());
     }
     p.seed = c.seed + (unsigned)it * 7919u;
     hsalit_put(p.mem, mem_init.data(), mem_slots);
@@ -830,6 +886,7 @@ int main(int argc, char** argv) {
   hsalit_free(p.results);
   hsalit_free(p.assign);
   hsalit_free(p.slot);
+  hsalit_free(p.idle_barriers);
   hsalit_free(p.control);
   hsalit_free(p.scratch);
   hsalit_free(p.histogram);
@@ -985,6 +1042,14 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += fmt::format("static const int kBandSize[kWgClasses][{}] = {{{}}};\n", max_bands, fmt::join(sizes, ", "));
   s += fmt::format("static const int kBandThread[kWgClasses][{}][{}] = {{{}}};\n", max_bands, max_band,
                    fmt::join(threads, ", "));
+  // Work-group barriers: per work-group class, how many each of its threads reaches.
+  const std::vector<int> barriers = detail::barrier_counts(test);
+  std::vector<int> class_barriers;
+  for (const auto& wg : layout.workgroups)
+    class_barriers.push_back(barriers[static_cast<std::size_t>(wg.front().front())]);
+  const bool barrier_test = std::any_of(barriers.begin(), barriers.end(), [](int b) { return b > 0; });
+  s += fmt::format("constexpr bool kOneInstancePerWorkgroup = {};\n", barrier_test ? "true" : "false");
+  s += fmt::format("static const int kClassBarriers[kWgClasses] = {{{}}};\n", fmt::join(class_barriers, ", "));
   const Incantations& inc = options.incantations;
   s += fmt::format(
       "constexpr int kDefaultInstances = {};\nconstexpr long long kDefaultIterations = {};\n"

@@ -160,10 +160,56 @@ TEST(HardwareSource, UnsupportedTestsSayWhy) {
   EXPECT_TRUE(contains(*r.unknown, "unsupported")) << *r.unknown;
   EXPECT_TRUE(r.histogram.empty());
 
-  litmus::Test barrier = load("canonical/MP+barrier_same-wg.litmus");
-  why = hardware_unsupported_reason(barrier, o);
+  // Work-group barriers run, one instance per work-group, when every thread of the
+  // work-group reaches the same barriers unconditionally.
+  EXPECT_FALSE(hardware_unsupported_reason(load("canonical/MP+barrier_same-wg.litmus"), o));
+  litmus::Test uneven = parse(R"(LISA uneven
+{ x = 0; }
+ P0      | P1       ;
+ w[] x 1 | r[] r0 x ;
+ barrier |          ;
+scopes: (agent (wg 0 1))
+exists (1:r0=0))");
+  why = hardware_unsupported_reason(uneven, o);
   ASSERT_TRUE(why);
-  EXPECT_TRUE(contains(*why, "barrier")) << *why;
+  EXPECT_TRUE(contains(*why, "P0 and P1 share a work-group but reach 1 and 0 barriers")) << *why;
+  litmus::Test guarded = parse(R"(LISA guarded
+{ x = 0; }
+ P0         | P1       ;
+ r[] r0 x   | w[] x 1  ;
+ b[] r0 End | barrier  ;
+ barrier    |          ;
+ End:       |          ;
+scopes: (agent (wg 0 1))
+exists (0:r0=0))");
+  why = hardware_unsupported_reason(guarded, o);
+  ASSERT_TRUE(why);
+  EXPECT_TRUE(contains(*why, "P0: a work-group barrier in a thread with branches")) << *why;
+  // Threads of different work-groups may reach different numbers of barriers.
+  litmus::Test apart = parse(R"(LISA apart
+{ x = 0; }
+ P0      | P1       ;
+ w[] x 1 | r[] r0 x ;
+ barrier |          ;
+scopes: (agent (wg 0) (wg 1))
+exists (1:r0=0))");
+  EXPECT_FALSE(hardware_unsupported_reason(apart, o));
+}
+
+// A test with a barrier: one instance per work-group, each work-group class with the barriers
+// its threads reach, in every dialect.
+TEST(HardwareSource, BarrierTestsGetAWorkGroupPerInstance) {
+  const litmus::Test t = load("canonical/MP+barrier+fences-wg_same-wg.litmus");
+  HarnessOptions o;
+  o.hip_builtins = true;
+  const std::string hip = generate_hip_program(t, nullptr, o).source;
+  EXPECT_TRUE(contains(hip, "constexpr bool kOneInstancePerWorkgroup = true;"));
+  EXPECT_TRUE(contains(hip, "static const int kClassBarriers[kWgClasses] = {1};"));
+  EXPECT_TRUE(contains(hip, "hsalit_block_barrier();"));
+  o.backend = HardwareBackend::Cuda;
+  const std::string cuda = generate_cuda_program(t, o).source;
+  EXPECT_TRUE(contains(cuda, "constexpr bool kOneInstancePerWorkgroup = true;"));
+  EXPECT_FALSE(contains(generate_cuda_program(load(kMp), o).source, "kOneInstancePerWorkgroup = true"));
 }
 
 // ---- Outcome encoding.
@@ -283,7 +329,9 @@ INSTANTIATE_TEST_SUITE_P(
                       EmulationCase{"classic/MP+agent_same-wg+group-data.litmus", {.stress = true, .shuffle = true}},
                       EmulationCase{"classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", {.prestress = true}},
                       EmulationCase{"canonical/FetchAdd2+agent_diff-wg.litmus", {}},
-                      EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {.shuffle = true}}),
+                      EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {.shuffle = true}},
+                      EmulationCase{"canonical/MP+barrier_same-wg.litmus", {.stress = true, .shuffle = true}},
+                      EmulationCase{"canonical/CoWW+barrier+fences-wg_same-wg.litmus", {.spacing = true}}),
     emulation_case_name);
 
 TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
@@ -304,6 +352,32 @@ TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
     std::string text = format_outcome(mp, r, outcome);
     EXPECT_FALSE(contains(text, "1:r0=1;") && contains(text, "1:r1=0;")) << text;
   }
+}
+
+// The emulation's work-group barrier is a std::barrier, which synchronises in C++: a reader
+// past it sees the write made before it, in every instance. An instance whose threads sat
+// in work-groups of other instances, or whose work-group's idle threads did not join the
+// barrier, would show the old value or not finish.
+TEST(HardwareEmulationBarrier, TheBarrierHoldsTheWorkGroupTogether) {
+  if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
+  litmus::Test mp = load("canonical/MP+barrier_same-wg.litmus");
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.hip_builtins = true;
+  o.instances = 6;
+  o.iterations = 50;
+  o.workgroup_size = 8;
+  o.stress_workgroups = 1;
+  o.incantations = {.stress = true, .shuffle = true, .prestress = true, .spacing = false};
+  SimResult r = run_hardware(mp, nullptr, o);
+  ASSERT_FALSE(r.unknown) << *r.unknown;
+  EXPECT_EQ(r.iterations, 50u * 6u);
+  std::uint64_t total = 0;
+  for (const auto& [outcome, count] : r.histogram) {
+    total += count;
+    EXPECT_FALSE(contains(format_outcome(mp, r, outcome), "1:r0=0;")) << format_outcome(mp, r, outcome);
+  }
+  EXPECT_EQ(total, r.iterations);
 }
 
 // ---- Vendor compilers (compile only; skipped when absent).
@@ -334,12 +408,16 @@ TEST_P(HipBuild, RmwAndGroupTestsCompile) {
   if (!find_hipcc()) GTEST_SKIP() << "hipcc not found";
   HarnessOptions o;
   o.target = GetParam();
-  for (const char* file : {"classic/MP+agent_same-wg+group-data.litmus",
-                           "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus", "classic/SB+sc-wave_same-wave.litmus"}) {
+  for (const char* file :
+       {"classic/MP+agent_same-wg+group-data.litmus", "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus",
+        "classic/SB+sc-wave_same-wave.litmus", "canonical/MP+barrier+fences-wg_same-wg.litmus"}) {
     litmus::Test t = load(file);
     codegen::CompiledTest c = compile_for(t, o.target);
     expect_builds(generate_hip_program(t, &c, o), o, file);
   }
+  o.hip_builtins = true;
+  expect_builds(generate_hip_program(load("canonical/MP+barrier+fences-wg_same-wg.litmus"), nullptr, o), o,
+                "barrier with builtins");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, HipBuild, ::testing::Values("gfx900", "gfx90a", "gfx940"));
@@ -376,6 +454,7 @@ TEST(CudaBuild, MpCompilesForSm90) {
   o.backend = HardwareBackend::Cuda;
   o.target = "sm_90";
   expect_builds(generate_cuda_program(load(kMp), o), o, "cuda");
+  expect_builds(generate_cuda_program(load("canonical/MP+barrier+fences-wg_same-wg.litmus"), o), o, "cuda barrier");
 }
 
 // The generated CUDA harness compiled as host C++ (-fsyntax-only) with the CUDA parts stubbed
@@ -392,7 +471,7 @@ TEST(CudaSource, HarnessCompilesAsHostCxxWithCudaStubbed) {
   for (const char* file :
        {kMp, "classic/MP+agent_same-wg+group-data.litmus", "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus",
         "classic/SB+sc-wave_same-wave.litmus", "classic/MP+fence-rel+scacq-agent_diff-wg.litmus",
-        "canonical/FetchAdd2+agent_diff-wg.litmus"})
+        "canonical/FetchAdd2+agent_diff-wg.litmus", "canonical/MP+barrier_same-wg.litmus"})
     for (const bool sc_orders : {false, true}) {
       SCOPED_TRACE(std::string(file) + (sc_orders ? ", sc orders" : ""));
       HarnessOptions o;
@@ -411,7 +490,7 @@ TEST(CudaSource, HarnessCompilesAsHostCxxWithCudaStubbed) {
       EXPECT_TRUE(r.ok()) << r.err;
       ++checked;
     }
-  EXPECT_EQ(checked, 12);
+  EXPECT_EQ(checked, 14);
 }
 
 // ---- No GPU: unknown with a clear reason, no crash.

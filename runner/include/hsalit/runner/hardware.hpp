@@ -77,8 +77,9 @@ struct HardwareUnsupported : std::runtime_error {
 };
 
 // Why the harness cannot run the test with these options; nullopt when it can. Covers threads
-// in different agents (system scope across agents needs the host or a second GPU), execution
-// barriers, registers holding addresses, constant address offsets, filters, observed group
+// in different agents (system scope across agents needs the host or a second GPU), work-group
+// barriers whose count the harness cannot know (in a thread with branches, or different
+// between the threads of a work-group), registers holding addresses, constant address offsets, filters, observed group
 // locations and read-modify-writes that no single atomic computes.
 std::optional<std::string> hardware_unsupported_reason(const litmus::Test& test, const HarnessOptions& options);
 
