@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 struct CampaignCommandOptions {
   std::vector<std::string> inputs;
   std::string target;        // gfx900, or sm_90 with --backend cuda
-  std::string incantations;  // hardware backends: stress,shuffle,prestress,spacing
+  std::string incantations;  // hardware backends: stress,shuffle,prestress,spacing,delay
   int instances = 1024;      // hardware backends: test instances per launch
   std::string backend = "sim";
   std::string out;
@@ -304,7 +304,7 @@ Command add_campaign_command(CLI::App& app) {
   cmd->add_option("--out", opt->out, "output folder: results.json, reports, journal")->required();
   cmd->add_option("--target,--mcpu", opt->target, "processor (default gfx900; sm_90 with --backend cuda)");
   cmd->add_option("--incantations", opt->incantations,
-                  "hardware backends: comma-separated stress, shuffle, prestress, spacing (docs/hardware.md)");
+                  "hardware backends: comma-separated stress, shuffle, prestress, spacing, delay (docs/hardware.md)");
   cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)")
       ->check(positive_count());
   cmd->add_option("--backend", opt->backend, "sim (default), hip or cuda");

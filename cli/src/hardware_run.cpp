@@ -56,6 +56,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
       j["flavour"] = compiled->flavour;
     }
     if (r.unknown) j["unknown_reason"] = *r.unknown;
+    if (r.overlapped) j["overlapped"] = *r.overlapped;
     fmt::print("{}\n", j.dump());
   } else if (r.unknown && r.histogram.empty()) {
     // Nothing ran: no histogram of zeros that could read as "never observed".
@@ -67,6 +68,9 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     print_histogram(test, r, c);
     fmt::print("Backend {} {} ({}), {} instances per launch\n", req.backend, options.target, mode, options.instances);
     fmt::print("Runs {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
+    if (r.overlapped)
+      fmt::print("Overlap {} of {} runs ({:.1f}%): their host and GPU threads ran at the same time\n", *r.overlapped,
+                 r.iterations, r.iterations ? 100.0 * static_cast<double>(*r.overlapped) / r.iterations : 0.0);
     fmt::print("Time {} {:.3f}\n\n", test.name, r.seconds);
   }
   return r.unknown ? kExitCheckFailed : kExitOk;
@@ -81,7 +85,7 @@ std::shared_ptr<HardwareRunOptions> add_hardware_run_options(CLI::App* run) {
   run->add_flag("--hip-builtins", hw->hip_builtins,
                 "hip: memory operations as __hip_atomic_* builtins (the compiler's mapping) instead of the "
                 "table's GCN code as inline assembly");
-  run->add_option("--incantations", hw->incantations, "hip/cuda: stress,shuffle,prestress,spacing (or all)");
+  run->add_option("--incantations", hw->incantations, "hip/cuda: stress,shuffle,prestress,spacing,delay (or all)");
   run->add_option("--instances", hw->instances, "hip/cuda: test instances per launch (default 1024)")
       ->check(positive_count());
   run->add_option("--keep-source", hw->keep_source, "hip/cuda: keep the generated program and binary in DIR");

@@ -32,10 +32,12 @@ std::optional<Incantations> parse_incantations(std::string_view list, std::strin
       inc.prestress = true;
     else if (word == "spacing")
       inc.spacing = true;
+    else if (word == "delay")
+      inc.delay = true;
     else if (word == "all")
-      inc = {true, true, true, true};
+      inc = {true, true, true, true, true};
     else {
-      error = fmt::format("unknown incantation '{}' (stress, shuffle, prestress, spacing, all, none)", word);
+      error = fmt::format("unknown incantation '{}' (stress, shuffle, prestress, spacing, delay, all, none)", word);
       return std::nullopt;
     }
   }
@@ -298,6 +300,13 @@ std::optional<std::string> barrier_unsupported_reason(const litmus::Test& test) 
 
 }  // namespace
 
+std::vector<bool> detail::host_threads(const litmus::Test& test) {
+  std::vector<bool> out;
+  for (int t = 0; t < static_cast<int>(test.threads.size()); ++t)
+    out.push_back(!test.scopes.same_instance(0, t, litmus::Scope::Agent));
+  return out;
+}
+
 std::vector<int> detail::barrier_counts(const litmus::Test& test) {
   std::vector<int> out;
   for (const litmus::Thread& t : test.threads)
@@ -309,12 +318,23 @@ std::vector<int> detail::barrier_counts(const litmus::Test& test) {
 std::optional<std::string> hardware_unsupported_reason(const litmus::Test& test, const HarnessOptions& options) {
   const int n = static_cast<int>(test.threads.size());
   if (!test.scopes.resolved()) return "the scope tree is not resolved";
-  for (int t = 1; t < n; ++t)
-    if (!test.scopes.same_instance(0, t, litmus::Scope::Agent))
-      return fmt::format(
-          "threads P0 and P{} are in different agents: system scope across agents needs the host or a second GPU, "
-          "which the harness does not drive",
-          t);
+  // Threads of another agent than P0's run on the host: no work-group barrier there, and no
+  // group memory (a host thread's work-group is its own).
+  const std::vector<bool> on_host = detail::host_threads(test);
+  for (int t = 0; t < n; ++t) {
+    if (!on_host[static_cast<std::size_t>(t)]) continue;
+    const litmus::Thread& thread = test.threads[static_cast<std::size_t>(t)];
+    for (std::size_t i = 0; i < thread.code.size(); ++i) {
+      const litmus::Instruction& ins = thread.code[i];
+      if (ins.kind == OpKind::Barrier)
+        return fmt::format("P{}:{}: P{} runs on the host (another agent than P0's), which has no work-group barrier",
+                           thread.id, i, thread.id);
+      if (ins.is_memory_access() && ins.addr.base.is_location() &&
+          test.segment_of(ins.addr.base.name) == litmus::Segment::Group)
+        return fmt::format("P{}:{}: P{} runs on the host (another agent than P0's), which has no group memory",
+                           thread.id, i, thread.id);
+    }
+  }
   if (test.filter) return "tests with a `filter` are not supported on hardware";
   for (const litmus::InitEntry& e : test.init)
     if (e.value.is_location())
@@ -398,7 +418,9 @@ InstanceLayout instance_layout(const litmus::Test& test) {
   InstanceLayout layout;
   std::vector<std::uint32_t> wg_ids;
   std::vector<std::vector<std::uint32_t>> wave_ids;
+  const std::vector<bool> on_host = detail::host_threads(test);
   for (int t = 0; t < static_cast<int>(test.threads.size()); ++t) {
+    if (on_host[static_cast<std::size_t>(t)]) continue;  // not on the GPU
     std::uint32_t wg = test.scopes.instance(t, litmus::Scope::WorkGroup);
     std::uint32_t wave = test.scopes.instance(t, litmus::Scope::Wavefront);
     auto c = std::find(wg_ids.begin(), wg_ids.end(), wg) - wg_ids.begin();

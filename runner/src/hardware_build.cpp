@@ -158,6 +158,7 @@ SimResult parse_harness_output(std::string_view json_text, const OutcomeEncoding
     }
     for (const auto& entry : j.at("other")) r.histogram[SimOutcome{entry.get<std::vector<std::int64_t>>()}] += 1;
     std::uint64_t lost = j.value("other_lost", std::uint64_t{0});
+    if (j.contains("overlapped")) r.overlapped = j.at("overlapped").get<std::uint64_t>();
     if (j.value("barrier_timeout", false))
       r.unknown = "the start barrier timed out: not every work-group was resident (lower --instances)";
     else if (lost > 0)
@@ -195,7 +196,7 @@ SimResult run_program(const HarnessProgram& program, const BuildResult& build, c
         fmt::format("time-limit={}", options.time_limit_seconds), fmt::format("seed={}", options.seed),
         fmt::format("stress={}", inc.stress ? 1 : 0), fmt::format("shuffle={}", inc.shuffle ? 1 : 0),
         fmt::format("prestress={}", inc.prestress ? 1 : 0), fmt::format("spacing={}", inc.spacing ? 1 : 0),
-        fmt::format("stress-workgroups={}", options.stress_workgroups)})
+        fmt::format("delay={}", inc.delay ? 1 : 0), fmt::format("stress-workgroups={}", options.stress_workgroups)})
     argv.push_back(a);
   codegen::ProcessResult p;
   try {

@@ -44,4 +44,8 @@ std::string register_variable(const std::string& name);
 // Per thread, how many work-group barriers its code holds.
 std::vector<int> barrier_counts(const litmus::Test& test);
 
+// Per thread, whether it runs on the host: the threads of every agent but P0's
+// (docs/hardware.md, "The host as an agent").
+std::vector<bool> host_threads(const litmus::Test& test);
+
 }  // namespace hsalit::runner::detail

@@ -23,7 +23,9 @@ using litmus::Scope;
 
 namespace {
 
-enum class Dialect : std::uint8_t { Emulation, HipBuiltins, Cuda };
+// Emulation: std::atomic_ref (C++20, the host-emulated harness). Host: the host threads of a
+// GPU build, GCC's __atomic builtins (the C++ orders; nvcc and hipcc build C++17).
+enum class Dialect : std::uint8_t { Emulation, Host, HipBuiltins, Cuda };
 
 std::string literal(std::int64_t v) {
   if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1)";
@@ -67,6 +69,17 @@ std::string_view cpp_order(MemoryOrder o) {
 std::string_view cpp_fail_order(MemoryOrder o) {
   return o == MemoryOrder::Release ? "std::memory_order_relaxed" : cpp_order(o);
 }
+// The same orders as GCC's __atomic builtins name them.
+std::string_view gcc_order(MemoryOrder o) {
+  switch (o) {
+    case MemoryOrder::Relaxed: return "__ATOMIC_RELAXED";
+    case MemoryOrder::Acquire: return "__ATOMIC_ACQUIRE";
+    case MemoryOrder::Release: return "__ATOMIC_RELEASE";
+    case MemoryOrder::AcquireRelease: return "__ATOMIC_SEQ_CST";
+  }
+  return "";
+}
+std::string_view gcc_fail_order(MemoryOrder o) { return o == MemoryOrder::Release ? "__ATOMIC_RELAXED" : gcc_order(o); }
 
 // ---- HIP builtins (clang's __hip_atomic_*): orders and scopes as codegen::llvm_ordering and
 // llvm_sync_scope read them.
@@ -149,6 +162,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
   if (ins.kind == OpKind::Fence) {
     switch (dialect) {
       case Dialect::Emulation: return fmt::format("std::atomic_thread_fence({});", cpp_order(an.order));
+      case Dialect::Host: return fmt::format("__atomic_thread_fence({});", gcc_order(an.order));
       case Dialect::HipBuiltins:
         return fmt::format("__builtin_amdgcn_fence({}, \"{}\");", hip_order(an.order), hip_fence_scope(an.scope));
       case Dialect::Cuda:
@@ -160,6 +174,9 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
     if (dialect == Dialect::Emulation)
       return fmt::format("{} = (long long)std::atomic_ref<{}>(*{}).load({});", reg, a.type, a.pointer,
                          an.atomic ? cpp_order(an.order) : "std::memory_order_relaxed");
+    if (dialect == Dialect::Host)
+      return fmt::format("{} = (long long)__atomic_load_n({}, {});", reg, a.pointer,
+                         an.atomic ? gcc_order(an.order) : "__ATOMIC_RELAXED");
     if (!an.atomic) return fmt::format("{} = (long long)*{};", reg, a.pointer);
     if (dialect == Dialect::HipBuiltins)
       return fmt::format("{} = (long long)__hip_atomic_load({}, {}, {});", reg, a.pointer, hip_order(an.order),
@@ -176,6 +193,9 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
     if (dialect == Dialect::Emulation)
       return fmt::format("std::atomic_ref<{}>(*{}).store({}, {});", a.type, a.pointer, value,
                          an.atomic ? cpp_order(an.order) : "std::memory_order_relaxed");
+    if (dialect == Dialect::Host)
+      return fmt::format("__atomic_store_n({}, {}, {});", a.pointer, value,
+                         an.atomic ? gcc_order(an.order) : "__ATOMIC_RELAXED");
     if (!an.atomic) return fmt::format("*{} = {};", a.pointer, value);
     if (dialect == Dialect::HipBuiltins)
       return fmt::format("__hip_atomic_store({}, {}, {}, {});", a.pointer, value, hip_order(an.order),
@@ -199,6 +219,10 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
             "{{ {} old = {}; std::atomic_ref<{}>(*{}).compare_exchange_strong(old, {}, {}, {}); {} = (long long)old; "
             "}}",
             a.type, expected, a.type, a.pointer, operand, cpp_order(an.order), cpp_fail_order(an.order), reg);
+      case Dialect::Host:
+        return fmt::format(
+            "{{ {} old = {}; __atomic_compare_exchange_n({}, &old, {}, false, {}, {}); {} = (long long)old; }}", a.type,
+            expected, a.pointer, operand, gcc_order(an.order), gcc_fail_order(an.order), reg);
       case Dialect::HipBuiltins:
         return fmt::format(
             "{{ {} old = {}; __hip_atomic_compare_exchange_strong({}, &old, {}, {}, {}, {}); {} = (long long)old; }}",
@@ -216,6 +240,15 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
                                                     : "fetch_xor";
     return fmt::format("{} = (long long)std::atomic_ref<{}>(*{}).{}({}, {});", reg, a.type, a.pointer, fn, operand,
                        cpp_order(an.order));
+  }
+  if (dialect == Dialect::Host) {
+    std::string_view fn = shape.kind == K::Exchange ? "__atomic_exchange_n"
+                          : shape.kind == K::Add    ? "__atomic_fetch_add"
+                          : shape.kind == K::Sub    ? "__atomic_fetch_sub"
+                          : shape.kind == K::And    ? "__atomic_fetch_and"
+                          : shape.kind == K::Or     ? "__atomic_fetch_or"
+                                                    : "__atomic_fetch_xor";
+    return fmt::format("{} = (long long){}({}, {}, {});", reg, fn, a.pointer, operand, gcc_order(an.order));
   }
   if (dialect == Dialect::HipBuiltins) {
     std::string_view fn = shape.kind == K::Exchange ? "__hip_atomic_exchange"
@@ -335,13 +368,13 @@ constexpr std::string_view kPrelude = R"HSALIT(#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(HSALIT_HOST_EMULATION)
 #include <atomic>
 #include <barrier>
 #include <memory>
-#include <thread>
 #define HSALIT_DEVICE static inline
 #define HSALIT_BOTH static inline
 #define HSALIT_KERNEL static
@@ -373,9 +406,13 @@ struct Params {
   int spacing;                     // 1: every location of every instance on its own line
   int stress_rounds;               // accesses per stressing thread (0: idle threads stay idle)
   int prestress_rounds;            // accesses per test thread before the barrier
+  int delay_rounds;                // `delay`: at most this many idle spins after the start
   long long spin_limit;            // start-barrier spins before giving up
   unsigned seed;
   int* idle_barriers;              // per hardware thread: the work-group barriers an idle thread joins
+  unsigned* ready;                 // per instance: its threads arrived (host threads only)
+  unsigned* done;                  // per instance: its threads finished (host threads only)
+  unsigned* late;                  // per instance: threads that started after one had finished
 };
 
 // What a test thread sees: where its instance's locations are, and where its results go.
@@ -415,11 +452,18 @@ HSALIT_DEVICE void hsalit_touch(unsigned* p, unsigned v) {
   w.store(w.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
 }
 #elif defined(__CUDACC__)
-HSALIT_DEVICE unsigned hsalit_add(unsigned* p, unsigned v) { return atomicAdd(p, v); }
+// The control words at system scope where host threads take part (they live in host memory).
+HSALIT_DEVICE unsigned hsalit_add(unsigned* p, unsigned v) {
+  if (kHostThreads > 0) return atomicAdd_system(p, v);
+  return atomicAdd(p, v);
+}
 HSALIT_DEVICE unsigned long long hsalit_add64(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
 HSALIT_DEVICE unsigned hsalit_load(unsigned* p) {
   unsigned v;
-  asm volatile("ld.acquire.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  if (kHostThreads > 0)
+    asm volatile("ld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  else
+    asm volatile("ld.acquire.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 HSALIT_DEVICE void hsalit_pause() { __nanosleep(32); }
@@ -428,11 +472,12 @@ HSALIT_DEVICE void hsalit_touch(unsigned* p, unsigned v) {
   *w = *w + v;
 }
 #else
-HSALIT_DEVICE unsigned hsalit_add(unsigned* p, unsigned v) { return atomicAdd(p, v); }
-HSALIT_DEVICE unsigned long long hsalit_add64(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
-HSALIT_DEVICE unsigned hsalit_load(unsigned* p) {
-  return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+constexpr int kControlScope = kHostThreads > 0 ? __HIP_MEMORY_SCOPE_SYSTEM : __HIP_MEMORY_SCOPE_AGENT;
+HSALIT_DEVICE unsigned hsalit_add(unsigned* p, unsigned v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, kControlScope);
 }
+HSALIT_DEVICE unsigned long long hsalit_add64(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
+HSALIT_DEVICE unsigned hsalit_load(unsigned* p) { return __hip_atomic_load(p, __ATOMIC_ACQUIRE, kControlScope); }
 HSALIT_DEVICE void hsalit_pause() { __builtin_amdgcn_s_sleep(1); }
 HSALIT_DEVICE void hsalit_touch(unsigned* p, unsigned v) {
   volatile unsigned* w = p;
@@ -440,7 +485,16 @@ HSALIT_DEVICE void hsalit_touch(unsigned* p, unsigned v) {
 }
 #endif
 
-HSALIT_DEVICE long long* hsalit_global(const Params& p, int loc, int inst) {
+// `delay`: a random number of idle spins below `rounds`, drawn from the seed and `who`.
+HSALIT_BOTH void hsalit_delay(unsigned seed, unsigned who, int rounds) {
+  if (rounds <= 0) return;
+  unsigned x = (seed ^ (who * 2654435761u)) * 1664525u + 1013904223u;
+  int n = (int)((x >> 8) % (unsigned)rounds);
+  for (volatile int k = 0; k < n; k = k + 1) {
+  }
+}
+
+HSALIT_BOTH long long* hsalit_global(const Params& p, int loc, int inst) {
   return p.spacing ? p.mem + ((long long)loc * p.instances + inst) * kSpacingSlots
                    : p.mem + (long long)inst * kLocations + loc;
 }
@@ -515,7 +569,23 @@ HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
     }
     hsalit_pause();
   }
+  if (kHostThreads > 0) {
+    // With host threads, each instance starts on its own: a host worker runs its instances
+    // one after the other, so the GPU threads of an instance wait for it.
+    hsalit_add(&p.ready[inst], 1u);
+    spins = 0;
+    while (hsalit_load(&p.ready[inst]) < (unsigned)kThreads) {
+      if (++spins > p.spin_limit) {
+        hsalit_add(&p.control[2], 1u);
+        break;
+      }
+      hsalit_pause();
+    }
+  }
+  hsalit_delay(p.seed, (unsigned)gid, p.delay_rounds);
+  if (kHostThreads > 0 && hsalit_load(&p.done[inst]) != 0) hsalit_add(&p.late[inst], 1u);
   hsalit_dispatch(thread, e);
+  if (kHostThreads > 0) hsalit_add(&p.done[inst], 1u);
   hsalit_add(&p.control[1], 1u);
 }
 
@@ -617,15 +687,49 @@ static bool hsalit_sync(std::string& error) {
 }
 #endif
 
+// Memory that host threads read and write as well: mapped, coherent host memory on a GPU (the
+// device's pointer returned, the host's in *host), plain memory in the emulation.
+#if defined(HSALIT_HOST_EMULATION)
+template <typename T>
+static T* hsalit_alloc_shared(size_t n, T** host) {
+  *host = hsalit_alloc<T>(n);
+  return *host;
+}
+template <typename T>
+static void hsalit_free_shared(T* host) { hsalit_free(host); }
+#else
+#if defined(__CUDACC__)
+#define HSALIT_HOST_ALLOC(p, n) cudaHostAlloc(p, n, cudaHostAllocMapped | cudaHostAllocPortable)
+#define HSALIT_HOST_FREE cudaFreeHost
+#else
+#define HSALIT_HOST_ALLOC(p, n) hipHostMalloc(p, n, hipHostMallocMapped | hipHostMallocCoherent)
+#define HSALIT_HOST_FREE hipHostFree
+#endif
+template <typename T>
+static T* hsalit_alloc_shared(size_t n, T** host) {
+  void* h = nullptr;
+  if (HSALIT_HOST_ALLOC(&h, n * sizeof(T)) != HSALIT_SUCCESS) hsalit_fail("host alloc", "out of pinned host memory");
+  std::memset(h, 0, n * sizeof(T));
+  void* d = nullptr;
+  if (HSALIT_API(HostGetDevicePointer)(&d, h, 0) != HSALIT_SUCCESS) hsalit_fail("host alloc", "no device pointer");
+  *host = static_cast<T*>(h);
+  return static_cast<T*>(d);
+}
+template <typename T>
+static void hsalit_free_shared(T* host) { (void)HSALIT_HOST_FREE(host); }
+#endif
+
 struct HsalitConfig {
   int instances = kDefaultInstances;
   long long iterations = kDefaultIterations;
   double time_limit = kDefaultTimeLimit;
   unsigned seed = kDefaultSeed;
   int stress = kDefaultStress, shuffle = kDefaultShuffle, prestress = kDefaultPrestress, spacing = kDefaultSpacing;
+  int delay = kDefaultDelay, delay_rounds = 256;
   int stress_workgroups = kDefaultStressWorkgroups;
   int stress_rounds = 4096, prestress_rounds = 64;
   long long spin_limit = kDefaultSpinLimit;
+  int host_replicas = 0;  // CPU threads per host test thread (0: from the machine's cores)
 };
 
 // The assignment of hardware threads to (instance, test thread) for one launch. Work-group
@@ -733,9 +837,74 @@ static void hsalit_parse_args(int argc, char** argv, HsalitConfig& c) {
     else if (k == "shuffle") c.shuffle = std::atoi(v);
     else if (k == "prestress") c.prestress = std::atoi(v);
     else if (k == "spacing") c.spacing = std::atoi(v);
+    else if (k == "delay") c.delay = std::atoi(v);
     else if (k == "stress-workgroups") c.stress_workgroups = std::max(0, std::atoi(v));
     else if (k == "spin-limit") c.spin_limit = std::atoll(v);
+    else if (k == "host-replicas") c.host_replicas = std::max(0, std::atoi(v));
   }
+}
+
+// ---- The host as an agent (docs/hardware.md): the test threads of other agents than P0's run
+// on CPU threads, `replicas` per host test thread, each running its share of the instances one
+// after the other. A worker arrives once at the start barrier, like a GPU test thread.
+static unsigned hsalit_host_add(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static unsigned hsalit_host_load(unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+// A spinning host worker gives way now and then: more threads than cores must still progress.
+static void hsalit_host_pause(long long spins) {
+  if ((spins & 255) == 0) std::this_thread::yield();
+}
+
+static void hsalit_host_env(const Params& p, int inst, Env& e) {
+  for (int l = 0; l < kLocations; ++l) {
+    e.loc[l] = hsalit_global(p, l, inst);  // a host thread's locations are global (checked by hsalit)
+    e.global_base[l] = nullptr;
+    e.lds_address[l] = 0;
+  }
+  e.offset_bytes = 0;
+  e.results = p.results + (long long)inst * kObservedSlots;
+}
+
+static void hsalit_host_dispatch(int thread, const Env& e);
+
+// Whether each instance's threads overlapped: at its start a participant reads how many of
+// the instance's participants have finished; a non-zero count means it started late.
+// `p`: the host's view (host pointers).
+static void hsalit_host_worker(const Params& p, int host_thread, int replica, int replicas) {
+  if (p.prestress_rounds > 0) {
+    unsigned x = p.seed ^ (unsigned)(host_thread * 7919 + replica);
+    for (int r = 0; r < p.prestress_rounds; ++r) {
+      x = x * 1664525u + 1013904223u;
+      unsigned* w = p.scratch + ((x >> 7) % kScratchWords);
+      __atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) + x, __ATOMIC_RELAXED);
+    }
+  }
+  hsalit_host_add(&p.control[0], 1u);
+  long long spins = 0;
+  while (hsalit_host_load(&p.control[0]) < (unsigned)p.participants) {
+    if (++spins > p.spin_limit) {
+      hsalit_host_add(&p.control[2], 1u);
+      break;
+    }
+    hsalit_host_pause(spins);
+  }
+  for (int inst = replica; inst < p.instances; inst += replicas) {
+    hsalit_host_add(&p.ready[inst], 1u);
+    spins = 0;
+    while (hsalit_host_load(&p.ready[inst]) < (unsigned)kThreads) {
+      if (++spins > p.spin_limit) {
+        hsalit_host_add(&p.control[2], 1u);
+        break;
+      }
+      hsalit_host_pause(spins);
+    }
+    hsalit_delay(p.seed, 0x80000000u ^ (unsigned)(inst * kThreads + kHostThread[host_thread]), p.delay_rounds);
+    if (hsalit_host_load(&p.done[inst]) != 0) hsalit_host_add(&p.late[inst], 1u);
+    Env e;
+    hsalit_host_env(p, inst, e);
+    hsalit_host_dispatch(kHostThread[host_thread], e);
+    hsalit_host_add(&p.done[inst], 1u);
+  }
+  hsalit_host_add(&p.control[1], 1u);
 }
 
 int main(int argc, char** argv) {
@@ -793,26 +962,56 @@ int main(int argc, char** argv) {
       size_t at = c.spacing ? ((size_t)l * c.instances + i) * kSpacingSlots : (size_t)i * kLocations + l;
       mem_init[at] = hsalit_wide_location(l) ? hsalit_initial_value(l) : (long long)(unsigned)(int)hsalit_initial_value(l);
     }
+  // With host threads: replicas per host test thread, and what they share with the GPU in
+  // host memory (`hp`: the host's view of the same parameters).
+  int replicas = c.host_replicas;
+  if (replicas == 0) replicas = std::max(1, std::min(8, ((int)std::thread::hardware_concurrency() - 1) / std::max(1, kHostThreads)));
+  replicas = std::min(replicas, c.instances);
+  const int host_workers = kHostThreads > 0 ? kHostThreads * replicas : 0;
   Params p{};
-  p.mem = hsalit_alloc<long long>(mem_slots);
-  p.results = hsalit_alloc<long long>((size_t)c.instances * kObservedSlots);
+  Params hp{};
+  if (kHostThreads > 0) {
+    p.mem = hsalit_alloc_shared<long long>(mem_slots, &hp.mem);
+    p.results = hsalit_alloc_shared<long long>((size_t)c.instances * kObservedSlots, &hp.results);
+    p.control = hsalit_alloc_shared<unsigned>(4, &hp.control);
+    p.ready = hsalit_alloc_shared<unsigned>((size_t)c.instances, &hp.ready);
+    p.done = hsalit_alloc_shared<unsigned>((size_t)c.instances, &hp.done);
+    p.late = hsalit_alloc_shared<unsigned>((size_t)c.instances, &hp.late);
+  } else {
+    p.mem = hsalit_alloc<long long>(mem_slots);
+    p.results = hsalit_alloc<long long>((size_t)c.instances * kObservedSlots);
+    p.control = hsalit_alloc<unsigned>(4);
+  }
+  std::vector<unsigned> host_scratch(kScratchWords, 0);
   p.assign = hsalit_alloc<int>(layout.assign.size());
   p.slot = hsalit_alloc<int>(layout.slot.size());
   p.idle_barriers = hsalit_alloc<int>(layout.idle_barriers.size());
-  p.control = hsalit_alloc<unsigned>(4);
   p.scratch = hsalit_alloc<unsigned>(kScratchWords);
   p.histogram = hsalit_alloc<unsigned long long>(kOutcomes);
   p.log = hsalit_alloc<long long>((size_t)kLogCapacity * kObservedSlots);
   p.instances = c.instances;
-  p.participants = c.instances * kThreads;
+  p.participants = c.instances * kDeviceThreads + host_workers;
   p.spacing = c.spacing;
   p.stress_rounds = c.stress ? c.stress_rounds : 0;
   p.prestress_rounds = c.prestress ? c.prestress_rounds : 0;
+  p.delay_rounds = c.delay ? c.delay_rounds : 0;
   p.spin_limit = c.spin_limit;
   p.seed = c.seed;
   hsalit_put(p.assign, layout.assign.data(), layout.assign.size());
   hsalit_put(p.slot, layout.slot.data(), layout.slot.size());
   hsalit_put(p.idle_barriers, layout.idle_barriers.data(), layout.idle_barriers.size());
+  if (kHostThreads > 0) {
+    Params shared = hp;
+    hp = p;
+    hp.mem = shared.mem;
+    hp.results = shared.results;
+    hp.control = shared.control;
+    hp.ready = shared.ready;
+    hp.done = shared.done;
+    hp.late = shared.late;
+    hp.scratch = host_scratch.data();
+  }
+  unsigned long long overlapped = 0;
 
   auto start = std::chrono::steady_clock::now();
   long long done = 0;
@@ -831,19 +1030,46 @@ int main(int argc, char** argv) {
       hsalit_put(p.idle_barriers, layout.idle_barriers.data(), layout.idle_barriers.size());
     }
     p.seed = c.seed + (unsigned)it * 7919u;
-    hsalit_put(p.mem, mem_init.data(), mem_slots);
-    hsalit_get(control, p.control, 4);
+    hp.seed = p.seed;
+    if (kHostThreads > 0) {
+      std::memcpy(hp.mem, mem_init.data(), mem_slots * sizeof(long long));
+      std::memcpy(control, hp.control, sizeof control);
+    } else {
+      hsalit_put(p.mem, mem_init.data(), mem_slots);
+      hsalit_get(control, p.control, 4);
+    }
     unsigned logged = control[3];
     control[0] = control[1] = control[2] = 0;
     control[3] = logged;
-    hsalit_put(p.control, control, 4);
+    if (kHostThreads > 0) {
+      std::memcpy(hp.control, control, sizeof control);
+      std::memset(hp.ready, 0, (size_t)c.instances * sizeof(unsigned));
+      std::memset(hp.done, 0, (size_t)c.instances * sizeof(unsigned));
+      std::memset(hp.late, 0, (size_t)c.instances * sizeof(unsigned));
+    } else {
+      hsalit_put(p.control, control, 4);
+    }
+    // The GPU side starts first (a launch returns at once; the emulation's runs on threads of
+    // its own), then the host workers, which meet it at the start barrier.
+    std::vector<std::thread> workers;
 #if defined(HSALIT_HOST_EMULATION)
-    hsalit_launch(p, layout.blocks);
+    std::thread gpu([&] { hsalit_launch(p, layout.blocks); });
 #else
     hsalit_test_kernel<<<layout.blocks, kBlockSize>>>(p);
 #endif
+    for (int h = 0; h < kHostThreads; ++h)
+      for (int r = 0; r < replicas; ++r) workers.emplace_back([&, h, r] { hsalit_host_worker(hp, h, r, replicas); });
+    for (std::thread& w : workers) w.join();
+#if defined(HSALIT_HOST_EMULATION)
+    gpu.join();
+#endif
     if (!hsalit_sync(error)) hsalit_fail("test kernel", error.c_str());
-    hsalit_get(control, p.control, 4);
+    if (kHostThreads > 0) {
+      std::memcpy(control, hp.control, sizeof control);
+      for (int i = 0; i < c.instances; ++i) overlapped += hp.late[i] == 0 ? 1 : 0;
+    } else {
+      hsalit_get(control, p.control, 4);
+    }
     if (control[2] != 0) {
       barrier_timeout = true;
       break;
@@ -858,7 +1084,10 @@ int main(int argc, char** argv) {
   }
   std::vector<unsigned long long> histogram(kOutcomes);
   hsalit_get(histogram.data(), p.histogram, kOutcomes);
-  hsalit_get(control, p.control, 4);
+  if (kHostThreads > 0)
+    std::memcpy(control, hp.control, sizeof control);
+  else
+    hsalit_get(control, p.control, 4);
   unsigned logged = std::min<unsigned>(control[3], kLogCapacity);
   std::vector<long long> log((size_t)kLogCapacity * kObservedSlots);
   hsalit_get(log.data(), p.log, log.size());
@@ -881,13 +1110,26 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kObserved; ++i) std::printf("%s%lld", i ? ", " : "", log[(size_t)k * kObservedSlots + i]);
     std::printf("]");
   }
-  std::printf("], \"other_lost\": %u}\n", control[3] - logged);
-  hsalit_free(p.mem);
-  hsalit_free(p.results);
+  std::printf("], \"other_lost\": %u", control[3] - logged);
+  if (kHostThreads > 0)
+    std::printf(", \"host_threads\": %d, \"host_workers\": %d, \"overlapped\": %llu", kHostThreads, host_workers,
+                overlapped);
+  std::printf("}\n");
+  if (kHostThreads > 0) {
+    hsalit_free_shared(hp.mem);
+    hsalit_free_shared(hp.results);
+    hsalit_free_shared(hp.control);
+    hsalit_free_shared(hp.ready);
+    hsalit_free_shared(hp.done);
+    hsalit_free_shared(hp.late);
+  } else {
+    hsalit_free(p.mem);
+    hsalit_free(p.results);
+    hsalit_free(p.control);
+  }
   hsalit_free(p.assign);
   hsalit_free(p.slot);
   hsalit_free(p.idle_barriers);
-  hsalit_free(p.control);
   hsalit_free(p.scratch);
   hsalit_free(p.histogram);
   hsalit_free(p.log);
@@ -955,7 +1197,8 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += fmt::format("//   c++ -std=c++20 -O2 -pthread -DHSALIT_HOST_EMULATION -x c++ {} (CPU threads, no GPU)\n",
                    prog.file_name);
   s += "// Run: ./program [instances=N] [iterations=N] [time-limit=SECONDS] [seed=N] [stress=0|1] [shuffle=0|1]\n";
-  s += "//      [prestress=0|1] [spacing=0|1] [stress-workgroups=N]; prints one JSON line.\n";
+  s += "//      [prestress=0|1] [spacing=0|1] [delay=0|1] [stress-workgroups=N] [host-replicas=N]; prints one JSON\n";
+  s += "//      line.\n";
   s += "//\n";
   {
     std::string text = litmus::print_litmus(test);
@@ -986,6 +1229,16 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += "\n// ---- The test.\n";
   s += fmt::format("static const char* const kTestName = {};\n", c_string(test.name));
   s += fmt::format("constexpr int kThreads = {};\n", test.threads.size());
+  // The host threads (docs/hardware.md, "The host as an agent").
+  const std::vector<bool> on_host = detail::host_threads(test);
+  std::vector<int> host_ids;
+  for (int t = 0; t < static_cast<int>(test.threads.size()); ++t)
+    if (on_host[static_cast<std::size_t>(t)]) host_ids.push_back(t);
+  s += fmt::format("constexpr int kHostThreads = {};  // test threads of other agents than P0's, run on the host\n",
+                   host_ids.size());
+  s += fmt::format("constexpr int kDeviceThreads = {};\n", test.threads.size() - host_ids.size());
+  if (host_ids.empty()) host_ids.push_back(-1);
+  s += fmt::format("static const int kHostThread[{}] = {{{}}};\n", host_ids.size(), fmt::join(host_ids, ", "));
   s += fmt::format("constexpr int kLocations = {};  // ", locations);
   for (int l = 0; l < locations; ++l)
     s += fmt::format("{}{} ({})", l ? ", " : "", facts.locations[static_cast<std::size_t>(l)],
@@ -1055,9 +1308,10 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
       "constexpr int kDefaultInstances = {};\nconstexpr long long kDefaultIterations = {};\n"
       "constexpr double kDefaultTimeLimit = {};\nconstexpr unsigned kDefaultSeed = {}u;\n"
       "constexpr int kDefaultStress = {}, kDefaultShuffle = {}, kDefaultPrestress = {}, kDefaultSpacing = {};\n"
-      "constexpr int kDefaultStressWorkgroups = {};\n",
+      "constexpr int kDefaultDelay = {};\nconstexpr int kDefaultStressWorkgroups = {};\n",
       options.instances, options.iterations, options.time_limit_seconds, static_cast<std::uint32_t>(options.seed),
-      inc.stress ? 1 : 0, inc.shuffle ? 1 : 0, inc.prestress ? 1 : 0, inc.spacing ? 1 : 0, options.stress_workgroups);
+      inc.stress ? 1 : 0, inc.shuffle ? 1 : 0, inc.prestress ? 1 : 0, inc.spacing ? 1 : 0, inc.delay ? 1 : 0,
+      options.stress_workgroups);
   s += "#if defined(HSALIT_HOST_EMULATION)\nconstexpr long long kDefaultSpinLimit = 1LL << 26;\n#else\n"
        "constexpr long long kDefaultSpinLimit = 1LL << 22;\n#endif\n";
 
@@ -1074,6 +1328,21 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += "HSALIT_DEVICE void hsalit_dispatch(int thread, const Env& e) {\n  switch (thread) {\n";
   for (const litmus::Thread& t : test.threads)
     s += fmt::format("    case {}: hsalit_thread_{}(e); break;\n", t.id, t.id);
+  s += "    default: break;\n  }\n}\n\n";
+  // The host threads: host code with the C++ orders (GCC's __atomic builtins), or in the
+  // emulation the threads above.
+  s += "// ---- The host threads (other agents than P0's), in host code.\n";
+  std::string host_cases, emulated_cases;
+  for (const litmus::Thread& t : test.threads) {
+    if (!on_host[static_cast<std::size_t>(t.id)]) continue;
+    s += fmt::format("#if !defined(HSALIT_HOST_EMULATION)\nstatic void hsalit_host_thread_{}(const Env& e) {{\n", t.id);
+    s += cpp_thread_body(test, facts, enc, t.id, Dialect::Host);
+    s += "}\n#endif\n";
+    host_cases += fmt::format("    case {}: hsalit_host_thread_{}(e); break;\n", t.id, t.id);
+    emulated_cases += fmt::format("    case {}: hsalit_thread_{}(e); break;\n", t.id, t.id);
+  }
+  s += "static void hsalit_host_dispatch(int thread, const Env& e) {\n  (void)e;\n  switch (thread) {\n";
+  s += "#if defined(HSALIT_HOST_EMULATION)\n" + emulated_cases + "#else\n" + host_cases + "#endif\n";
   s += "    default: break;\n  }\n}\n\n";
   s += count_function(enc, facts);
   s += kHarnessHost;

@@ -150,12 +150,20 @@ exists (1:r0=1)
 TEST(HardwareSource, UnsupportedTestsSayWhy) {
   HarnessOptions o;
   o.hip_builtins = true;
-  litmus::Test two_agents = load("classic/MP+system_diff-agent.litmus");
-  auto why = hardware_unsupported_reason(two_agents, o);
+  // Threads of another agent than P0's run on the host, which has no work-group barrier.
+  EXPECT_FALSE(hardware_unsupported_reason(load("classic/MP+system_diff-agent.litmus"), o));
+  litmus::Test host_barrier = parse(R"(LISA host_barrier
+{ x = 0; }
+ P0                           | P1                           ;
+ w[atomic,rlx,system] x 1     | barrier                      ;
+                              | r[atomic,rlx,system] r0 x    ;
+scopes: (system (agent (wg 0)) (agent (wg 1)))
+exists (1:r0=0))");
+  auto why = hardware_unsupported_reason(host_barrier, o);
   ASSERT_TRUE(why);
-  EXPECT_TRUE(contains(*why, "different agents")) << *why;
-  EXPECT_THROW(generate_hip_program(two_agents, nullptr, o), HardwareUnsupported);
-  SimResult r = run_hardware(two_agents, nullptr, o);
+  EXPECT_TRUE(contains(*why, "P1 runs on the host (another agent than P0's), which has no work-group barrier")) << *why;
+  EXPECT_THROW(generate_hip_program(host_barrier, nullptr, o), HardwareUnsupported);
+  SimResult r = run_hardware(host_barrier, nullptr, o);
   ASSERT_TRUE(r.unknown);
   EXPECT_TRUE(contains(*r.unknown, "unsupported")) << *r.unknown;
   EXPECT_TRUE(r.histogram.empty());
@@ -255,8 +263,9 @@ TEST(HardwareEncoding, IncantationsParse) {
   std::string error;
   auto inc = parse_incantations("stress,spacing", error);
   ASSERT_TRUE(inc);
-  EXPECT_TRUE(inc->stress && inc->spacing && !inc->shuffle && !inc->prestress);
-  EXPECT_EQ(parse_incantations("all", error), (Incantations{true, true, true, true}));
+  EXPECT_TRUE(inc->stress && inc->spacing && !inc->shuffle && !inc->prestress && !inc->delay);
+  EXPECT_EQ(parse_incantations("all", error), (Incantations{true, true, true, true, true}));
+  EXPECT_EQ(parse_incantations("delay", error), (Incantations{.delay = true}));
   EXPECT_FALSE(parse_incantations("stress,warp-drive", error));
   EXPECT_TRUE(contains(error, "warp-drive"));
 }
@@ -311,8 +320,9 @@ TEST_P(HardwareEmulation, CountsEveryInstanceWithOutcomesTheTestCanProduce) {
 std::string emulation_case_name(const ::testing::TestParamInfo<EmulationCase>& info) {
   const Incantations& i = info.param.incantations;
   std::string name = std::filesystem::path(info.param.file).stem().string() + "_";
-  for (auto [on, what] : {std::pair{i.stress, "stress"}, std::pair{i.shuffle, "shuffle"},
-                          std::pair{i.prestress, "prestress"}, std::pair{i.spacing, "spacing"}})
+  for (auto [on, what] :
+       {std::pair{i.stress, "stress"}, std::pair{i.shuffle, "shuffle"}, std::pair{i.prestress, "prestress"},
+        std::pair{i.spacing, "spacing"}, std::pair{i.delay, "delay"}})
     if (on) name += std::string("_") + what;
   if (i == Incantations{}) name += "_none";
   for (char& c : name)
@@ -331,7 +341,10 @@ INSTANTIATE_TEST_SUITE_P(
                       EmulationCase{"canonical/FetchAdd2+agent_diff-wg.litmus", {}},
                       EmulationCase{"classic/SB+sc-wave_same-wave.litmus", {.shuffle = true}},
                       EmulationCase{"canonical/MP+barrier_same-wg.litmus", {.stress = true, .shuffle = true}},
-                      EmulationCase{"canonical/CoWW+barrier+fences-wg_same-wg.litmus", {.spacing = true}}),
+                      EmulationCase{"canonical/CoWW+barrier+fences-wg_same-wg.litmus", {.spacing = true}},
+                      EmulationCase{"classic/SB+sc-system_diff-agent.litmus", {.shuffle = true, .delay = true}},
+                      EmulationCase{"classic/IRIW+sc-system_diff-agent.litmus", {.prestress = true}},
+                      EmulationCase{"canonical/LB+rlx+datas-system_diff-agent.litmus", {.stress = true}}),
     emulation_case_name);
 
 TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
@@ -380,6 +393,37 @@ TEST(HardwareEmulationBarrier, TheBarrierHoldsTheWorkGroupTogether) {
   EXPECT_EQ(total, r.iterations);
 }
 
+// The host as an agent: P1 of MP+system_diff-agent (another agent than P0's) runs on host
+// threads, its GPU side on the emulated GPU, through memory both see. Release and acquire at
+// system scope forbid the weak outcome in C++, on both sides: an instance whose host half
+// read another instance's memory, or ran before its GPU half had started, would show it or
+// leave a count short. The runs say how many overlapped in time.
+TEST(HardwareEmulationHost, HostThreadsTakePartInEveryInstance) {
+  if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
+  litmus::Test mp = load("classic/MP+system_diff-agent.litmus");
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.backend = HardwareBackend::Cuda;
+  o.instances = 8;
+  o.iterations = 60;
+  o.workgroup_size = 8;
+  o.incantations = {.shuffle = true, .prestress = true, .delay = true};
+  SimResult r = run_hardware(mp, nullptr, o);
+  ASSERT_FALSE(r.unknown) << *r.unknown;
+  EXPECT_EQ(r.iterations, 60u * 8u);
+  ASSERT_TRUE(r.overlapped);
+  EXPECT_LE(*r.overlapped, r.iterations);
+  std::uint64_t total = 0;
+  for (const auto& [outcome, count] : r.histogram) {
+    total += count;
+    const std::string text = format_outcome(mp, r, outcome);
+    EXPECT_FALSE(contains(text, "1:r0=1;") && contains(text, "1:r1=0;")) << text;
+  }
+  EXPECT_EQ(total, r.iterations);
+  // Tests with one agent say nothing of overlap.
+  EXPECT_FALSE(run_hardware(load(kMp), nullptr, o).overlapped);
+}
+
 // ---- Vendor compilers (compile only; skipped when absent).
 
 void expect_builds(const HarnessProgram& p, const HarnessOptions& o, const std::string& what) {
@@ -418,6 +462,13 @@ TEST_P(HipBuild, RmwAndGroupTestsCompile) {
   o.hip_builtins = true;
   expect_builds(generate_hip_program(load("canonical/MP+barrier+fences-wg_same-wg.litmus"), nullptr, o), o,
                 "barrier with builtins");
+  // Host threads: their code is host C++ in both modes.
+  expect_builds(generate_hip_program(load("classic/IRIW+sc-system_diff-agent.litmus"), nullptr, o), o,
+                "host threads with builtins");
+  o.hip_builtins = false;
+  const litmus::Test host = load("canonical/MP+agent+system_diff-agent.litmus");
+  codegen::CompiledTest c = compile_for(host, o.target);
+  expect_builds(generate_hip_program(host, &c, o), o, "host threads with inline assembly");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, HipBuild, ::testing::Values("gfx900", "gfx90a", "gfx940"));
@@ -455,6 +506,7 @@ TEST(CudaBuild, MpCompilesForSm90) {
   o.target = "sm_90";
   expect_builds(generate_cuda_program(load(kMp), o), o, "cuda");
   expect_builds(generate_cuda_program(load("canonical/MP+barrier+fences-wg_same-wg.litmus"), o), o, "cuda barrier");
+  expect_builds(generate_cuda_program(load("classic/IRIW+sc-system_diff-agent.litmus"), o), o, "cuda host threads");
 }
 
 // The generated CUDA harness compiled as host C++ (-fsyntax-only) with the CUDA parts stubbed
@@ -471,7 +523,8 @@ TEST(CudaSource, HarnessCompilesAsHostCxxWithCudaStubbed) {
   for (const char* file :
        {kMp, "classic/MP+agent_same-wg+group-data.litmus", "classic/MP+xchg-rel+rmw-acq-agent_diff-wg.litmus",
         "classic/SB+sc-wave_same-wave.litmus", "classic/MP+fence-rel+scacq-agent_diff-wg.litmus",
-        "canonical/FetchAdd2+agent_diff-wg.litmus", "canonical/MP+barrier_same-wg.litmus"})
+        "canonical/FetchAdd2+agent_diff-wg.litmus", "canonical/MP+barrier_same-wg.litmus",
+        "classic/MP+system_diff-agent.litmus"})
     for (const bool sc_orders : {false, true}) {
       SCOPED_TRACE(std::string(file) + (sc_orders ? ", sc orders" : ""));
       HarnessOptions o;
@@ -490,7 +543,7 @@ TEST(CudaSource, HarnessCompilesAsHostCxxWithCudaStubbed) {
       EXPECT_TRUE(r.ok()) << r.err;
       ++checked;
     }
-  EXPECT_EQ(checked, 14);
+  EXPECT_EQ(checked, 16);
 }
 
 // ---- No GPU: unknown with a clear reason, no crash.

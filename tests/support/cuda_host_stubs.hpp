@@ -35,6 +35,7 @@ unsigned atomicAdd(unsigned* address, unsigned value);
 unsigned long long atomicAdd(unsigned long long* address, unsigned long long value);
 int atomicExch(int* address, int value);
 unsigned atomicExch(unsigned* address, unsigned value);
+unsigned atomicAdd_system(unsigned* address, unsigned value);
 int atomicCAS(int* address, int compare, int value);
 unsigned atomicCAS(unsigned* address, unsigned compare, unsigned value);
 
@@ -68,6 +69,10 @@ cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
+enum { cudaHostAllocDefault = 0, cudaHostAllocPortable = 1, cudaHostAllocMapped = 2 };
+cudaError_t cudaHostAlloc(void** pointer, std::size_t bytes, unsigned flags);
+cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
+cudaError_t cudaFreeHost(void* pointer);
 
 // `kernel<<<grid, block>>>(args)`, rewritten: the kernel itself, so that the call that follows
 // checks the arguments against its parameters.

@@ -40,9 +40,10 @@ struct Incantations {
   bool shuffle = false;    // random thread-to-instance assignment, new every iteration
   bool prestress = false;  // test threads touch the scratch region just before the start barrier
   bool spacing = false;    // each location of each instance on its own 256-byte line
+  bool delay = false;      // each test thread waits a random while after the start (per instance with host threads)
   friend bool operator==(const Incantations&, const Incantations&) = default;
 };
-// "stress,shuffle,prestress,spacing" (any subset; "" or "none" for none, "all" for all).
+// "stress,shuffle,prestress,spacing,delay" (any subset; "" or "none" for none, "all" for all).
 // nullopt with `error` set for an unknown word.
 std::optional<Incantations> parse_incantations(std::string_view list, std::string& error);
 
@@ -76,8 +77,8 @@ struct HardwareUnsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Why the harness cannot run the test with these options; nullopt when it can. Covers threads
-// in different agents (system scope across agents needs the host or a second GPU), work-group
+// Why the harness cannot run the test with these options; nullopt when it can. Covers host
+// threads (those of other agents than P0's) with barriers or group memory, work-group
 // barriers whose count the harness cannot know (in a thread with branches, or different
 // between the threads of a work-group), registers holding addresses, constant address offsets, filters, observed group
 // locations and read-modify-writes that no single atomic computes.
@@ -98,8 +99,9 @@ struct OutcomeEncoding {
 // Raises HardwareUnsupported when the domains would give more than `max_outcomes` outcomes.
 OutcomeEncoding outcome_encoding(const litmus::Test& test, std::uint64_t max_outcomes = 1u << 16);
 
-// Where the threads of one instance go: test threads grouped by shared work-group (one
-// hardware work-group per group and per batch of instances) and, inside, by shared wave.
+// Where the GPU threads of one instance go: test threads grouped by shared work-group (one
+// hardware work-group per group and per batch of instances) and, inside, by shared wave. The
+// threads of other agents than P0's run on the host and are not in it.
 struct InstanceLayout {
   std::vector<std::vector<std::vector<int>>> workgroups;  // [work-group class][wave class] -> test threads
 };

@@ -203,6 +203,10 @@ struct SimResult {
   std::uint64_t iterations = 0;  // random: runs
   double seconds = 0;
   std::optional<std::string> unknown;  // why no exact answer (state bound, time, deadlock)
+  // Hardware runs with host threads (docs/hardware.md, "The host as an agent"): the runs
+  // whose host and GPU threads overlapped in time (no thread started after another had
+  // finished); a weak outcome needs them.
+  std::optional<std::uint64_t> overlapped;
 };
 
 SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
