@@ -15,6 +15,7 @@
 
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/codegen/process.hpp"
+#include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/runner/hardware.hpp"
 #include "litmus_support.hpp"
@@ -202,6 +203,30 @@ exists (0:r0=0))");
 scopes: (agent (wg 0) (wg 1))
 exists (1:r0=0))");
   EXPECT_FALSE(hardware_unsupported_reason(apart, o));
+}
+
+// Every test of the libraries with threads in several agents or a work-group barrier runs on
+// the harness (none is refused): the main library's and the heterogeneous library.
+TEST(HardwareSource, HeterogeneousAndBarrierTestsAreSupported) {
+  HarnessOptions o;
+  o.backend = HardwareBackend::Cuda;
+  int counted = 0;
+  for (const char* folder : {"litmus/library", "litmus/library-hetero"})
+    for (const std::filesystem::path& file :
+         litmus::collect_litmus_files({std::filesystem::path(HSALIT_SOURCE_DIR) / folder})) {
+      const litmus::ParseResult r = litmus::parse_litmus_file(file);
+      ASSERT_TRUE(r.ok()) << file;
+      const litmus::Test& t = *r.test;
+      bool agents = false, barrier = false;
+      for (int p = 1; p < static_cast<int>(t.threads.size()); ++p)
+        agents = agents || !t.scopes.same_instance(0, p, litmus::Scope::Agent);
+      for (const litmus::Thread& thread : t.threads)
+        for (const litmus::Instruction& ins : thread.code) barrier = barrier || ins.kind == litmus::OpKind::Barrier;
+      if (!agents && !barrier) continue;
+      ++counted;
+      EXPECT_EQ(hardware_unsupported_reason(t, o), std::nullopt) << file;
+    }
+  EXPECT_EQ(counted, 14 + 4 + 20);  // the main library's two-agent and barrier tests, the hetero library
 }
 
 // A test with a barrier: one instance per work-group, each work-group class with the barriers
