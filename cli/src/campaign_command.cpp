@@ -28,9 +28,11 @@ namespace fs = std::filesystem;
 
 struct CampaignCommandOptions {
   std::vector<std::string> inputs;
-  std::string target;        // gfx900, or sm_90 with --backend cuda
-  std::string incantations;  // hardware backends: stress,shuffle,prestress,spacing,delay
-  int instances = 1024;      // hardware backends: test instances per launch
+  std::string target;           // gfx900, or sm_90 with --backend cuda
+  std::string incantations;     // hardware backends: stress,shuffle,prestress,spacing,delay
+  int instances = 1024;         // hardware backends: test instances per launch
+  int workgroup_size = 256;     // hardware backends: threads per work-group
+  bool host_emulation = false;  // hardware backends: the harness on CPU threads (docs/hardware.md)
   std::string backend = "sim";
   std::string out;
   std::string mapping_file;
@@ -151,6 +153,8 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   }
   if (opt.instances < 1) return fail("--instances must be at least 1");
   harness.instances = opt.instances;
+  harness.workgroup_size = opt.workgroup_size;
+  harness.host_emulation = opt.host_emulation;
   harness.sc_orders = opt.sc_orders;
   std::string model_error;
   const std::optional<model::ModelVariant> variant = model_for_flavour(opt.model, opt.flavour, model_error);
@@ -220,8 +224,9 @@ int run_campaign_command(const CampaignCommandOptions& opt) {
   info.flavour = opt.flavour;
   info.backend = opt.backend;
   if (opt.backend != "sim")
-    info.harness = fmt::format("instances={} incantations={}", opt.instances,
-                               opt.incantations.empty() ? "none" : opt.incantations);
+    info.harness =
+        fmt::format("instances={} incantations={}{}", opt.instances,
+                    opt.incantations.empty() ? "none" : opt.incantations, opt.host_emulation ? " host-emulation" : "");
   info.model = model::to_string(*variant);
   info.engine = opt.engine;
   info.sc_orders = opt.sc_orders;
@@ -307,6 +312,11 @@ Command add_campaign_command(CLI::App& app) {
                   "hardware backends: comma-separated stress, shuffle, prestress, spacing, delay (docs/hardware.md)");
   cmd->add_option("--instances", opt->instances, "hardware backends: test instances per kernel launch (default 1024)")
       ->check(positive_count());
+  cmd->add_option("--workgroup-size", opt->workgroup_size,
+                  "hardware backends: threads per work-group (default 256; a multiple of 64 on a GPU)")
+      ->check(positive_count());
+  cmd->add_flag("--host-emulation", opt->host_emulation,
+                "hardware backends: build the harness with the host C++ compiler and run it on CPU threads");
   cmd->add_option("--backend", opt->backend, "sim (default), hip or cuda");
   CLI::Option* mapping = cmd->add_option("--mapping", opt->mapping_file, "a mapping table file");
   cmd->add_option("--table", opt->table, "a shipped mapping table by name (default: the target's)")->excludes(mapping);
@@ -339,16 +349,17 @@ Command add_campaign_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", opt->quiet, "no progress output");
   add_memory_limit_option(cmd, opt->memory_limit);
-  return {cmd, [opt, cmd] {
-            // The harness's options would be ignored by the simulator: refused, not ignored.
-            if (opt->backend == "sim")
-              for (const char* hardware_only : {"--incantations", "--instances"})
-                if (cmd->get_option(hardware_only)->count() > 0) {
-                  fmt::print(stderr, "hsalit campaign: error: {} needs --backend hip or cuda\n", hardware_only);
-                  return kExitBadInput;
-                }
-            return run_campaign_command(*opt);
-          }};
+  return {
+      cmd, [opt, cmd] {
+        // The harness's options would be ignored by the simulator: refused, not ignored.
+        if (opt->backend == "sim")
+          for (const char* hardware_only : {"--incantations", "--instances", "--workgroup-size", "--host-emulation"})
+            if (cmd->get_option(hardware_only)->count() > 0) {
+              fmt::print(stderr, "hsalit campaign: error: {} needs --backend hip or cuda\n", hardware_only);
+              return kExitBadInput;
+            }
+        return run_campaign_command(*opt);
+      }};
 }
 
 }  // namespace hsalit::cli

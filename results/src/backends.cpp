@@ -24,14 +24,34 @@ class SimBackend final : public runner::Backend {
     runner::SimResult r = request.exhaustive
                               ? runner::run_exhaustive(test, compiled, options)
                               : runner::run_random(test, compiled, request.iterations, request.seed, options);
-    return {std::move(r.observed), std::move(r.histogram),      r.states, r.iterations, r.seconds, std::move(r.unknown),
-            std::move(r.traces),   std::move(r.trace_placement)};
+    return {
+        std::move(r.observed), std::move(r.histogram),       r.states,    r.iterations, r.seconds, std::move(r.unknown),
+        std::move(r.traces),   std::move(r.trace_placement), std::nullopt};
   }
   bool can_trace() const override { return true; }
 
  private:
   runner::SimOptions options_;
 };
+
+// A harness run as a backend's result.
+runner::BackendResult from_harness(runner::SimResult r) {
+  runner::BackendResult out;
+  out.observed = std::move(r.observed);
+  out.histogram = std::move(r.histogram);
+  out.states = r.states;
+  out.iterations = r.iterations;
+  out.seconds = r.seconds;
+  out.unknown = std::move(r.unknown);
+  out.overlapped = r.overlapped;
+  return out;
+}
+
+// The host emulation needs only the host C++ compiler.
+std::optional<std::string> emulation_unavailable() {
+  if (!runner::find_host_cxx()) return "no host C++ compiler for the host emulation (HSALIT_CXX, c++, g++ or clang++)";
+  return std::nullopt;
+}
 
 // The harness options of one hardware run: the campaign's incantations and instances, the
 // request's time limit and seed, and as many launches as the requested iterations need.
@@ -55,6 +75,7 @@ class HipBackend final : public runner::Backend {
       : target_(std::move(target)), harness_(std::move(harness)) {}
   std::string_view name() const override { return "hip"; }
   std::optional<std::string> unavailable() const override {
+    if (harness_.host_emulation) return emulation_unavailable();
     if (!runner::find_hipcc()) return "no ROCm toolchain on this machine (hipcc not in PATH or HSALIT_HIPCC)";
     if (!std::filesystem::exists("/dev/kfd")) return "no AMD GPU/ROCm runtime on this machine (no /dev/kfd)";
     return std::nullopt;
@@ -67,10 +88,8 @@ class HipBackend final : public runner::Backend {
       out.unknown = *why;
       return out;
     }
-    runner::SimResult r =
-        runner::run_hardware(test, &compiled, harness_for(harness_, runner::HardwareBackend::Hip, target_, request));
-    return {
-        std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown), {}, {}};
+    return from_harness(
+        runner::run_hardware(test, &compiled, harness_for(harness_, runner::HardwareBackend::Hip, target_, request)));
   }
 
  private:
@@ -86,6 +105,7 @@ class CudaBackend final : public runner::Backend {
       : arch_(std::move(arch)), harness_(std::move(harness)) {}
   std::string_view name() const override { return "cuda"; }
   std::optional<std::string> unavailable() const override {
+    if (harness_.host_emulation) return emulation_unavailable();
     if (!runner::find_nvcc())
       return "no CUDA toolchain on this machine (nvcc not in HSALIT_NVCC, PATH or /usr/local/cuda)";
     if (!std::filesystem::exists("/dev/nvidiactl"))
@@ -103,10 +123,8 @@ class CudaBackend final : public runner::Backend {
       out.unknown = *why;
       return out;
     }
-    runner::SimResult r =
-        runner::run_hardware(test, nullptr, harness_for(harness_, runner::HardwareBackend::Cuda, arch_, request));
-    return {
-        std::move(r.observed), std::move(r.histogram), r.states, r.iterations, r.seconds, std::move(r.unknown), {}, {}};
+    return from_harness(
+        runner::run_hardware(test, nullptr, harness_for(harness_, runner::HardwareBackend::Cuda, arch_, request)));
   }
 
  private:

@@ -261,6 +261,7 @@ json to_json(const TestRecord& t) {
       {"seconds", t.seconds},
   };
   // A violation's story; older readers ignore what they do not know.
+  if (t.run.overlapped) record["run"]["overlapped"] = *t.run.overlapped;
   if (!t.source.empty()) record["source"] = t.source;
   if (!t.findings.empty()) {
     json findings = json::array();
@@ -324,6 +325,7 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.run.reason = u.str_or("reason", "");
   t.run.states = u.count("states");
   t.run.iterations = u.count("iterations");
+  if (r.at("run").contains("overlapped")) t.run.overlapped = u.count("overlapped");
   t.run.seconds = u.number("seconds");
   i = 0;
   for (const json& h : u.array("histogram")) {

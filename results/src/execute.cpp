@@ -235,6 +235,7 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
   for (auto& [o, entry] : merged) rec.run.histogram.push_back(std::move(entry));
   rec.run.states = r.states;
   rec.run.iterations = r.iterations;
+  rec.run.overlapped = r.overlapped;
   rec.run.status = r.unknown ? StageStatus::Unknown : StageStatus::Ok;
   if (r.unknown) rec.run.reason = *r.unknown;
   if (test.filter && !columns.filter_usable && rec.run.reason.empty())

@@ -351,9 +351,12 @@ std::string stages_line(const TestRecord& t) {
       escape_xml(t.file), escape_xml(t.content_hash), escape_xml(t.condition),
       t.model.status == StageStatus::Ok ? escape_xml(t.model.result) : std::string(to_string(t.model.status)),
       t.model.racy ? ", racy: " + escape_xml(t.model.race) : "", to_string(t.compile.status), to_string(t.run.status),
-      t.run.states       ? fmt::format(", {} states", t.run.states)
-      : t.run.iterations ? fmt::format(", {} iterations", t.run.iterations)
-                         : "");
+      t.run.states ? fmt::format(", {} states", t.run.states)
+      : t.run.iterations
+          ? fmt::format(", {} iterations", t.run.iterations) +
+                (t.run.overlapped ? fmt::format(" ({} with the host and GPU threads overlapping)", *t.run.overlapped)
+                                  : std::string())
+          : "");
 }
 
 // Everything about one test: on its own page, and for a violation also in the report itself.

@@ -131,6 +131,9 @@ struct RunStage {
   std::vector<ObservedOutcome> histogram;  // sorted by outcome; may be partial when Unknown
   std::uint64_t states = 0;                // exhaustive simulation: states visited
   std::uint64_t iterations = 0;            // random mode / hardware: runs
+  // Hardware with host threads: the runs whose host and GPU threads overlapped in time
+  // (runner::SimResult::overlapped).
+  std::optional<std::uint64_t> overlapped;
   double seconds = 0;
 };
 
