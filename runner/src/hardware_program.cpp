@@ -361,6 +361,7 @@ std::string c_string(std::string_view s) {
 
 // The harness text shared by every backend. Placeholders are filled by generate().
 constexpr std::string_view kPrelude = R"HSALIT(#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -372,7 +373,6 @@ constexpr std::string_view kPrelude = R"HSALIT(#include <algorithm>
 #include <vector>
 
 #if defined(HSALIT_HOST_EMULATION)
-#include <atomic>
 #include <barrier>
 #include <memory>
 #define HSALIT_DEVICE static inline
@@ -730,6 +730,7 @@ struct HsalitConfig {
   int stress_rounds = 4096, prestress_rounds = 64;
   long long spin_limit = kDefaultSpinLimit;
   int host_replicas = 0;  // CPU threads per host test thread (0: from the machine's cores)
+  int host_stress = 1;    // with `stress` and host threads: CPU threads hammering a host region
 };
 
 // The assignment of hardware threads to (instance, test thread) for one launch. Work-group
@@ -841,6 +842,7 @@ static void hsalit_parse_args(int argc, char** argv, HsalitConfig& c) {
     else if (k == "stress-workgroups") c.stress_workgroups = std::max(0, std::atoi(v));
     else if (k == "spin-limit") c.spin_limit = std::atoll(v);
     else if (k == "host-replicas") c.host_replicas = std::max(0, std::atoi(v));
+    else if (k == "host-stress") c.host_stress = std::max(0, std::atoi(v));
   }
 }
 
@@ -1057,9 +1059,25 @@ int main(int argc, char** argv) {
 #else
     hsalit_test_kernel<<<layout.blocks, kBlockSize>>>(p);
 #endif
+    // `stress` on the host side: CPU threads writing a host region while the workers run.
+    std::atomic<bool> workers_done{false};
+    std::vector<std::thread> stressers;
+    if (kHostThreads > 0 && c.stress)
+      for (int s = 0; s < c.host_stress; ++s)
+        stressers.emplace_back([&, s] {
+          unsigned x = p.seed ^ (0x9e3779b9u * (unsigned)(s + 1));
+          std::vector<unsigned> region(kScratchWords);
+          while (!workers_done.load(std::memory_order_relaxed))
+            for (int k = 0; k < 4096; ++k) {
+              x = x * 1664525u + 1013904223u;
+              __atomic_fetch_add(&region[(x >> 7) % kScratchWords], 1u, __ATOMIC_RELAXED);
+            }
+        });
     for (int h = 0; h < kHostThreads; ++h)
       for (int r = 0; r < replicas; ++r) workers.emplace_back([&, h, r] { hsalit_host_worker(hp, h, r, replicas); });
     for (std::thread& w : workers) w.join();
+    workers_done.store(true, std::memory_order_relaxed);
+    for (std::thread& t : stressers) t.join();
 #if defined(HSALIT_HOST_EMULATION)
     gpu.join();
 #endif
@@ -1197,8 +1215,8 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += fmt::format("//   c++ -std=c++20 -O2 -pthread -DHSALIT_HOST_EMULATION -x c++ {} (CPU threads, no GPU)\n",
                    prog.file_name);
   s += "// Run: ./program [instances=N] [iterations=N] [time-limit=SECONDS] [seed=N] [stress=0|1] [shuffle=0|1]\n";
-  s += "//      [prestress=0|1] [spacing=0|1] [delay=0|1] [stress-workgroups=N] [host-replicas=N]; prints one JSON\n";
-  s += "//      line.\n";
+  s += "//      [prestress=0|1] [spacing=0|1] [delay=0|1] [stress-workgroups=N] [host-replicas=N] [host-stress=N];\n";
+  s += "//      prints one JSON line.\n";
   s += "//\n";
   {
     std::string text = litmus::print_litmus(test);
