@@ -336,57 +336,79 @@ std::string test_name(const Skeleton& s, const Variant& v) {
 // condition (the values a read compares with a guard stay).
 enum class KeyOf : std::uint8_t { Test, Program };
 
+void append_number(std::string& key, std::int64_t value) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  key.append(digits, end);
+}
+
+// An agent's or work-group's number by first appearance (`table`: per id, its number or -1).
+int renumber(std::vector<int>& table, int id, int& met) {
+  if (static_cast<std::size_t>(id) >= table.size()) table.resize(static_cast<std::size_t>(id) + 1, -1);
+  int& fresh = table[static_cast<std::size_t>(id)];
+  if (fresh < 0) fresh = met++;
+  return fresh;
+}
+
+// The names one order of a skeleton's threads gives its locations and values: a location its
+// place in the order met, a written value the 1-based place of its first write among its
+// location's writes (0 stays 0; a value no write stores, minus itself).
+class OrderNaming {
+ public:
+  explicit OrderNaming(const Skeleton& s)
+      : fresh_(static_cast<std::size_t>(s.locations)), written_(static_cast<std::size_t>(s.locations)) {}
+
+  void name(const Skeleton& s, std::span<const std::size_t> order) {
+    std::fill(fresh_.begin(), fresh_.end(), -1);
+    for (auto& values : written_) values.clear();
+    met_.clear();
+    for (std::size_t t : order)
+      for (const Access& a : s.threads[t]) {
+        int& fresh = fresh_[static_cast<std::size_t>(a.loc)];
+        if (fresh < 0) {
+          fresh = static_cast<int>(met_.size());
+          met_.push_back(a.loc);
+        }
+        if (a.kind != 'R') written_[static_cast<std::size_t>(a.loc)].push_back(a.write_value);
+      }
+  }
+  int location(int l) const { return fresh_[static_cast<std::size_t>(l)]; }
+  const std::vector<int>& met() const { return met_; }  // the locations in the order met
+  std::int64_t value(int l, std::int64_t value) const {
+    if (value == 0) return 0;
+    const std::vector<std::int64_t>& values = written_[static_cast<std::size_t>(l)];
+    const auto it = std::find(values.begin(), values.end(), value);
+    return it == values.end() ? -value : static_cast<std::int64_t>(it - values.begin()) + 1;
+  }
+
+ private:
+  std::vector<int> fresh_;  // per location, its name (-1: not met)
+  std::vector<int> met_;
+  std::vector<std::vector<std::int64_t>> written_;  // per location, the values written in order
+};
+
 // The symmetry class: the smallest serialisation over thread permutations, with
 // locations and values renamed by first appearance. Written with small tables and
 // std::to_chars rather than maps and formatting: a bound asks it of every space it searches.
 std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Test) {
   const std::size_t n = s.threads.size();
-  const auto locations = static_cast<std::size_t>(s.locations);
   std::vector<std::size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
   std::string best, key;
   bool first = true;
-  std::vector<int> loc(locations);                            // fresh index of each location, -1: not yet
-  std::vector<std::vector<std::int64_t>> written(locations);  // per location, the values written in order
-  std::vector<int> agent, wg;                                 // fresh numbers, -1: not yet
-  auto append_number = [&](std::int64_t value) {
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-    key.append(digits, end);
-  };
-  // A value's name: 0 stays 0, a written value the 1-based place of its first write among
-  // its location's writes.
-  auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
-    if (value == 0) return 0;
-    const std::vector<std::int64_t>& values = written[static_cast<std::size_t>(l)];
-    const auto it = std::find(values.begin(), values.end(), value);
-    return it == values.end() ? -value : static_cast<std::int64_t>(it - values.begin()) + 1;
-  };
+  OrderNaming names(s);
+  std::vector<int> agent, wg;  // fresh numbers, -1: not yet
   do {
-    std::fill(loc.begin(), loc.end(), -1);
-    for (auto& values : written) values.clear();
-    int locs_met = 0;
-    for (std::size_t t : perm)
-      for (const Access& a : s.threads[t]) {
-        int& fresh = loc[static_cast<std::size_t>(a.loc)];
-        if (fresh < 0) fresh = locs_met++;
-        if (a.kind != 'R') written[static_cast<std::size_t>(a.loc)].push_back(a.write_value);
-      }
+    names.name(s, perm);
     key.clear();
     agent.assign(n + 1, -1);
     wg.assign(n + 1, -1);
     int agents_met = 0, wgs_met = 0;
-    auto renumber = [](std::vector<int>& table, int id, int& met) {
-      if (static_cast<std::size_t>(id) >= table.size()) table.resize(static_cast<std::size_t>(id) + 1, -1);
-      int& fresh = table[static_cast<std::size_t>(id)];
-      if (fresh < 0) fresh = met++;
-      return fresh;
-    };
     for (std::size_t t : perm) {
       key += "|a";
-      append_number(renumber(agent, v.placement->agent[t], agents_met));
+      append_number(key, renumber(agent, v.placement->agent[t], agents_met));
       key += 'w';
-      append_number(renumber(wg, v.placement->wg[t], wgs_met));
+      append_number(key, renumber(wg, v.placement->wg[t], wgs_met));
       key += ':';
       const auto& code = s.threads[t];
       for (std::size_t i = 0; i < code.size(); ++i) {
@@ -397,10 +419,10 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
           key += '/';
         }
         key += a.kind;
-        append_number(loc[static_cast<std::size_t>(a.loc)]);
+        append_number(key, names.location(a.loc));
         if (a.kind != 'R') {
           key += 'w';
-          append_number(mapped(a.loc, a.write_value));
+          append_number(key, names.value(a.loc, a.write_value));
         }
         // The value a read expects is the condition's, and a guard's after it.
         const bool next_po = i + 1 < code.size() && s.po_gap[t][i];
@@ -408,25 +430,22 @@ std::string canonical(const Skeleton& s, const Variant& v, KeyOf of = KeyOf::Tes
                                                     v.gaps[t][i].dependency == Dependency::Guard);
         if (a.kind != 'W' && compared) {
           key += 'r';
-          append_number(mapped(a.loc, a.read_value));
+          append_number(key, names.value(a.loc, a.read_value));
         }
         key += to_string(v.accesses[t][i]);
       }
     }
     // The locations in the order met, each with its segment (and, for a whole test, the
     // final value the condition names).
-    std::vector<int> by_fresh(static_cast<std::size_t>(locs_met), -1);
-    for (std::size_t l = 0; l < locations; ++l)
-      if (loc[l] >= 0) by_fresh[static_cast<std::size_t>(loc[l])] = static_cast<int>(l);
     key += '#';
-    for (std::size_t f = 0; f < by_fresh.size(); ++f) {
-      const auto old = static_cast<std::size_t>(by_fresh[f]);
+    for (std::size_t f = 0; f < names.met().size(); ++f) {
+      const auto old = static_cast<std::size_t>(names.met()[f]);
       if (f > 0) key += ',';
       key += to_string(v.segments[old]);
       const auto& final_value = of == KeyOf::Test ? s.final_value[old] : std::nullopt;
       if (final_value) {
         key += '=';
-        append_number(mapped(static_cast<int>(old), *final_value));
+        append_number(key, names.value(static_cast<int>(old), *final_value));
       }
     }
     if (first || key < best) best = key;
@@ -454,37 +473,13 @@ struct SkeletonSymmetry {
 
 SkeletonSymmetry skeleton_symmetry(const Skeleton& s, bool guards) {
   const std::size_t n = s.threads.size();
-  const auto locations = static_cast<std::size_t>(s.locations);
   std::vector<std::size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
   SkeletonSymmetry out;
   std::string key;
-  std::vector<int> loc(locations);
-  std::vector<std::vector<std::int64_t>> written(locations);
-  auto append_number = [&](std::int64_t value) {
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-    key.append(digits, end);
-  };
-  auto mapped = [&](int l, std::int64_t value) -> std::int64_t {
-    if (value == 0) return 0;
-    const std::vector<std::int64_t>& values = written[static_cast<std::size_t>(l)];
-    const auto it = std::find(values.begin(), values.end(), value);
-    return it == values.end() ? -value : static_cast<std::int64_t>(it - values.begin()) + 1;
-  };
+  OrderNaming names(s);
   do {
-    std::fill(loc.begin(), loc.end(), -1);
-    for (auto& values : written) values.clear();
-    SkeletonSymmetry::Order order{perm, {}};
-    for (std::size_t t : perm)
-      for (const Access& a : s.threads[t]) {
-        int& fresh = loc[static_cast<std::size_t>(a.loc)];
-        if (fresh < 0) {
-          fresh = static_cast<int>(order.location_met.size());
-          order.location_met.push_back(a.loc);
-        }
-        if (a.kind != 'R') written[static_cast<std::size_t>(a.loc)].push_back(a.write_value);
-      }
+    names.name(s, perm);
     key.clear();
     for (std::size_t t : perm) {
       key += '|';
@@ -493,15 +488,15 @@ SkeletonSymmetry skeleton_symmetry(const Skeleton& s, bool guards) {
         const Access& a = code[i];
         if (i > 0) key += s.po_gap[t][i - 1] ? "/p/" : "/-/";
         key += a.kind;
-        append_number(loc[static_cast<std::size_t>(a.loc)]);
+        append_number(key, names.location(a.loc));
         if (a.kind != 'R') {
           key += 'w';
-          append_number(mapped(a.loc, a.write_value));
+          append_number(key, names.value(a.loc, a.write_value));
         }
         // A read's value is compared where a guard may follow it.
         if (a.kind != 'W' && guards && i + 1 < code.size() && s.po_gap[t][i]) {
           key += 'r';
-          append_number(mapped(a.loc, a.read_value));
+          append_number(key, names.value(a.loc, a.read_value));
         }
       }
     }
@@ -509,7 +504,7 @@ SkeletonSymmetry skeleton_symmetry(const Skeleton& s, bool guards) {
       out.key = key;
       out.orders.clear();
     }
-    if (key == out.key) out.orders.push_back(std::move(order));
+    if (key == out.key) out.orders.push_back({perm, names.met()});
   } while (std::next_permutation(perm.begin(), perm.end()));
   return out;
 }
@@ -527,12 +522,6 @@ std::string arrangement_of(const SkeletonSymmetry& symmetry, const PlacementSpec
     agent.assign(order.threads.size() + 1, -1);
     wg.assign(order.threads.size() + 1, -1);
     int agents_met = 0, wgs_met = 0;
-    auto renumber = [](std::vector<int>& table, int id, int& met) {
-      if (static_cast<std::size_t>(id) >= table.size()) table.resize(static_cast<std::size_t>(id) + 1, -1);
-      int& fresh = table[static_cast<std::size_t>(id)];
-      if (fresh < 0) fresh = met++;
-      return fresh;
-    };
     for (std::size_t t : order.threads) {
       key += static_cast<char>('0' + renumber(agent, placement.agent[t], agents_met));
       key += static_cast<char>('0' + renumber(wg, placement.wg[t], wgs_met));
