@@ -69,20 +69,10 @@ std::string_view cpp_order(MemoryOrder o) {
 std::string_view cpp_fail_order(MemoryOrder o) {
   return o == MemoryOrder::Release ? "std::memory_order_relaxed" : cpp_order(o);
 }
-// The same orders as GCC's __atomic builtins name them.
-std::string_view gcc_order(MemoryOrder o) {
-  switch (o) {
-    case MemoryOrder::Relaxed: return "__ATOMIC_RELAXED";
-    case MemoryOrder::Acquire: return "__ATOMIC_ACQUIRE";
-    case MemoryOrder::Release: return "__ATOMIC_RELEASE";
-    case MemoryOrder::AcquireRelease: return "__ATOMIC_SEQ_CST";
-  }
-  return "";
-}
-std::string_view gcc_fail_order(MemoryOrder o) { return o == MemoryOrder::Release ? "__ATOMIC_RELAXED" : gcc_order(o); }
 
 // ---- HIP builtins (clang's __hip_atomic_*): orders and scopes as codegen::llvm_ordering and
-// llvm_sync_scope read them.
+// llvm_sync_scope read them. The orders are GCC's __atomic ones, which the host threads' code
+// takes too (Dialect::Host).
 std::string_view hip_order(MemoryOrder o) {
   switch (o) {
     case MemoryOrder::Relaxed: return "__ATOMIC_RELAXED";
@@ -162,7 +152,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
   if (ins.kind == OpKind::Fence) {
     switch (dialect) {
       case Dialect::Emulation: return fmt::format("std::atomic_thread_fence({});", cpp_order(an.order));
-      case Dialect::Host: return fmt::format("__atomic_thread_fence({});", gcc_order(an.order));
+      case Dialect::Host: return fmt::format("__atomic_thread_fence({});", hip_order(an.order));
       case Dialect::HipBuiltins:
         return fmt::format("__builtin_amdgcn_fence({}, \"{}\");", hip_order(an.order), hip_fence_scope(an.scope));
       case Dialect::Cuda:
@@ -176,7 +166,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
                          an.atomic ? cpp_order(an.order) : "std::memory_order_relaxed");
     if (dialect == Dialect::Host)
       return fmt::format("{} = (long long)__atomic_load_n({}, {});", reg, a.pointer,
-                         an.atomic ? gcc_order(an.order) : "__ATOMIC_RELAXED");
+                         an.atomic ? hip_order(an.order) : "__ATOMIC_RELAXED");
     if (!an.atomic) return fmt::format("{} = (long long)*{};", reg, a.pointer);
     if (dialect == Dialect::HipBuiltins)
       return fmt::format("{} = (long long)__hip_atomic_load({}, {}, {});", reg, a.pointer, hip_order(an.order),
@@ -195,7 +185,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
                          an.atomic ? cpp_order(an.order) : "std::memory_order_relaxed");
     if (dialect == Dialect::Host)
       return fmt::format("__atomic_store_n({}, {}, {});", a.pointer, value,
-                         an.atomic ? gcc_order(an.order) : "__ATOMIC_RELAXED");
+                         an.atomic ? hip_order(an.order) : "__ATOMIC_RELAXED");
     if (!an.atomic) return fmt::format("*{} = {};", a.pointer, value);
     if (dialect == Dialect::HipBuiltins)
       return fmt::format("__hip_atomic_store({}, {}, {}, {});", a.pointer, value, hip_order(an.order),
@@ -222,7 +212,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
       case Dialect::Host:
         return fmt::format(
             "{{ {} old = {}; __atomic_compare_exchange_n({}, &old, {}, false, {}, {}); {} = (long long)old; }}", a.type,
-            expected, a.pointer, operand, gcc_order(an.order), gcc_fail_order(an.order), reg);
+            expected, a.pointer, operand, hip_order(an.order), hip_fail_order(an.order), reg);
       case Dialect::HipBuiltins:
         return fmt::format(
             "{{ {} old = {}; __hip_atomic_compare_exchange_strong({}, &old, {}, {}, {}, {}); {} = (long long)old; }}",
@@ -248,7 +238,7 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
                           : shape.kind == K::And    ? "__atomic_fetch_and"
                           : shape.kind == K::Or     ? "__atomic_fetch_or"
                                                     : "__atomic_fetch_xor";
-    return fmt::format("{} = (long long){}({}, {}, {});", reg, fn, a.pointer, operand, gcc_order(an.order));
+    return fmt::format("{} = (long long){}({}, {}, {});", reg, fn, a.pointer, operand, hip_order(an.order));
   }
   if (dialect == Dialect::HipBuiltins) {
     std::string_view fn = shape.kind == K::Exchange ? "__hip_atomic_exchange"
