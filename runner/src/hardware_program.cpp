@@ -361,6 +361,10 @@ constexpr std::string_view kPrelude = R"HSALIT(#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #if defined(HSALIT_HOST_EMULATION)
 #include <barrier>
@@ -858,6 +862,22 @@ static void hsalit_host_env(const Params& p, int inst, Env& e) {
 
 static void hsalit_host_dispatch(int thread, const Env& e);
 
+// A host worker on a core of its own (core `k` modulo the cores; core 0 is left to the
+// launching thread). Not in the emulation, whose GPU threads share the same cores.
+static void hsalit_pin(std::thread& t, int k) {
+#if defined(__linux__) && !defined(HSALIT_HOST_EMULATION)
+  unsigned cores = std::thread::hardware_concurrency();
+  if (cores < 2) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET((unsigned)k % cores, &set);
+  (void)pthread_setaffinity_np(t.native_handle(), sizeof set, &set);
+#else
+  (void)t;
+  (void)k;
+#endif
+}
+
 // Whether each instance's threads overlapped: at its start a participant reads how many of
 // the instance's participants have finished; a non-zero count means it started late.
 // `p`: the host's view (host pointers).
@@ -1064,7 +1084,10 @@ int main(int argc, char** argv) {
             }
         });
     for (int h = 0; h < kHostThreads; ++h)
-      for (int r = 0; r < replicas; ++r) workers.emplace_back([&, h, r] { hsalit_host_worker(hp, h, r, replicas); });
+      for (int r = 0; r < replicas; ++r) {
+        workers.emplace_back([&, h, r] { hsalit_host_worker(hp, h, r, replicas); });
+        hsalit_pin(workers.back(), (int)workers.size());
+      }
     for (std::thread& w : workers) w.join();
     workers_done.store(true, std::memory_order_relaxed);
     for (std::thread& t : stressers) t.join();
