@@ -1109,11 +1109,9 @@ struct VariationSpace::Data {
   std::vector<Segment> segments;                 // per location
   std::shared_ptr<const std::string> shape_key;  // shared by the spaces of a cycle with these segments
   std::uint64_t size = 0;                        // VariationSpace::size
-  // Computed when first asked: a bound skips most spaces before it asks (fact 5 of
-  // verify/bound.hpp), and the key is a canonical serialisation over thread permutations.
-  mutable std::once_flag program_key_once;
+  // Computed when first asked (the generator's other users never ask).
+  mutable std::once_flag arrangement_once;
   mutable std::string arrangement_key;
-  mutable std::string program_key;
 
   Variant variant(std::span<const std::size_t> choice) const {
     const std::vector<Slot>& slots = cycle->slots;
@@ -1255,18 +1253,13 @@ std::string VariationSpace::canonical_key(std::span<const std::size_t> choice) c
 const std::string& VariationSpace::skeleton_key() const { return data_->cycle->symmetry_of().key; }
 
 const std::string& VariationSpace::arrangement_key() const {
-  std::call_once(data_->program_key_once, [&] {
-    const SkeletonSymmetry& symmetry = data_->cycle->symmetry_of();
-    data_->arrangement_key = arrangement_of(symmetry, data_->placement, data_->segments);
-    data_->program_key = symmetry.key + "@" + data_->arrangement_key;
+  std::call_once(data_->arrangement_once, [&] {
+    data_->arrangement_key = arrangement_of(data_->cycle->symmetry_of(), data_->placement, data_->segments);
   });
   return data_->arrangement_key;
 }
 
-const std::string& VariationSpace::program_key() const {
-  arrangement_key();
-  return data_->program_key;
-}
+std::string VariationSpace::program_key() const { return skeleton_key() + "@" + arrangement_key(); }
 
 std::string VariationSpace::program_key(std::span<const std::size_t> choice) const {
   return canonical(data_->cycle->skeleton, data_->variant(choice), KeyOf::Program);

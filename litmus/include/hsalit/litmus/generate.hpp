@@ -217,8 +217,9 @@ class VariationSpace {
   std::string program_key(std::span<const std::size_t> choice) const;
   // Equal for two spaces whose tests are, choice for choice, the same programs up to
   // symmetry (equal skeletons, placements and segments, each slot with the same choices).
-  // It is skeleton_key() and arrangement_key() joined.
-  const std::string& program_key() const;
+  // It is skeleton_key() and arrangement_key() joined (built when asked: a bound keeps the
+  // two apart).
+  std::string program_key() const;
   // Equal for two spaces whose cycles' threads are the same programs up to symmetry, their
   // placements and segments aside (the same for every space of a cycle). Where two cycles
   // have one skeleton key, each space of one holds the programs of a space of the other:
