@@ -400,9 +400,6 @@ struct ShapeClasses {
   };
   std::vector<std::vector<Access>> accesses;
   std::vector<bool> group;  // per location: in the group segment
-  // No branch, barrier, compare-and-swap, filter or access through a register: every access
-  // runs in every execution (model::certain_race).
-  bool straight_line = false;
   // Of the slots' choices: whether one is a dependency, and whether a fence that orders
   // across threads acquires, or releases (OrderKept).
   bool dependency_choice = false, acquire_fence = false, release_fence = false;
@@ -458,6 +455,7 @@ class ShapeClassCache {
   // builds no test and prints nothing.
   Classes compute(const litmus::VariationSpace& space) {
     auto shape = std::make_shared<ShapeClasses>();
+    describe_threads(space, *shape);  // first: it checks what the thread keys rely on
     const std::vector<litmus::Slot>& all_slots = space.slots();
     std::size_t threads = 0;
     for (const litmus::Slot& slot : all_slots) threads = std::max(threads, static_cast<std::size_t>(slot.thread) + 1);
@@ -500,7 +498,6 @@ class ShapeClassCache {
       by_thread_.emplace(std::move(thread_keys[t]), std::move(found));
     }
     for (std::shared_ptr<const SlotClasses>& classes : slot_classes) shape->slots.push_back(std::move(classes));
-    describe_threads(space, first, *shape);
     for (const litmus::Slot& slot : all_slots)
       for (const Variation& v : slot.choices) {
         shape->dependency_choice = shape->dependency_choice || v.kind == Variation::Kind::Dependency;
@@ -567,52 +564,21 @@ class ShapeClassCache {
     return out;
   }
 
-  // ShapeClasses::accesses, group and straight_line. A generated test is straight-line code
-  // unless a dependency makes a branch or an address from a register; its tests with every
-  // slot at its first choice have none (a gap's first choice is to hold nothing), so those
-  // are read from the space. Where a first choice holds a dependency they are read from
-  // `first` (built when a thread was classified; built here if not).
-  static void describe_threads(const litmus::VariationSpace& space, std::optional<litmus::Test>& first,
-                               ShapeClasses& shape) {
+  // ShapeClasses::accesses and group, read from the space. A generated program holds no
+  // branch, barrier, compare-and-swap or filter, and at its slots' first choices no fence or
+  // dependency either: a gap's first choice holds nothing, which the thread keys (compute)
+  // and the tests of first choices (slot_codes) rely on, so it is checked here.
+  static void describe_threads(const litmus::VariationSpace& space, ShapeClasses& shape) {
     const std::vector<litmus::Slot>& slots = space.slots();
-    const bool dependency_first = std::any_of(slots.begin(), slots.end(), [](const litmus::Slot& s) {
-      return !s.choices.empty() && s.choices.front().kind == Variation::Kind::Dependency;
-    });
-    if (dependency_first) {
-      if (!first) first = space.test(std::vector<std::size_t>(slots.size(), 0));
-      describe_threads(*first, shape);
-      return;
-    }
+    for (const litmus::Slot& slot : slots)
+      if (slot.gap && (slot.choices.empty() || slot.choices.front().kind != Variation::Kind::Nothing))
+        throw std::logic_error(fmt::format("{}: a gap whose first choice holds something", space.cycle()));
     for (const litmus::Segment g : space.segments()) shape.group.push_back(g == litmus::Segment::Group);
-    shape.straight_line = true;
     for (std::size_t k = 0; k < slots.size(); ++k) {
       if (slots[k].gap) continue;
       const auto t = static_cast<std::size_t>(slots[k].thread);
       if (shape.accesses.size() <= t) shape.accesses.resize(t + 1);
       shape.accesses[t].push_back({static_cast<std::size_t>(space.location_of(k)), slots[k].access != 'R'});
-    }
-  }
-
-  // The same read from a test of the shape.
-  static void describe_threads(const litmus::Test& first, ShapeClasses& shape) {
-    const std::vector<std::string> locations = first.location_names();
-    for (const std::string& l : locations) shape.group.push_back(first.segment_of(l) == litmus::Segment::Group);
-    shape.straight_line = !first.filter;
-    for (const litmus::Thread& thread : first.threads) {
-      std::vector<ShapeClasses::Access>& accesses = shape.accesses.emplace_back();
-      for (const litmus::Instruction& ins : thread.code) {
-        if (ins.kind == litmus::OpKind::Branch || ins.kind == litmus::OpKind::Barrier ||
-            (ins.kind == litmus::OpKind::Rmw && ins.annots.cas))
-          shape.straight_line = false;
-        if (!ins.is_memory_access()) continue;
-        if (!ins.addr.base.is_location()) {
-          shape.straight_line = false;
-          continue;
-        }
-        accesses.push_back({static_cast<std::size_t>(std::find(locations.begin(), locations.end(), ins.addr.base.name) -
-                                                     locations.begin()),
-                            ins.writes_memory()});
-      }
     }
   }
 
@@ -774,15 +740,15 @@ class OrderKept {
   }
 
   // Fact 10's facts, for the `hsa` model and a program where every access runs in every
-  // execution (no branch, barrier, compare-and-swap or filter; no dependency, checked
-  // before): two accesses of different threads to one cell, one of them a write, race in
-  // some execution unless both are atomic and their scopes match (model::certain_race, HSA
+  // execution (a generated program has no branch, barrier, compare-and-swap or filter,
+  // describe_threads; no dependency, checked before): two accesses of different threads to one cell, one of them a
+  // write, race in some execution unless both are atomic and their scopes match (model::certain_race, HSA
   // SysArch 3.12), that is unless each has a scope whose instance holds both threads (3.3.6,
   // with a group location's agent and system scopes acting as work-group scope), the scope
   // that holds both as placed (placed_common_scope).
   // Written into `out` (false: none, `out` unchanged).
   bool facts_across_groups(const litmus::VariationSpace& space, const ShapeClasses& shape, Facts& out) const {
-    if (settings_.options.model.variant != model::ModelVariant::Hsa || !shape.straight_line) return false;
+    if (settings_.options.model.variant != model::ModelVariant::Hsa) return false;
     const std::vector<litmus::Slot>& slots = space.slots();
     const std::vector<int>& groups = space.workgroup_of_thread();
     const std::size_t threads = shape.accesses.size();
