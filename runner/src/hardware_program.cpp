@@ -541,6 +541,20 @@ HSALIT_DEVICE void hsalit_prepare(const Params& p, int gid, long long* lds) {
 
 HSALIT_DEVICE void hsalit_dispatch(int thread, const Env& e);
 
+// Adds one to `word` and waits until it reaches `count`. A bounded spin: work-groups that are
+// not resident would otherwise hang the GPU; past the limit it counts a time-out and goes on.
+HSALIT_DEVICE void hsalit_arrive_and_wait(const Params& p, unsigned* word, unsigned count) {
+  hsalit_add(word, 1u);
+  long long spins = 0;
+  while (hsalit_load(word) < count) {
+    if (++spins > p.spin_limit) {
+      hsalit_add(&p.control[2], 1u);
+      break;
+    }
+    hsalit_pause();
+  }
+}
+
 HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
   int a = p.assign[gid];
   if (a < 0) {
@@ -552,30 +566,11 @@ HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
   Env e;
   hsalit_env(p, inst, p.slot[gid], lds, e);
   if (p.prestress_rounds > 0) hsalit_stress(p, gid, p.prestress_rounds, false);
-  // The start barrier: every test thread of the launch arrives, then all go together. A
-  // bounded spin: work-groups that are not resident would otherwise hang the GPU.
-  hsalit_add(&p.control[0], 1u);
-  long long spins = 0;
-  while (hsalit_load(&p.control[0]) < (unsigned)p.participants) {
-    if (++spins > p.spin_limit) {
-      hsalit_add(&p.control[2], 1u);
-      break;
-    }
-    hsalit_pause();
-  }
-  if (kHostThreads > 0) {
-    // With host threads, each instance starts on its own: a host worker runs its instances
-    // one after the other, so the GPU threads of an instance wait for it.
-    hsalit_add(&p.ready[inst], 1u);
-    spins = 0;
-    while (hsalit_load(&p.ready[inst]) < (unsigned)kThreads) {
-      if (++spins > p.spin_limit) {
-        hsalit_add(&p.control[2], 1u);
-        break;
-      }
-      hsalit_pause();
-    }
-  }
+  // The start barrier: every test thread of the launch arrives, then all go together.
+  hsalit_arrive_and_wait(p, &p.control[0], (unsigned)p.participants);
+  // With host threads, each instance starts on its own: a host worker runs its instances one
+  // after the other, so the GPU threads of an instance wait for it.
+  if (kHostThreads > 0) hsalit_arrive_and_wait(p, &p.ready[inst], (unsigned)kThreads);
   hsalit_delay(p.seed, (unsigned)gid, p.delay_rounds);
   if (kHostThreads > 0 && hsalit_load(&p.done[inst]) != 0) hsalit_add(&p.late[inst], 1u);
   hsalit_dispatch(thread, e);
@@ -845,9 +840,18 @@ static void hsalit_parse_args(int argc, char** argv, HsalitConfig& c) {
 // after the other. A worker arrives once at the start barrier, like a GPU test thread.
 static unsigned hsalit_host_add(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 static unsigned hsalit_host_load(unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-// A spinning host worker gives way now and then: more threads than cores must still progress.
-static void hsalit_host_pause(long long spins) {
-  if ((spins & 255) == 0) std::this_thread::yield();
+// hsalit_arrive_and_wait on the host. A spinning worker gives way now and then: more threads
+// than cores must still progress.
+static void hsalit_host_arrive_and_wait(const Params& p, unsigned* word, unsigned count) {
+  hsalit_host_add(word, 1u);
+  long long spins = 0;
+  while (hsalit_host_load(word) < count) {
+    if (++spins > p.spin_limit) {
+      hsalit_host_add(&p.control[2], 1u);
+      break;
+    }
+    if ((spins & 255) == 0) std::this_thread::yield();
+  }
 }
 
 static void hsalit_host_env(const Params& p, int inst, Env& e) {
@@ -890,25 +894,9 @@ static void hsalit_host_worker(const Params& p, int host_thread, int replica, in
       __atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) + x, __ATOMIC_RELAXED);
     }
   }
-  hsalit_host_add(&p.control[0], 1u);
-  long long spins = 0;
-  while (hsalit_host_load(&p.control[0]) < (unsigned)p.participants) {
-    if (++spins > p.spin_limit) {
-      hsalit_host_add(&p.control[2], 1u);
-      break;
-    }
-    hsalit_host_pause(spins);
-  }
+  hsalit_host_arrive_and_wait(p, &p.control[0], (unsigned)p.participants);
   for (int inst = replica; inst < p.instances; inst += replicas) {
-    hsalit_host_add(&p.ready[inst], 1u);
-    spins = 0;
-    while (hsalit_host_load(&p.ready[inst]) < (unsigned)kThreads) {
-      if (++spins > p.spin_limit) {
-        hsalit_host_add(&p.control[2], 1u);
-        break;
-      }
-      hsalit_host_pause(spins);
-    }
+    hsalit_host_arrive_and_wait(p, &p.ready[inst], (unsigned)kThreads);
     hsalit_delay(p.seed, 0x80000000u ^ (unsigned)(inst * kThreads + kHostThread[host_thread]), p.delay_rounds);
     if (hsalit_host_load(&p.done[inst]) != 0) hsalit_host_add(&p.late[inst], 1u);
     Env e;
@@ -1029,6 +1017,20 @@ int main(int argc, char** argv) {
   long long done = 0;
   bool time_limit_hit = false, barrier_timeout = false;
   unsigned control[4] = {0, 0, 0, 0};
+  // The control words: in host memory with host threads (the workers use them), else on the
+  // device.
+  auto read_control = [&] {
+    if (kHostThreads > 0)
+      std::memcpy(control, hp.control, sizeof control);
+    else
+      hsalit_get(control, p.control, 4);
+  };
+  auto write_control = [&] {
+    if (kHostThreads > 0)
+      std::memcpy(hp.control, control, sizeof control);
+    else
+      hsalit_put(p.control, control, 4);
+  };
   for (long long it = 0; it < c.iterations; ++it) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed > c.time_limit) {
@@ -1045,22 +1047,15 @@ int main(int argc, char** argv) {
     hp.seed = p.seed;
     if (kHostThreads > 0) {
       std::memcpy(hp.mem, mem_init.data(), mem_slots * sizeof(long long));
-      std::memcpy(control, hp.control, sizeof control);
-    } else {
-      hsalit_put(p.mem, mem_init.data(), mem_slots);
-      hsalit_get(control, p.control, 4);
-    }
-    unsigned logged = control[3];
-    control[0] = control[1] = control[2] = 0;
-    control[3] = logged;
-    if (kHostThreads > 0) {
-      std::memcpy(hp.control, control, sizeof control);
       std::memset(hp.ready, 0, (size_t)c.instances * sizeof(unsigned));
       std::memset(hp.done, 0, (size_t)c.instances * sizeof(unsigned));
       std::memset(hp.late, 0, (size_t)c.instances * sizeof(unsigned));
     } else {
-      hsalit_put(p.control, control, 4);
+      hsalit_put(p.mem, mem_init.data(), mem_slots);
     }
+    read_control();
+    control[0] = control[1] = control[2] = 0;  // control[3], the outcomes logged, carries on
+    write_control();
     // The GPU side starts first (a launch returns at once; the emulation's runs on threads of
     // its own), then the host workers, which meet it at the start barrier.
     std::vector<std::thread> workers;
@@ -1076,11 +1071,10 @@ int main(int argc, char** argv) {
       for (int s = 0; s < c.host_stress; ++s)
         stressers.emplace_back([&, s] {
           unsigned x = p.seed ^ (0x9e3779b9u * (unsigned)(s + 1));
-          std::vector<unsigned> region(kScratchWords);
           while (!workers_done.load(std::memory_order_relaxed))
             for (int k = 0; k < 4096; ++k) {
               x = x * 1664525u + 1013904223u;
-              __atomic_fetch_add(&region[(x >> 7) % kScratchWords], 1u, __ATOMIC_RELAXED);
+              __atomic_fetch_add(&hp.scratch[(x >> 7) % kScratchWords], 1u, __ATOMIC_RELAXED);
             }
         });
     for (int h = 0; h < kHostThreads; ++h)
@@ -1095,12 +1089,9 @@ int main(int argc, char** argv) {
     gpu.join();
 #endif
     if (!hsalit_sync(error)) hsalit_fail("test kernel", error.c_str());
-    if (kHostThreads > 0) {
-      std::memcpy(control, hp.control, sizeof control);
+    read_control();
+    if (kHostThreads > 0)
       for (int i = 0; i < c.instances; ++i) overlapped += hp.late[i] == 0 ? 1 : 0;
-    } else {
-      hsalit_get(control, p.control, 4);
-    }
     if (control[2] != 0) {
       barrier_timeout = true;
       break;
@@ -1115,10 +1106,7 @@ int main(int argc, char** argv) {
   }
   std::vector<unsigned long long> histogram(kOutcomes);
   hsalit_get(histogram.data(), p.histogram, kOutcomes);
-  if (kHostThreads > 0)
-    std::memcpy(control, hp.control, sizeof control);
-  else
-    hsalit_get(control, p.control, 4);
+  read_control();
   unsigned logged = std::min<unsigned>(control[3], kLogCapacity);
   std::vector<long long> log((size_t)kLogCapacity * kObservedSlots);
   hsalit_get(log.data(), p.log, log.size());
