@@ -11,6 +11,21 @@ namespace hsalit::results {
 
 namespace {
 
+// A run of the simulator or of a harness as a backend's result.
+runner::BackendResult backend_result(runner::SimResult r) {
+  runner::BackendResult out;
+  out.observed = std::move(r.observed);
+  out.histogram = std::move(r.histogram);
+  out.states = r.states;
+  out.iterations = r.iterations;
+  out.seconds = r.seconds;
+  out.unknown = std::move(r.unknown);
+  out.traces = std::move(r.traces);
+  out.trace_placement = std::move(r.trace_placement);
+  out.overlapped = r.overlapped;
+  return out;
+}
+
 class SimBackend final : public runner::Backend {
  public:
   explicit SimBackend(runner::SimOptions options) : options_(std::move(options)) {}
@@ -24,28 +39,13 @@ class SimBackend final : public runner::Backend {
     runner::SimResult r = request.exhaustive
                               ? runner::run_exhaustive(test, compiled, options)
                               : runner::run_random(test, compiled, request.iterations, request.seed, options);
-    return {
-        std::move(r.observed), std::move(r.histogram),       r.states,    r.iterations, r.seconds, std::move(r.unknown),
-        std::move(r.traces),   std::move(r.trace_placement), std::nullopt};
+    return backend_result(std::move(r));
   }
   bool can_trace() const override { return true; }
 
  private:
   runner::SimOptions options_;
 };
-
-// A harness run as a backend's result.
-runner::BackendResult from_harness(runner::SimResult r) {
-  runner::BackendResult out;
-  out.observed = std::move(r.observed);
-  out.histogram = std::move(r.histogram);
-  out.states = r.states;
-  out.iterations = r.iterations;
-  out.seconds = r.seconds;
-  out.unknown = std::move(r.unknown);
-  out.overlapped = r.overlapped;
-  return out;
-}
 
 // The host emulation needs only the host C++ compiler.
 std::optional<std::string> emulation_unavailable() {
@@ -88,7 +88,7 @@ class HipBackend final : public runner::Backend {
       out.unknown = *why;
       return out;
     }
-    return from_harness(
+    return backend_result(
         runner::run_hardware(test, &compiled, harness_for(harness_, runner::HardwareBackend::Hip, target_, request)));
   }
 
@@ -123,7 +123,7 @@ class CudaBackend final : public runner::Backend {
       out.unknown = *why;
       return out;
     }
-    return from_harness(
+    return backend_result(
         runner::run_hardware(test, nullptr, harness_for(harness_, runner::HardwareBackend::Cuda, arch_, request)));
   }
 

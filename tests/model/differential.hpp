@@ -1,6 +1,6 @@
 // Checking one test with both model engines (and against SC interleavings) and describing
 // any difference; shared by the model tests (differential_test.cpp, library_verdict_test.cpp,
-// sc_property_test.cpp) and the nightly driver (differential_main.cpp).
+// hetero_library_test.cpp, sc_property_test.cpp) and the nightly driver (differential_main.cpp).
 #pragma once
 
 #include <fmt/format.h>
