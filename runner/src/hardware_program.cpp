@@ -555,6 +555,20 @@ HSALIT_DEVICE void hsalit_arrive_and_wait(const Params& p, unsigned* word, unsig
   }
 }
 
+// An instance's start with host threads. On a GPU its threads spin on the instance's word. In
+// the emulation, whose GPU threads outnumber the cores, they sleep until the instance's host
+// threads have arrived and only then arrive themselves: the threads spinning are those of the
+// instance about to start, so its two sides run at the same time (docs/hardware.md, "Overlap").
+HSALIT_DEVICE void hsalit_instance_start(const Params& p, int inst) {
+#if defined(HSALIT_HOST_EMULATION)
+  std::atomic_ref<unsigned> arrived(p.ready[inst]);
+  for (unsigned v = arrived.load(std::memory_order_acquire); v < (unsigned)kHostThreads;
+       v = arrived.load(std::memory_order_acquire))
+    arrived.wait(v, std::memory_order_acquire);
+#endif
+  hsalit_arrive_and_wait(p, &p.ready[inst], (unsigned)kThreads);
+}
+
 HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
   int a = p.assign[gid];
   if (a < 0) {
@@ -570,7 +584,7 @@ HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
   hsalit_arrive_and_wait(p, &p.control[0], (unsigned)p.participants);
   // With host threads, each instance starts on its own: a host worker runs its instances one
   // after the other, so the GPU threads of an instance wait for it.
-  if (kHostThreads > 0) hsalit_arrive_and_wait(p, &p.ready[inst], (unsigned)kThreads);
+  if (kHostThreads > 0) hsalit_instance_start(p, inst);
   hsalit_delay(p.seed, (unsigned)gid, p.delay_rounds);
   if (kHostThreads > 0 && hsalit_load(&p.done[inst]) != 0) hsalit_add(&p.late[inst], 1u);
   hsalit_dispatch(thread, e);
@@ -844,6 +858,9 @@ static unsigned hsalit_host_load(unsigned* p) { return __atomic_load_n(p, __ATOM
 // than cores must still progress.
 static void hsalit_host_arrive_and_wait(const Params& p, unsigned* word, unsigned count) {
   hsalit_host_add(word, 1u);
+#if defined(HSALIT_HOST_EMULATION)
+  std::atomic_ref<unsigned>(*word).notify_all();  // the emulated GPU threads sleeping on it
+#endif
   long long spins = 0;
   while (hsalit_host_load(word) < count) {
     if (++spins > p.spin_limit) {
@@ -866,21 +883,56 @@ static void hsalit_host_env(const Params& p, int inst, Env& e) {
 
 static void hsalit_host_dispatch(int thread, const Env& e);
 
-// A host worker on a core of its own (core `k` modulo the cores; core 0 is left to the
-// launching thread). Not in the emulation, whose GPU threads share the same cores.
-static void hsalit_pin(std::thread& t, int k) {
-#if defined(__linux__) && !defined(HSALIT_HOST_EMULATION)
-  unsigned cores = std::thread::hardware_concurrency();
-  if (cores < 2) return;
+// The cores this process may run on, in order (none known off Linux: nothing is pinned).
+static std::vector<int> hsalit_allowed_cores() {
+  std::vector<int> cores;
+#if defined(__linux__)
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET((unsigned)k % cores, &set);
-  (void)pthread_setaffinity_np(t.native_handle(), sizeof set, &set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cores.push_back(c);
+#endif
+  return cores;
+}
+
+// Runs the calling thread on `count` allowed cores from the `first`-th (modulo their number).
+static void hsalit_pin_self(const std::vector<int>& allowed, size_t first, size_t count) {
+#if defined(__linux__)
+  if (allowed.size() < 2) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (size_t k = 0; k < count; ++k) CPU_SET(allowed[(first + k) % allowed.size()], &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 #else
-  (void)t;
-  (void)k;
+  (void)allowed;
+  (void)first;
+  (void)count;
 #endif
 }
+
+// Where the host workers run: worker `k` (from 1) on the `k`-th allowed core, modulo the
+// `host_cores` cores from the first; the first (core 0 mostly) is left to the launching thread
+// with a GPU. In the emulation the workers take at most half the cores and the emulated GPU's
+// threads the others, the first among them: an instance's two sides then run on different
+// cores, as they do on a machine with a GPU, instead of taking turns on one.
+struct HsalitCores {
+  std::vector<int> allowed = hsalit_allowed_cores();
+  size_t host_cores = 0;
+  explicit HsalitCores(int host_workers) {
+    size_t n = allowed.size(), workers = (size_t)std::max(1, host_workers);
+#if defined(HSALIT_HOST_EMULATION)
+    host_cores = std::max<size_t>(1, std::min(workers, n / 2));
+#else
+    host_cores = n > 1 ? std::min(workers, n - 1) : n;
+#endif
+  }
+  void pin_worker(int k) const { hsalit_pin_self(allowed, 1 + (size_t)(k - 1) % std::max<size_t>(1, host_cores), 1); }
+  // The emulated GPU: the cores the workers leave (threads it starts inherit them).
+  void pin_emulated_gpu() const {
+    if (allowed.size() > host_cores) hsalit_pin_self(allowed, 1 + host_cores, allowed.size() - host_cores);
+  }
+};
 
 // Whether each instance's threads overlapped: at its start a participant reads how many of
 // the instance's participants have finished; a non-zero count means it started late.
@@ -1012,6 +1064,7 @@ int main(int argc, char** argv) {
     hp.scratch = host_scratch.data();
   }
   unsigned long long overlapped = 0;
+  const HsalitCores cores(host_workers);
 
   auto start = std::chrono::steady_clock::now();
   long long done = 0;
@@ -1060,7 +1113,10 @@ int main(int argc, char** argv) {
     // its own), then the host workers, which meet it at the start barrier.
     std::vector<std::thread> workers;
 #if defined(HSALIT_HOST_EMULATION)
-    std::thread gpu([&] { hsalit_launch(p, layout.blocks); });
+    std::thread gpu([&] {
+      if (kHostThreads > 0) cores.pin_emulated_gpu();
+      hsalit_launch(p, layout.blocks);
+    });
 #else
     hsalit_test_kernel<<<layout.blocks, kBlockSize>>>(p);
 #endif
@@ -1079,8 +1135,11 @@ int main(int argc, char** argv) {
         });
     for (int h = 0; h < kHostThreads; ++h)
       for (int r = 0; r < replicas; ++r) {
-        workers.emplace_back([&, h, r] { hsalit_host_worker(hp, h, r, replicas); });
-        hsalit_pin(workers.back(), (int)workers.size());
+        int k = (int)workers.size() + 1;
+        workers.emplace_back([&, h, r, k] {
+          cores.pin_worker(k);
+          hsalit_host_worker(hp, h, r, replicas);
+        });
       }
     for (std::thread& w : workers) w.join();
     workers_done.store(true, std::memory_order_relaxed);
