@@ -26,13 +26,17 @@
 #include <sstream>
 
 // GCC's -Wmaybe-uninitialized misreads the optional inside Boost.Graph's edge iterator.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/strong_components.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include "engines.hpp"
 #include "hsalit/model/relations.hpp"
