@@ -240,6 +240,9 @@ TEST_F(ExitCodes, Run) {
   expect_usage_error({"run", "--exhaustive", "--iterations", "10", good}, {"--iterations", "--exhaustive"});
   expect_usage_error({"run", "--mapping", "t.json", "--table", "gfx6-9", good}, {"--mapping", "--table"});
   expect_usage_error({"run", "--instances", "8", good}, {"--instances needs --backend hip or cuda"});
+  expect_usage_error({"run", "--resident-workgroups", "8", good},
+                     {"--resident-workgroups needs --backend hip or cuda"});
+  expect_usage_error({"run", "--backend", "cuda", "--resident-workgroups", "0", good}, {"--resident-workgroups"});
   expect_usage_error({"run", "--backend", "cuda", "--exhaustive", good}, {"--exhaustive needs --backend sim"});
 
   // A GPU backend without a GPU: unknown with why, exit 1, and no histogram of zeros.

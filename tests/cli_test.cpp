@@ -350,6 +350,7 @@ TEST_F(Cli, CampaignRunsHostAndBarrierTestsOnTheHostEmulation) {
   for (const nlohmann::json& t : results["tests"]) {
     EXPECT_EQ(t["run"]["status"], "ok") << t["name"] << t["run"];
     EXPECT_EQ(t["run"]["iterations"], 16) << t["name"];
+    EXPECT_EQ(t["run"]["instances_per_launch"], 4) << t["name"];
     const bool host = t["name"].get<std::string>().find("diff-agent") != std::string::npos;
     EXPECT_EQ(t["run"].contains("overlapped"), host) << t["name"];
     if (host) {
@@ -633,6 +634,42 @@ TEST_F(Cli, RunOnTheSimulatorPrintsAHistogramAndATrace) {
     EXPECT_EQ(cuda.out.find("Observation "), std::string::npos) << cuda.out;  // no table of zeros
   }
   EXPECT_EQ(hsalit({"run", "--backend", "opencl", mp.string()}).status, 2);
+}
+
+// A test with a barrier on a device that holds fewer work-groups than asked (here the
+// emulation limited to 3): `run` says how many instances each launch ran, of how many asked,
+// and makes as many runs as asked in more launches; --json says the same.
+TEST_F(Cli, RunSaysTheInstancesEachLaunchRan) {
+  fs::path mp = fs::path(HSALIT_SOURCE_DIR) / "litmus/library/canonical/MP+barrier_same-wg.litmus";
+  const std::vector<std::string> args = {"run",
+                                         "--backend",
+                                         "cuda",
+                                         "--host-emulation",
+                                         "--instances",
+                                         "8",
+                                         "--iterations",
+                                         "80",
+                                         "--workgroup-size",
+                                         "8",
+                                         "--resident-workgroups",
+                                         "3"};
+  std::vector<std::string> text = args, json = args;
+  text.push_back(mp.string());
+  json.insert(json.end(), {"--json", mp.string()});
+  Outcome r = hsalit(text);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 instances per launch (of 8 asked: one work-group each, and no more fit at once)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Runs 81 "), std::string::npos) << r.out;
+  Outcome j = hsalit(json);
+  ASSERT_EQ(j.status, 0) << j.out << j.err;
+  const nlohmann::json run = nlohmann::json::parse(j.out);
+  EXPECT_EQ(run["instances"], 3);
+  EXPECT_EQ(run["instances_requested"], 8);
+  EXPECT_EQ(run["launches"], 27);
+  EXPECT_EQ(run["iterations"], 81);
+  EXPECT_EQ(run["iterations_requested"], 80);
 }
 
 }  // namespace

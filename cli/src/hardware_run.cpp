@@ -21,6 +21,16 @@ namespace hsalit::cli {
 
 namespace {
 
+// The backend and the instances each launch ran, with the number asked when the harness ran
+// fewer (each instance of a test with a barrier needs a work-group of its own).
+void print_launches(std::string_view backend, const runner::HarnessOptions& options, std::string_view mode,
+                    const runner::SimResult& r) {
+  const auto asked = static_cast<std::uint64_t>(options.instances);
+  const std::uint64_t ran = r.instances_per_launch.value_or(asked);
+  fmt::print("Backend {} {} ({}), {} instances per launch{}\n", backend, options.target, mode, ran,
+             ran < asked ? fmt::format(" (of {} asked: one work-group each, and no more fit at once)", asked) : "");
+}
+
 int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, const runner::HarnessOptions& base,
             const codegen::MappingTable* table) {
   litmus::ParseResult parsed = litmus::parse_litmus_file(file);
@@ -49,8 +59,10 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
                                                                       : "asm";
   if (req.json) {
     nlohmann::json j = run_json(test, file, req.backend, options.target, mode, r, c, req.iterations);
-    j["launches"] = options.iterations;
-    j["instances"] = options.instances;
+    // What ran: the harness may have run fewer instances per launch, in more launches.
+    j["launches"] = r.instances_per_launch ? r.iterations / *r.instances_per_launch : options.iterations;
+    j["instances"] = r.instances_per_launch.value_or(static_cast<std::uint64_t>(options.instances));
+    j["instances_requested"] = options.instances;
     if (compiled) {
       j["table"] = compiled->table;
       j["flavour"] = compiled->flavour;
@@ -66,7 +78,7 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     fmt::print("Backend {} {} ({}): nothing ran\n\n", req.backend, options.target, mode);
   } else {
     print_histogram(test, r, c);
-    fmt::print("Backend {} {} ({}), {} instances per launch\n", req.backend, options.target, mode, options.instances);
+    print_launches(req.backend, options, mode, r);
     fmt::print("Runs {} ({:.0f} per second)\n", r.iterations, r.seconds > 0 ? r.iterations / r.seconds : 0.0);
     if (r.overlapped)
       fmt::print("Overlap {} of {} runs ({:.1f}%): their host and GPU threads ran at the same time\n", *r.overlapped,
@@ -90,6 +102,10 @@ std::shared_ptr<HardwareRunOptions> add_hardware_run_options(CLI::App* run) {
       ->check(positive_count());
   run->add_option("--keep-source", hw->keep_source, "hip/cuda: keep the generated program and binary in DIR");
   run->add_option("--workgroup-size", hw->workgroup_size, "hip/cuda: threads per work-group (default 256)")
+      ->check(positive_count());
+  run->add_option("--resident-workgroups", hw->resident_workgroups,
+                  "hip/cuda: at most N work-groups at once (default: what the device holds); a test with a "
+                  "barrier runs one instance per work-group, so fewer per launch")
       ->check(positive_count());
   run->add_flag("--host-emulation", hw->host_emulation,
                 "hip/cuda: build the harness as plain C++ and run it on CPU threads (no GPU needed)");
@@ -121,6 +137,7 @@ int run_hardware_backend(const HardwareRunOptions& hw, const HardwareRunRequest&
   }
   options.instances = hw.instances;
   options.workgroup_size = hw.workgroup_size;
+  options.resident_workgroups = hw.resident_workgroups;
   // --iterations counts test instances, as on the simulator and in campaigns: the launches
   // that hold them, the last one full (what ran is in the result, and in --json beside it).
   options.iterations = std::max<std::uint64_t>(1, (req.iterations + hw.instances - 1) / hw.instances);

@@ -18,6 +18,7 @@ struct HardwareRunOptions {
   std::string keep_source;
   bool host_emulation = false;
   int workgroup_size = 256;
+  int resident_workgroups = 0;
 };
 
 // What the run command already parsed, as the hardware backends need it.

@@ -258,7 +258,7 @@ Command add_run_command(CLI::App& app) {
             // What only one kind of backend does, refused rather than ignored on the other.
             if (!is_hardware_backend(opt->backend)) {
               for (const char* hardware_only : {"--hip-builtins", "--incantations", "--instances", "--keep-source",
-                                                "--workgroup-size", "--host-emulation"})
+                                                "--workgroup-size", "--resident-workgroups", "--host-emulation"})
                 if (cmd->get_option(hardware_only)->count() > 0) {
                   fmt::print(stderr, "hsalit run: error: {} needs --backend hip or cuda\n", hardware_only);
                   return kExitBadInput;

@@ -23,6 +23,7 @@ runner::BackendResult backend_result(runner::SimResult r) {
   out.traces = std::move(r.traces);
   out.trace_placement = std::move(r.trace_placement);
   out.overlapped = r.overlapped;
+  out.instances_per_launch = r.instances_per_launch;
   return out;
 }
 

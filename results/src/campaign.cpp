@@ -262,6 +262,7 @@ json to_json(const TestRecord& t) {
   };
   // A violation's story; older readers ignore what they do not know.
   if (t.run.overlapped) record["run"]["overlapped"] = *t.run.overlapped;
+  if (t.run.instances_per_launch) record["run"]["instances_per_launch"] = *t.run.instances_per_launch;
   if (!t.source.empty()) record["source"] = t.source;
   if (!t.findings.empty()) {
     json findings = json::array();
@@ -326,6 +327,7 @@ TestRecord test_record_from_json(const json& j, std::string_view where) {
   t.run.states = u.count("states");
   t.run.iterations = u.count("iterations");
   if (r.at("run").contains("overlapped")) t.run.overlapped = u.count("overlapped");
+  if (r.at("run").contains("instances_per_launch")) t.run.instances_per_launch = u.count("instances_per_launch");
   t.run.seconds = u.number("seconds");
   i = 0;
   for (const json& h : u.array("histogram")) {

@@ -236,6 +236,7 @@ void run_backend(const litmus::Test& test, const codegen::CompiledTest& compiled
   rec.run.states = r.states;
   rec.run.iterations = r.iterations;
   rec.run.overlapped = r.overlapped;
+  rec.run.instances_per_launch = r.instances_per_launch;
   rec.run.status = r.unknown ? StageStatus::Unknown : StageStatus::Ok;
   if (r.unknown) rec.run.reason = *r.unknown;
   if (test.filter && !columns.filter_usable && rec.run.reason.empty())

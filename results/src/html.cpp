@@ -354,6 +354,8 @@ std::string stages_line(const TestRecord& t) {
       t.run.states ? fmt::format(", {} states", t.run.states)
       : t.run.iterations
           ? fmt::format(", {} iterations", t.run.iterations) +
+                (t.run.instances_per_launch ? fmt::format(" in launches of {}", *t.run.instances_per_launch)
+                                            : std::string()) +
                 (t.run.overlapped ? fmt::format(" ({} with the host and GPU threads overlapping)", *t.run.overlapped)
                                   : std::string())
           : "");

@@ -150,6 +150,7 @@ SimResult parse_harness_output(std::string_view json_text, const OutcomeEncoding
   try {
     const std::uint64_t instances = j.at("instances").get<std::uint64_t>();
     r.iterations = j.at("iterations").get<std::uint64_t>() * instances;
+    r.instances_per_launch = instances;
     r.seconds = j.value("seconds", 0.0);
     for (const auto& entry : j.at("histogram")) {
       std::uint64_t index = entry.at(0).get<std::uint64_t>(), count = entry.at(1).get<std::uint64_t>();
@@ -196,7 +197,8 @@ SimResult run_program(const HarnessProgram& program, const BuildResult& build, c
         fmt::format("time-limit={}", options.time_limit_seconds), fmt::format("seed={}", options.seed),
         fmt::format("stress={}", inc.stress ? 1 : 0), fmt::format("shuffle={}", inc.shuffle ? 1 : 0),
         fmt::format("prestress={}", inc.prestress ? 1 : 0), fmt::format("spacing={}", inc.spacing ? 1 : 0),
-        fmt::format("delay={}", inc.delay ? 1 : 0), fmt::format("stress-workgroups={}", options.stress_workgroups)})
+        fmt::format("delay={}", inc.delay ? 1 : 0), fmt::format("stress-workgroups={}", options.stress_workgroups),
+        fmt::format("resident-workgroups={}", options.resident_workgroups)})
     argv.push_back(a);
   codegen::ProcessResult p;
   try {

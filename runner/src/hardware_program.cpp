@@ -734,6 +734,7 @@ struct HsalitConfig {
   long long spin_limit = kDefaultSpinLimit;
   int host_replicas = 0;  // CPU threads per host test thread (0: from the machine's cores)
   int host_stress = 1;    // with `stress` and host threads: CPU threads hammering a host region
+  long long resident_workgroups = 0;  // at most this many work-groups at once (0: what the device holds)
 };
 
 // The assignment of hardware threads to (instance, test thread) for one launch. Work-group
@@ -846,6 +847,7 @@ static void hsalit_parse_args(int argc, char** argv, HsalitConfig& c) {
     else if (k == "spin-limit") c.spin_limit = std::atoll(v);
     else if (k == "host-replicas") c.host_replicas = std::max(0, std::atoi(v));
     else if (k == "host-stress") c.host_stress = std::max(0, std::atoi(v));
+    else if (k == "resident-workgroups") c.resident_workgroups = std::max(0LL, std::atoll(v));
   }
 }
 
@@ -989,10 +991,13 @@ int main(int argc, char** argv) {
     std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"layout\", \"message\": \"%s\"}\n", error.c_str());
     return 4;
   }
-  // With a work-group per instance, as many instances as the device holds at once.
+  if (c.resident_workgroups > 0) resident_blocks = std::min(resident_blocks, c.resident_workgroups);
+  // With a work-group per instance, as many instances as the device holds at once, in more
+  // launches: as many runs as asked.
   if (kOneInstancePerWorkgroup && layout.blocks > resident_blocks) {
     long long fit = (resident_blocks - (c.stress ? c.stress_workgroups : 0)) / kWgClasses;
     if (fit >= 1 && fit < c.instances) {
+      c.iterations = (c.iterations * c.instances + fit - 1) / fit;
       c.instances = (int)fit;
       if (!hsalit_layout(c, warp, rng, layout, error)) {
         std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"layout\", \"message\": \"%s\"}\n", error.c_str());
@@ -1275,7 +1280,8 @@ HarnessProgram generate(const litmus::Test& test, const HarnessOptions& options,
   s += fmt::format("//   c++ -std=c++20 -O2 -pthread -DHSALIT_HOST_EMULATION -x c++ {} (CPU threads, no GPU)\n",
                    prog.file_name);
   s += "// Run: ./program [instances=N] [iterations=N] [time-limit=SECONDS] [seed=N] [stress=0|1] [shuffle=0|1]\n";
-  s += "//      [prestress=0|1] [spacing=0|1] [delay=0|1] [stress-workgroups=N] [host-replicas=N] [host-stress=N];\n";
+  s += "//      [prestress=0|1] [spacing=0|1] [delay=0|1] [stress-workgroups=N] [host-replicas=N] [host-stress=N]\n";
+  s += "//      [resident-workgroups=N];\n";
   s += "//      prints one JSON line.\n";
   s += "//\n";
   {

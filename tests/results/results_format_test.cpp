@@ -75,12 +75,25 @@ TEST(ResultsLog, HeaderWordIsTheKindOfTheCondition) {
 
 TEST(ResultsFormat, JsonRoundTrip) {
   CampaignResults r = sample_results();
+  // A hardware run with host threads: its overlap and the instances each launch ran.
+  r.tests[1].run.states = 0;
+  r.tests[1].run.iterations = 300;
+  r.tests[1].run.overlapped = 7;
+  r.tests[1].run.instances_per_launch = 3;
   nlohmann::json j = to_json(r);
   EXPECT_EQ(j["schema"], "hsalit-campaign/1");
   EXPECT_EQ(j["summary"]["violation"], 1);
+  EXPECT_FALSE(j["tests"][0]["run"].contains("instances_per_launch"));
   CampaignResults back = campaign_results_from_json(j, "");
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.tests[0].violations().size(), 1u);
+  EXPECT_EQ(back.tests[1].run.overlapped, 7u);
+  EXPECT_EQ(back.tests[1].run.instances_per_launch, 3u);
+  std::string pages;
+  for (const ReportPage& page : render_test_pages(back, [](std::string_view) { return std::nullopt; }))
+    pages += page.html;
+  EXPECT_NE(pages.find("300 iterations in launches of 3 (7 with the host and GPU threads overlapping)"),
+            std::string::npos);
 }
 
 // A violation's explanation (check --explain's answer) is kept in results.json and shown, as

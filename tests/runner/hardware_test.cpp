@@ -416,6 +416,43 @@ TEST(HardwareEmulationBarrier, TheBarrierHoldsTheWorkGroupTogether) {
     EXPECT_FALSE(contains(format_outcome(mp, r, outcome), "1:r0=0;")) << format_outcome(mp, r, outcome);
   }
   EXPECT_EQ(total, r.iterations);
+  EXPECT_EQ(r.instances_per_launch, 6u);
+}
+
+// A test with a barrier takes a work-group per instance, so a device that holds fewer
+// work-groups than asked runs fewer instances per launch, in more launches: 4 resident
+// work-groups, one of them a stressing one, hold 3 instances; 50 launches of 6 asked become
+// 100 launches of 3, as many runs as asked, and the result says 3 per launch.
+TEST(HardwareEmulationBarrier, AFullDeviceRunsFewerInstancesInMoreLaunches) {
+  if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
+  litmus::Test mp = load("canonical/MP+barrier_same-wg.litmus");
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.backend = HardwareBackend::Cuda;
+  o.instances = 6;
+  o.iterations = 50;
+  o.workgroup_size = 8;
+  o.stress_workgroups = 1;
+  o.resident_workgroups = 4;
+  o.incantations = {.stress = true};
+  SimResult r = run_hardware(mp, nullptr, o);
+  ASSERT_FALSE(r.unknown) << *r.unknown;
+  EXPECT_EQ(r.instances_per_launch, 3u);
+  EXPECT_EQ(r.iterations, 100u * 3u);
+  std::uint64_t total = 0;
+  for (const auto& [outcome, count] : r.histogram) total += count;
+  EXPECT_EQ(total, r.iterations);
+  // A test without a barrier packs its instances: MP across two work-groups takes one of each
+  // kind for all 6 instances, and the stressing one; where those 3 do not fit, the run says so.
+  o.resident_workgroups = 3;
+  SimResult packed = run_hardware(load(kMp), nullptr, o);
+  ASSERT_FALSE(packed.unknown) << *packed.unknown;
+  EXPECT_EQ(packed.instances_per_launch, 6u);
+  EXPECT_EQ(packed.iterations, 50u * 6u);
+  o.resident_workgroups = 2;
+  SimResult full = run_hardware(load(kMp), nullptr, o);
+  ASSERT_TRUE(full.unknown);
+  EXPECT_TRUE(contains(*full.unknown, "3 work-groups cannot all be resident (at most 2)")) << *full.unknown;
 }
 
 // The host as an agent: P1 of MP+system_diff-agent (another agent than P0's) runs on host

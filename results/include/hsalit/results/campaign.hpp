@@ -134,6 +134,8 @@ struct RunStage {
   // Hardware with host threads: the runs whose host and GPU threads overlapped in time
   // (runner::SimResult::overlapped).
   std::optional<std::uint64_t> overlapped;
+  // Hardware: the instances each launch ran (runner::SimResult::instances_per_launch).
+  std::optional<std::uint64_t> instances_per_launch;
   double seconds = 0;
 };
 

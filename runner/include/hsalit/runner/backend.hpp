@@ -39,7 +39,8 @@ struct BackendResult {
   // it and where the threads ran, as `hsalit run --trace` prints them.
   std::map<SimOutcome, std::vector<std::string>> traces;
   std::map<SimOutcome, std::string> trace_placement;
-  std::optional<std::uint64_t> overlapped;  // hardware with host threads (SimResult::overlapped)
+  std::optional<std::uint64_t> overlapped;            // hardware with host threads (SimResult::overlapped)
+  std::optional<std::uint64_t> instances_per_launch;  // hardware (SimResult::instances_per_launch)
 };
 
 class Backend {

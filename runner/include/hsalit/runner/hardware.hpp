@@ -63,6 +63,10 @@ struct HarnessOptions {
   std::uint64_t iterations = 100;  // kernel launches
   int workgroup_size = 256;        // threads per work-group (block); a multiple of 64
   int stress_workgroups = 8;       // extra work-groups with `stress`
+  // At most this many work-groups resident at once (0: what the device holds; the emulation
+  // has no limit of its own): a share of a GPU, or a small GPU's layout tried in the emulation.
+  // A test with a barrier, one instance per work-group, then runs fewer instances per launch.
+  int resident_workgroups = 0;
   double time_limit_seconds = 60;  // host-side watchdog over all launches
   std::uint64_t seed = 1;          // the shuffle's random generator
   // Build the program as plain C++ (-DHSALIT_HOST_EMULATION) with the host compiler and run

@@ -207,6 +207,9 @@ struct SimResult {
   // whose host and GPU threads overlapped in time (no thread started after another had
   // finished); a weak outcome needs them.
   std::optional<std::uint64_t> overlapped;
+  // Hardware: the instances each launch ran; fewer than asked where each instance needs a
+  // work-group of its own (a test with a barrier) and the device holds fewer at once.
+  std::optional<std::uint64_t> instances_per_launch;
 };
 
 SimResult run_exhaustive(const litmus::Test& test, const codegen::CompiledTest& compiled,
