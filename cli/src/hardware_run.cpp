@@ -72,9 +72,9 @@ int run_one(const std::filesystem::path& file, const HardwareRunRequest& req, co
     fmt::print("{}\n", j.dump());
   } else if (r.unknown && r.histogram.empty()) {
     // Nothing ran: no histogram of zeros that could read as "never observed".
-    const bool unsupported = r.unknown->starts_with("unsupported:"), no_gpu = r.unknown->starts_with("no GPU");
-    fmt::print("Test {} unknown: {}\n", test.name,
-               unsupported || no_gpu ? *r.unknown : fmt::format("no GPU ({})", *r.unknown));
+    // The reason as found: no GPU, no compiler, a test the harness cannot run, or a harness
+    // that failed (the emulation too, which needs no GPU).
+    fmt::print("Test {} unknown: {}\n", test.name, *r.unknown);
     fmt::print("Backend {} {} ({}): nothing ran\n\n", req.backend, options.target, mode);
   } else {
     print_histogram(test, r, c);

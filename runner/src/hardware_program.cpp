@@ -359,6 +359,7 @@ constexpr std::string_view kPrelude = R"HSALIT(#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 #if defined(__linux__)
@@ -595,22 +596,6 @@ HSALIT_DEVICE void hsalit_run(const Params& p, int gid, long long* lds) {
 HSALIT_DEVICE void hsalit_count(const Params& p, int inst);
 
 #if defined(HSALIT_HOST_EMULATION)
-static void hsalit_launch(const Params& p, int blocks) {
-  std::vector<std::unique_ptr<std::barrier<>>> barriers;
-  std::vector<std::vector<long long>> lds((size_t)blocks, std::vector<long long>(kLdsSlots, 0));
-  for (int b = 0; b < blocks; ++b) barriers.push_back(std::make_unique<std::barrier<>>(kBlockSize));
-  std::vector<std::thread> threads;
-  for (int b = 0; b < blocks; ++b)
-    for (int t = 0; t < kBlockSize; ++t)
-      threads.emplace_back([&, b, t] {
-        int gid = b * kBlockSize + t;
-        hsalit_current_barrier = barriers[(size_t)b].get();
-        hsalit_prepare(p, gid, lds[(size_t)b].data());
-        barriers[(size_t)b]->arrive_and_wait();
-        hsalit_run(p, gid, lds[(size_t)b].data());
-      });
-  for (std::thread& t : threads) t.join();
-}
 static void hsalit_launch_count(const Params& p) {
   for (int i = 0; i < p.instances; ++i) hsalit_count(p, i);
 }
@@ -936,6 +921,65 @@ struct HsalitCores {
   }
 };
 
+#if defined(HSALIT_HOST_EMULATION)
+// The emulated GPU: a CPU thread per hardware thread, started once and reused by every launch
+// (starting thousands of threads per launch cost more than the launch itself). A launch
+// releases them all through `start_`; `finish_` waits for them; a std::barrier per work-group
+// is its __syncthreads. With host threads they run on the cores the host workers leave.
+class HsalitEmulatedGpu {
+ public:
+  HsalitEmulatedGpu(const Params& p, int blocks, const HsalitCores& cores)
+      : p_(p), cores_(cores), lds_((size_t)blocks, std::vector<long long>(kLdsSlots, 0)),
+        start_((std::ptrdiff_t)blocks * kBlockSize + 1), finish_((std::ptrdiff_t)blocks * kBlockSize + 1) {
+    for (int b = 0; b < blocks; ++b) workgroups_.push_back(std::make_unique<std::barrier<>>(kBlockSize));
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t < kBlockSize; ++t) try {
+          threads_.emplace_back([this, b, t] { serve(b, t); });
+        } catch (const std::system_error& e) {
+          // The threads started wait for the others: report and leave without them.
+          std::printf("{\"schema\": \"hsalit-harness/1\", \"error\": \"emulation\", \"message\": \"cannot "
+                      "start thread %d of %d: %s\"}\n", b * kBlockSize + t + 1, blocks * kBlockSize, e.what());
+          std::fflush(stdout);
+          std::_Exit(4);
+        }
+  }
+  HsalitEmulatedGpu(const HsalitEmulatedGpu&) = delete;
+  HsalitEmulatedGpu& operator=(const HsalitEmulatedGpu&) = delete;
+  ~HsalitEmulatedGpu() {
+    stop_.store(true, std::memory_order_relaxed);  // read after the barrier below
+    start_.arrive_and_wait();
+    for (std::thread& t : threads_) t.join();
+  }
+  // Starts a launch of the test kernel with the parameters as they are now; returns at once.
+  void launch() { start_.arrive_and_wait(); }
+  // Waits until every thread of the launch has finished.
+  void wait() { finish_.arrive_and_wait(); }
+
+ private:
+  void serve(int b, int t) {
+    if (kHostThreads > 0) cores_.pin_emulated_gpu();
+    hsalit_current_barrier = workgroups_[(size_t)b].get();
+    const int gid = b * kBlockSize + t;
+    long long* lds = lds_[(size_t)b].data();
+    for (;;) {
+      start_.arrive_and_wait();
+      if (stop_.load(std::memory_order_relaxed)) return;
+      hsalit_prepare(p_, gid, lds);
+      hsalit_current_barrier->arrive_and_wait();
+      hsalit_run(p_, gid, lds);
+      finish_.arrive_and_wait();
+    }
+  }
+  const Params& p_;
+  const HsalitCores& cores_;
+  std::vector<std::vector<long long>> lds_;
+  std::vector<std::unique_ptr<std::barrier<>>> workgroups_;
+  std::barrier<> start_, finish_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+#endif
+
 // Whether each instance's threads overlapped: at its start a participant reads how many of
 // the instance's participants have finished; a non-zero count means it started late.
 // `p`: the host's view (host pointers).
@@ -961,12 +1005,17 @@ static void hsalit_host_worker(const Params& p, int host_thread, int replica, in
   hsalit_host_add(&p.control[1], 1u);
 }
 
+constexpr int kEmulatedThreads = 8192;  // the host emulation's hardware threads at once
+
 int main(int argc, char** argv) {
   HsalitConfig c;
   hsalit_parse_args(argc, argv, c);
   std::string device = "host emulation";
   int warp = kEmulatedWarp;
-  long long resident_blocks = 1LL << 30;
+  // The emulation's "device" holds as many work-groups as 8192 CPU threads make: a launch
+  // starts a thread per hardware thread, and a process cannot start a work-group of 256 per
+  // instance for a thousand instances.
+  long long resident_blocks = std::max(1, kEmulatedThreads / kBlockSize);
 #if !defined(HSALIT_HOST_EMULATION)
   int count = 0;
   auto status = HSALIT_API(GetDeviceCount)(&count);
@@ -1070,6 +1119,9 @@ int main(int argc, char** argv) {
   }
   unsigned long long overlapped = 0;
   const HsalitCores cores(host_workers);
+#if defined(HSALIT_HOST_EMULATION)
+  HsalitEmulatedGpu gpu(p, layout.blocks, cores);
+#endif
 
   auto start = std::chrono::steady_clock::now();
   long long done = 0;
@@ -1118,10 +1170,7 @@ int main(int argc, char** argv) {
     // its own), then the host workers, which meet it at the start barrier.
     std::vector<std::thread> workers;
 #if defined(HSALIT_HOST_EMULATION)
-    std::thread gpu([&] {
-      if (kHostThreads > 0) cores.pin_emulated_gpu();
-      hsalit_launch(p, layout.blocks);
-    });
+    gpu.launch();
 #else
     hsalit_test_kernel<<<layout.blocks, kBlockSize>>>(p);
 #endif
@@ -1150,7 +1199,7 @@ int main(int argc, char** argv) {
     workers_done.store(true, std::memory_order_relaxed);
     for (std::thread& t : stressers) t.join();
 #if defined(HSALIT_HOST_EMULATION)
-    gpu.join();
+    gpu.wait();
 #endif
     if (!hsalit_sync(error)) hsalit_fail("test kernel", error.c_str());
     read_control();
