@@ -56,33 +56,50 @@ std::string_view to_string(InstrClass c) {
   return "?";
 }
 
+// One look at the first character picks the few prefixes that can match: classify runs for
+// every instruction the compiler and the simulator's lowering look at.
 InstrClass classify(std::string_view m) {
-  if (!m.empty() && m.back() == ':') return InstrClass::Label;
-  for (std::string_view seg : {"buffer_", "global_", "flat_", "scratch_"}) {
-    if (!starts_with(m, seg)) continue;
-    std::string_view rest = m.substr(seg.size());
+  if (m.empty()) return InstrClass::Other;
+  if (m.back() == ':') return InstrClass::Label;
+  const char first = m.front();
+  const std::string_view segment = first == 'b'   ? "buffer_"
+                                   : first == 'g' ? "global_"
+                                   : first == 'f' ? "flat_"
+                                   : first == 's' ? "scratch_"
+                                                  : "";
+  if (!segment.empty() && starts_with(m, segment)) {
+    const std::string_view rest = m.substr(segment.size());
     if (starts_with(rest, "load")) return InstrClass::VectorLoad;
     if (starts_with(rest, "store")) return InstrClass::VectorStore;
     if (starts_with(rest, "atomic")) return InstrClass::VectorAtomic;
   }
-  if (m == "buffer_wbinvl1" || m == "buffer_wbinvl1_vol" || m == "buffer_inv" || m == "buffer_invl2" ||
-      m == "buffer_gl0_inv" || m == "buffer_gl1_inv" || m == "global_inv")
-    return InstrClass::CacheInvalidate;
-  if (m == "buffer_wbl2" || m == "global_wb") return InstrClass::CacheWriteback;
-  if (starts_with(m, "ds_")) {
-    if (starts_with(m, "ds_read") || (starts_with(m, "ds_load"))) return InstrClass::LdsLoad;
-    if ((starts_with(m, "ds_write") || starts_with(m, "ds_store")) && m.find("xchg") == std::string_view::npos &&
-        m.find("rtn") == std::string_view::npos)
-      return InstrClass::LdsStore;
-    return InstrClass::LdsAtomic;
+  switch (first) {
+    case 'b':
+      if (m == "buffer_wbinvl1" || m == "buffer_wbinvl1_vol" || m == "buffer_inv" || m == "buffer_invl2" ||
+          m == "buffer_gl0_inv" || m == "buffer_gl1_inv")
+        return InstrClass::CacheInvalidate;
+      return m == "buffer_wbl2" ? InstrClass::CacheWriteback : InstrClass::Other;
+    case 'g':
+      if (m == "global_inv") return InstrClass::CacheInvalidate;
+      return m == "global_wb" ? InstrClass::CacheWriteback : InstrClass::Other;
+    case 'd':
+      if (!starts_with(m, "ds_")) return InstrClass::Other;
+      if (starts_with(m, "ds_read") || starts_with(m, "ds_load")) return InstrClass::LdsLoad;
+      if ((starts_with(m, "ds_write") || starts_with(m, "ds_store")) && m.find("xchg") == std::string_view::npos &&
+          m.find("rtn") == std::string_view::npos)
+        return InstrClass::LdsStore;
+      return InstrClass::LdsAtomic;
+    case 's':
+      if (!starts_with(m, "s_")) return InstrClass::Other;
+      if (starts_with(m, "s_load") || starts_with(m, "s_buffer_load")) return InstrClass::ScalarLoad;
+      if (starts_with(m, "s_waitcnt") || starts_with(m, "s_wait_")) return InstrClass::Wait;
+      if (starts_with(m, "s_barrier")) return InstrClass::Barrier;
+      if (m == "s_branch" || starts_with(m, "s_cbranch")) return InstrClass::Branch;
+      if (m == "s_endpgm") return InstrClass::EndProgram;
+      return InstrClass::Alu;
+    case 'v': return starts_with(m, "v_") ? InstrClass::Alu : InstrClass::Other;
+    default: return InstrClass::Other;
   }
-  if (starts_with(m, "s_load") || starts_with(m, "s_buffer_load")) return InstrClass::ScalarLoad;
-  if (starts_with(m, "s_waitcnt") || starts_with(m, "s_wait_")) return InstrClass::Wait;
-  if (starts_with(m, "s_barrier")) return InstrClass::Barrier;
-  if (m == "s_branch" || starts_with(m, "s_cbranch")) return InstrClass::Branch;
-  if (m == "s_endpgm") return InstrClass::EndProgram;
-  if (starts_with(m, "v_") || starts_with(m, "s_")) return InstrClass::Alu;
-  return InstrClass::Other;
 }
 
 bool Instruction::is_memory() const {
