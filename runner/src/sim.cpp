@@ -2441,8 +2441,22 @@ bool every_explored_placement(const litmus::Test& test, const SimProgram& progra
 
 LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled) {
   LoweredProgram lowered;
-  lowered.program_ = std::make_shared<const SimProgram>(detail::lower(test, compiled));
+  lowered.program_ = std::make_shared<SimProgram>(detail::lower(test, compiled));
   return lowered;
+}
+
+void relower_thread(LoweredProgram& lowered, const litmus::Test& test, const codegen::CompiledTest& compiled,
+                    int thread) {
+  if (thread < 0 || !lowered.program_) throw std::logic_error("relower_thread: no such thread or program");
+  // A program another LoweredProgram shares is copied first: theirs does not change.
+  if (lowered.program_.use_count() > 1) lowered.program_ = std::make_shared<SimProgram>(*lowered.program_);
+  try {
+    if (!detail::relower_thread(*lowered.program_, test, compiled, static_cast<std::size_t>(thread)))
+      lowered = lower_program(test, compiled);
+  } catch (...) {
+    lowered.program_.reset();  // its thread would still point into the code `compiled` replaced
+    throw;
+  }
 }
 
 bool keeps_program_order(const litmus::Test& test, const codegen::CompiledTest& compiled, const SimOptions& options) {

@@ -588,20 +588,97 @@ std::vector<SimInstruction> lower_extended(const std::vector<Instruction>& code,
 std::string text(const SimInstruction& ins) { return ins.source ? codegen::print(*ins.source) : std::string(); }
 std::string_view row(const SimInstruction& ins) { return ins.source ? std::string_view(ins.source->origin.row) : ""; }
 
-SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
-  SimProgram p;
+namespace {
+
+// The target's description, as lower_one reads it.
+struct TargetModels {
+  codegen::CounterModel counters;
+  const codegen::MemoryHierarchy& caches;
+};
+
+TargetModels target_models(const codegen::CompiledTest& compiled) {
   const codegen::Target* target = codegen::TargetCatalog::builtin().find(compiled.target);
   if (!target) throw std::runtime_error(fmt::format("the simulator does not know target '{}'", compiled.target));
-  const codegen::CounterModel model = codegen::counter_model(*target);
-  const codegen::MemoryHierarchy& caches = codegen::memory_hierarchy(*target);
-  const Generation gen{model, caches, caches.workgroup_span(compiled.flavour)};
-  if (model.names.size() > kCounters) throw std::logic_error("a counter model with more counters than the simulator");
-  p.counters = model.names;
-  p.lds_counter = model.slot(model.lds_counter);
+  TargetModels out{codegen::counter_model(*target), codegen::memory_hierarchy(*target)};
+  if (out.counters.names.size() > kCounters)
+    throw std::logic_error("a counter model with more counters than the simulator");
+  return out;
+}
+
+// One thread of `p` (whose locations are set) from its compiled code.
+SimThread lower_thread(const litmus::Test& test, const codegen::CompiledThread& ct, const Generation& gen,
+                       const SimProgram& p) {
+  SimThread t;
+  std::map<std::string, int> labels;
+  std::vector<std::string> branch_label;  // per SimInstruction: the label a branch names
+  // Scratch VGPRs for lane masks and selects sit above every register the program names.
+  Masks masks;
+  masks.enabled = uses_masks(ct.code);
+  int top = ct.vgprs;
+  for (const Instruction& ins : ct.code)
+    for (const Operand& o : ins.operands)
+      if (o.kind == Operand::Kind::Vgpr) top = std::max(top, o.reg + o.count);
+  for (const auto& [r, v] : ct.registers) top = std::max(top, v + 1);
+  masks.temp = top;
+  masks.next = top + 2;
+  for (std::size_t i = 0; i < ct.code.size(); ++i) {
+    const Instruction& ins = ct.code[i];
+    if (ins.kind() == InstrClass::Label) {
+      labels[ins.mnemonic.substr(0, ins.mnemonic.size() - 1)] = static_cast<int>(t.code.size());
+      continue;
+    }
+    std::vector<SimInstruction> steps = lower_extended(ct.code, i, masks);
+    if (steps.empty()) steps.push_back(lower_one(ins, gen));
+    for (SimInstruction& s : steps) {
+      bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
+      branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
+      s.source = &ins;
+      s.litmus_instruction = ins.origin.instruction;
+      t.code.push_back(std::move(s));
+    }
+  }
+  for (std::size_t i = 0; i < t.code.size(); ++i) {
+    SimInstruction& s = t.code[i];
+    if (s.op != SimOp::Branch && s.op != SimOp::BranchVcc) continue;
+    auto it = labels.find(branch_label[i]);
+    if (it == labels.end()) throw std::runtime_error(fmt::format("branch to unknown label '{}'", branch_label[i]));
+    s.target = it->second;
+  }
+  for (const auto& [r, v] : ct.registers) t.registers.emplace_back(r, v);
+  t.vgprs = ct.vgprs + 4;
+  t.sgprs = std::max(ct.sgprs, 2) + 8;
+  // Locations this thread reads through the L1 (candidates for spontaneous fills).
+  const litmus::Thread& lt = test.threads[static_cast<std::size_t>(ct.thread)];
+  for (const litmus::Instruction& li : lt.code)
+    if (li.is_memory_access() && li.addr.base.is_location()) {
+      auto it = std::find(p.locations.begin(), p.locations.end(), li.addr.base.name);
+      int loc = static_cast<int>(it - p.locations.begin());
+      if (!p.group[static_cast<std::size_t>(loc)] &&
+          std::find(t.non_glc_loads.begin(), t.non_glc_loads.end(), loc) == t.non_glc_loads.end())
+        t.non_glc_loads.push_back(loc);
+    }
+  return t;
+}
+
+// FLAT instructions cannot reach the LDS in the simulator.
+void refuse_generic_group_accesses(const SimProgram& p, const codegen::CompiledTest& compiled) {
+  if (compiled.generic && std::find(p.group.begin(), p.group.end(), true) != p.group.end())
+    throw std::runtime_error(
+        "the simulator does not model flat accesses to the group segment (--generic with group locations)");
+}
+
+}  // namespace
+
+SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled) {
+  SimProgram p;
+  const TargetModels models = target_models(compiled);
+  const Generation gen{models.counters, models.caches, models.caches.workgroup_span(compiled.flavour)};
+  p.counters = models.counters.names;
+  p.lds_counter = models.counters.slot(models.counters.lds_counter);
   p.locations = test.location_names();
-  p.l2_maintenance = caches.l2_maintenance();
-  p.gl1 = caches.has_gl1();
-  p.l2_per_xcd = caches.several_l2s_per_agent();
+  p.l2_maintenance = models.caches.l2_maintenance();
+  p.gl1 = models.caches.has_gl1();
+  p.l2_per_xcd = models.caches.several_l2s_per_agent();
   p.workgroup_span = gen.span;
   int group_index = 0;
   for (const std::string& name : p.locations) {
@@ -613,64 +690,22 @@ SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled
       if (!e.thread && e.name == name) initial = e.value.value;
     p.initial.push_back(initial);
   }
-  if (compiled.generic)
-    for (bool g : p.group)
-      if (g)
-        throw std::runtime_error(
-            "the simulator does not model flat accesses to the group segment (--generic with group locations)");
-  for (const codegen::CompiledThread& ct : compiled.threads) {
-    SimThread t;
-    std::map<std::string, int> labels;
-    std::vector<std::string> branch_label;  // per SimInstruction: the label a branch names
-    // Scratch VGPRs for lane masks and selects sit above every register the program names.
-    Masks masks;
-    masks.enabled = uses_masks(ct.code);
-    int top = ct.vgprs;
-    for (const Instruction& ins : ct.code)
-      for (const Operand& o : ins.operands)
-        if (o.kind == Operand::Kind::Vgpr) top = std::max(top, o.reg + o.count);
-    for (const auto& [r, v] : ct.registers) top = std::max(top, v + 1);
-    masks.temp = top;
-    masks.next = top + 2;
-    for (std::size_t i = 0; i < ct.code.size(); ++i) {
-      const Instruction& ins = ct.code[i];
-      if (ins.kind() == InstrClass::Label) {
-        labels[ins.mnemonic.substr(0, ins.mnemonic.size() - 1)] = static_cast<int>(t.code.size());
-        continue;
-      }
-      std::vector<SimInstruction> steps = lower_extended(ct.code, i, masks);
-      if (steps.empty()) steps.push_back(lower_one(ins, gen));
-      for (SimInstruction& s : steps) {
-        bool branch = s.op == SimOp::Branch || s.op == SimOp::BranchVcc;
-        branch_label.push_back(branch && !ins.operands.empty() ? ins.operands.back().name : "");
-        s.source = &ins;
-        s.litmus_instruction = ins.origin.instruction;
-        t.code.push_back(std::move(s));
-      }
-    }
-    for (std::size_t i = 0; i < t.code.size(); ++i) {
-      SimInstruction& s = t.code[i];
-      if (s.op != SimOp::Branch && s.op != SimOp::BranchVcc) continue;
-      auto it = labels.find(branch_label[i]);
-      if (it == labels.end()) throw std::runtime_error(fmt::format("branch to unknown label '{}'", branch_label[i]));
-      s.target = it->second;
-    }
-    for (const auto& [r, v] : ct.registers) t.registers.emplace_back(r, v);
-    t.vgprs = ct.vgprs + 4;
-    t.sgprs = std::max(ct.sgprs, 2) + 8;
-    // Locations this thread reads through the L1 (candidates for spontaneous fills).
-    const litmus::Thread& lt = test.threads[static_cast<std::size_t>(ct.thread)];
-    for (const litmus::Instruction& li : lt.code)
-      if (li.is_memory_access() && li.addr.base.is_location()) {
-        auto it = std::find(p.locations.begin(), p.locations.end(), li.addr.base.name);
-        int loc = static_cast<int>(it - p.locations.begin());
-        if (!p.group[static_cast<std::size_t>(loc)] &&
-            std::find(t.non_glc_loads.begin(), t.non_glc_loads.end(), loc) == t.non_glc_loads.end())
-          t.non_glc_loads.push_back(loc);
-      }
-    p.threads.push_back(std::move(t));
-  }
+  refuse_generic_group_accesses(p, compiled);
+  for (const codegen::CompiledThread& ct : compiled.threads) p.threads.push_back(lower_thread(test, ct, gen, p));
   return p;
+}
+
+bool relower_thread(SimProgram& p, const litmus::Test& test, const codegen::CompiledTest& compiled,
+                    std::size_t thread) {
+  // What the rest of the program was lowered from must be what this test says.
+  if (thread >= p.threads.size() || thread >= compiled.threads.size() || test.location_names() != p.locations)
+    return false;
+  const TargetModels models = target_models(compiled);
+  const Generation gen{models.counters, models.caches, models.caches.workgroup_span(compiled.flavour)};
+  if (gen.span != p.workgroup_span || models.counters.names != p.counters) return false;
+  refuse_generic_group_accesses(p, compiled);
+  p.threads[thread] = lower_thread(test, compiled.threads[thread], gen, p);
+  return true;
 }
 
 bool wait_passes(const SimInstruction& wait, const std::array<int, kCounters>& outstanding) {

@@ -52,6 +52,7 @@ struct Src {
   RegFile file = RegFile::None;
   int reg = 0;
   std::int64_t imm = 0;
+  friend bool operator==(const Src&, const Src&) = default;
 };
 
 enum class AddressForm : std::uint8_t { Global, Flat, Buffer, Lds };
@@ -89,6 +90,7 @@ struct SimInstruction {
   // the CompiledTest, which outlives the program (lower's callers simulate while holding it).
   const codegen::Instruction* source = nullptr;
   int litmus_instruction = -1;
+  friend bool operator==(const SimInstruction&, const SimInstruction&) = default;  // the same `source` too
 };
 
 // The assembly of the instruction an instruction was lowered from, and its table row.
@@ -100,6 +102,7 @@ struct SimThread {
   std::vector<std::pair<std::string, int>> registers;  // litmus register -> VGPR
   int vgprs = 0, sgprs = 0;
   std::vector<int> non_glc_loads;  // locations this thread reads through the L1
+  friend bool operator==(const SimThread&, const SimThread&) = default;
 };
 
 // Global locations have addresses kGlobalBase + kLineBytes * index; group locations sit at
@@ -119,11 +122,17 @@ struct SimProgram {
   std::vector<std::string> counters;  // the target's wait counters, by index (codegen::CounterModel::names)
   int lds_counter = -1;               // the index of the one LDS and FLAT operations share (lgkmcnt, dscnt)
   WorkgroupSpan workgroup_span = WorkgroupSpan::OneCu;  // the CUs a work-group's waves may run on
+  friend bool operator==(const SimProgram&, const SimProgram&) = default;
 };
 
 // Throws std::runtime_error naming the instruction it cannot simulate. The program's
 // instructions point into `compiled` (SimInstruction::source), which must outlive it.
 SimProgram lower(const litmus::Test& test, const codegen::CompiledTest& compiled);
+// Lowers thread `thread` of `compiled` again into `p`, lowered from the same test but for that
+// thread's code (a caller that changes one thread's code at a time): `p` is then what lower()
+// gives. False, `p` unchanged, where the test's locations, the target's counters or the
+// work-group span differ from what `p` was lowered with.
+bool relower_thread(SimProgram& p, const litmus::Test& test, const codegen::CompiledTest& compiled, std::size_t thread);
 
 // Whether a wait lets a thread go on with `outstanding[i]` operations outstanding on counter i.
 // A bound on the LDS counter above 0 does not hold where the thread has FLAT operations (they

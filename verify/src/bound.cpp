@@ -855,18 +855,23 @@ class OrderKept {
       if (by_class.empty()) return true;  // no test of the space is race-free
     }
     std::vector<std::size_t> choice(slots.size(), 0), product(own.size(), 0);
-    std::optional<codegen::CompiledTest> compiled;  // the other threads as first compiled: only `t` changes
+    // The other threads as first compiled and lowered: only `t` changes.
+    std::optional<codegen::CompiledTest> compiled;
+    std::optional<runner::LoweredProgram> lowered;
     for (;;) {
       for (std::size_t i = 0; i < own.size(); ++i) choice[own[i]] = members[i][product[i]];
       const litmus::Test& test = tests.test(choice);
       try {
-        if (!compiled)
+        if (!compiled) {
           compiled =
               codegen::compile(test, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
-        else
+          lowered = runner::lower_program(test, *compiled);
+        } else {
           compiled->threads.at(static_cast<std::size_t>(t)) = codegen::compile_thread(
               test, t, settings_.target, settings_.catalog, settings_.table, settings_.options.compile);
-        if (!judge(test, runner::lower_program(test, *compiled), choice)) return false;
+          runner::relower_thread(*lowered, test, *compiled, t);
+        }
+        if (!judge(test, *lowered, choice)) return false;
       } catch (const std::exception&) {
         return false;
       }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -224,15 +225,26 @@ struct SimProgram;
 // both about one code lowers it once (lower_program) and passes it to each.
 class LoweredProgram {
  public:
-  const detail::SimProgram& program() const { return *program_; }
+  const detail::SimProgram& program() const {
+    if (!program_) throw std::logic_error("an empty LoweredProgram (relower_thread threw)");
+    return *program_;
+  }
 
  private:
   friend LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled);
-  std::shared_ptr<const detail::SimProgram> program_;
+  friend void relower_thread(LoweredProgram& lowered, const litmus::Test& test, const codegen::CompiledTest& compiled,
+                             int thread);
+  std::shared_ptr<detail::SimProgram> program_;  // shared by copies; changed only while not shared
 };
 
 // Throws std::runtime_error for code the simulator cannot execute.
 LoweredProgram lower_program(const litmus::Test& test, const codegen::CompiledTest& compiled);
+// Makes `lowered`, lowered from `compiled` as it was but for thread `thread`'s code, the
+// program lower_program(test, compiled) gives, lowering that thread alone: for a caller that
+// changes one thread's code at a time (the bound's facts 9 and 10). Throws as lower_program,
+// leaving `lowered` empty (to be lowered again before use).
+void relower_thread(LoweredProgram& lowered, const litmus::Test& test, const codegen::CompiledTest& compiled,
+                    int thread);
 
 // Whether every run of the machine performs each thread's memory accesses in program order,
 // each at the one copy of its location (the L2, its work-group's LDS) and reading the latest
