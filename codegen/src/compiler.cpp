@@ -354,7 +354,7 @@ class ThreadCompiler {
     // The kernel arguments in SGPRs before anything uses them: a wait for 0 on the counter the
     // scalar loads count in (lgkmcnt; kmcnt on GFX12).
     if (any_sload) {
-      const CounterModel model = counter_model(t_);
+      const CounterModel& model = counter_model(t_);
       std::vector<std::pair<std::string, int>> drained;
       auto sload = std::find_if(prologue_.rbegin(), prologue_.rend(),
                                 [](const Instruction& i) { return i.kind() == InstrClass::ScalarLoad; });

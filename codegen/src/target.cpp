@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "embedded.hpp"
@@ -191,7 +193,9 @@ bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 }  // namespace
 
-CounterModel counter_model(const Target& target) {
+namespace {
+
+CounterModel build_counter_model(const Target& target) {
   CounterModel m;
   m.generation = target.generation;
   m.atomic_return = target.atomic_return;
@@ -215,6 +219,29 @@ CounterModel counter_model(const Target& target) {
     m.max_counts.push_back(it == fields.end() ? 0 : it->second);
   }
   return m;
+}
+
+}  // namespace
+
+// A model reads the generation, the atomic-return policy and the wait limits (one of
+// target_instructions' tables): a handful of entries, never removed, so references stay valid.
+const CounterModel& counter_model(const Target& target) {
+  struct Entry {
+    int generation;
+    CachePolicy atomic_return;
+    const TargetInstructions* limits;
+    std::unique_ptr<const CounterModel> model;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> models;
+  const TargetInstructions* limits = &target_instructions(target);
+  std::lock_guard lock(mutex);
+  for (const Entry& e : models)
+    if (e.generation == target.generation && e.atomic_return == target.atomic_return && e.limits == limits)
+      return *e.model;
+  models.push_back({target.generation, target.atomic_return, limits,
+                    std::make_unique<const CounterModel>(build_counter_model(target))});
+  return *models.back().model;
 }
 
 int CounterModel::slot(std::string_view name) const {

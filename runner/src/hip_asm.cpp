@@ -128,7 +128,7 @@ std::string hip_asm_thread_body(const litmus::Test& test, const TestFacts& facts
     lines.push_back(text);
   }
   // Every counter to zero before the outputs are read.
-  const codegen::CounterModel model = codegen::counter_model(target);
+  const codegen::CounterModel& model = codegen::counter_model(target);
   std::vector<std::pair<std::string, int>> drained;
   for (const std::string& counter : model.names) drained.emplace_back(counter, 0);
   for (const codegen::Instruction& wait : model.wait_instructions(drained)) lines.push_back(codegen::print(wait));

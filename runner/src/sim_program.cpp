@@ -592,7 +592,7 @@ namespace {
 
 // The target's description, as lower_one reads it.
 struct TargetModels {
-  codegen::CounterModel counters;
+  const codegen::CounterModel& counters;
   const codegen::MemoryHierarchy& caches;
 };
 

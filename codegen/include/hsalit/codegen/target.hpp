@@ -133,7 +133,9 @@ struct CounterModel {
   // syntax: one `s_waitcnt` for vmcnt and lgkmcnt, `s_waitcnt_vscnt null, N`, `s_wait_loadcnt N`.
   std::vector<Instruction> wait_instructions(const std::vector<std::pair<std::string, int>>& bounds) const;
 };
-CounterModel counter_model(const Target& target);
+// The target's model, built once per distinct model and kept for the process (the compiler and
+// the simulator's lowering ask for it per thread).
+const CounterModel& counter_model(const Target& target);
 
 // The assembler (and llc) flags for a target at a wave size: its `assembler_flags`, and
 // `-mattr=+wavefrontsize64` where the target's default is wave32 and 64 is asked for.
