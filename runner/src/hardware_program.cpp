@@ -1012,9 +1012,9 @@ int main(int argc, char** argv) {
   hsalit_parse_args(argc, argv, c);
   std::string device = "host emulation";
   int warp = kEmulatedWarp;
-  // The emulation's "device" holds as many work-groups as 8192 CPU threads make: a launch
-  // starts a thread per hardware thread, and a process cannot start a work-group of 256 per
-  // instance for a thousand instances.
+  // The emulation's "device" holds as many work-groups as 8192 CPU threads make: it runs a CPU
+  // thread per hardware thread, and a process cannot start a work-group of 256 per instance
+  // for a thousand instances.
   long long resident_blocks = std::max(1, kEmulatedThreads / kBlockSize);
 #if !defined(HSALIT_HOST_EMULATION)
   int count = 0;
