@@ -316,17 +316,25 @@ struct EmulationCase {
 
 class HardwareEmulation : public ::testing::TestWithParam<EmulationCase> {};
 
+// The harness on CPU threads, small: `instances` per launch in work-groups of 8, `launches`
+// launches, one stressing work-group where `stress` is asked; HIP with its builtins, or CUDA.
+HarnessOptions emulated(HardwareBackend backend, int instances, std::uint64_t launches, Incantations incantations) {
+  HarnessOptions o;
+  o.host_emulation = true;
+  o.backend = backend;
+  o.hip_builtins = backend == HardwareBackend::Hip;
+  o.instances = instances;
+  o.iterations = launches;
+  o.workgroup_size = 8;
+  o.stress_workgroups = 1;
+  o.incantations = incantations;
+  return o;
+}
+
 TEST_P(HardwareEmulation, CountsEveryInstanceWithOutcomesTheTestCanProduce) {
   if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
   litmus::Test test = load(GetParam().file);
-  HarnessOptions o;
-  o.host_emulation = true;
-  o.hip_builtins = true;
-  o.instances = 6;
-  o.iterations = 40;
-  o.workgroup_size = 8;
-  o.stress_workgroups = 1;
-  o.incantations = GetParam().incantations;
+  const HarnessOptions o = emulated(HardwareBackend::Hip, 6, 40, GetParam().incantations);
   SimResult r = run_hardware(test, nullptr, o);
   ASSERT_FALSE(r.unknown) << *r.unknown;
   EXPECT_EQ(r.iterations, 40u * 6u);
@@ -377,13 +385,7 @@ TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
   // C++ release/acquire on the host forbids MP's weak outcome: a harness that mixed instances
   // up or read results before the threads finished would show it.
   litmus::Test mp = load("classic/MP+fence-rel+scacq-agent_diff-wg.litmus");
-  HarnessOptions o;
-  o.host_emulation = true;
-  o.hip_builtins = true;
-  o.instances = 8;
-  o.iterations = 60;
-  o.workgroup_size = 8;
-  o.incantations = {false, true, false, true};
+  const HarnessOptions o = emulated(HardwareBackend::Hip, 8, 60, {false, true, false, true});
   SimResult r = run_hardware(mp, nullptr, o);
   ASSERT_FALSE(r.unknown) << *r.unknown;
   for (const auto& [outcome, count] : r.histogram) {
@@ -399,14 +401,8 @@ TEST(HardwareEmulationMp, TheForbiddenOutcomeNeverAppearsWithReleaseAcquire) {
 TEST(HardwareEmulationBarrier, TheBarrierHoldsTheWorkGroupTogether) {
   if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
   litmus::Test mp = load("canonical/MP+barrier_same-wg.litmus");
-  HarnessOptions o;
-  o.host_emulation = true;
-  o.hip_builtins = true;
-  o.instances = 6;
-  o.iterations = 50;
-  o.workgroup_size = 8;
-  o.stress_workgroups = 1;
-  o.incantations = {.stress = true, .shuffle = true, .prestress = true, .spacing = false};
+  const HarnessOptions o =
+      emulated(HardwareBackend::Hip, 6, 50, {.stress = true, .shuffle = true, .prestress = true, .spacing = false});
   SimResult r = run_hardware(mp, nullptr, o);
   ASSERT_FALSE(r.unknown) << *r.unknown;
   EXPECT_EQ(r.iterations, 50u * 6u);
@@ -426,15 +422,8 @@ TEST(HardwareEmulationBarrier, TheBarrierHoldsTheWorkGroupTogether) {
 TEST(HardwareEmulationBarrier, AFullDeviceRunsFewerInstancesInMoreLaunches) {
   if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
   litmus::Test mp = load("canonical/MP+barrier_same-wg.litmus");
-  HarnessOptions o;
-  o.host_emulation = true;
-  o.backend = HardwareBackend::Cuda;
-  o.instances = 6;
-  o.iterations = 50;
-  o.workgroup_size = 8;
-  o.stress_workgroups = 1;
+  HarnessOptions o = emulated(HardwareBackend::Cuda, 6, 50, {.stress = true});
   o.resident_workgroups = 4;
-  o.incantations = {.stress = true};
   SimResult r = run_hardware(mp, nullptr, o);
   ASSERT_FALSE(r.unknown) << *r.unknown;
   EXPECT_EQ(r.instances_per_launch, 3u);
@@ -463,13 +452,7 @@ TEST(HardwareEmulationBarrier, AFullDeviceRunsFewerInstancesInMoreLaunches) {
 TEST(HardwareEmulationHost, HostThreadsTakePartInEveryInstance) {
   if (!find_host_cxx()) GTEST_SKIP() << "no host C++ compiler";
   litmus::Test mp = load("classic/MP+system_diff-agent.litmus");
-  HarnessOptions o;
-  o.host_emulation = true;
-  o.backend = HardwareBackend::Cuda;
-  o.instances = 8;
-  o.iterations = 60;
-  o.workgroup_size = 8;
-  o.incantations = {.shuffle = true, .prestress = true, .delay = true};
+  const HarnessOptions o = emulated(HardwareBackend::Cuda, 8, 60, {.shuffle = true, .prestress = true, .delay = true});
   SimResult r = run_hardware(mp, nullptr, o);
   ASSERT_FALSE(r.unknown) << *r.unknown;
   EXPECT_EQ(r.iterations, 60u * 8u);

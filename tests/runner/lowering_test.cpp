@@ -3,6 +3,8 @@
 // LoweredProgram shares is copied first; a test with other locations is lowered whole.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "hsalit/codegen/compiler.hpp"
 #include "hsalit/runner/sim.hpp"
 #include "litmus_support.hpp"
@@ -14,33 +16,20 @@ namespace {
 
 using test_support::parse;
 
-// Two tests of one space: the same locations, P0's code differs (a relaxed store, then a
-// release store with a group location between).
-const char* kRelaxed = R"(LISA MP-relaxed
-{ x=0; y=0; }
- P0                         | P1                          ;
- w[atomic,rlx,agent] x 1    | r[atomic,scacq,agent] r0 y  ;
- w[atomic,rlx,agent] y 1    | r[atomic,rlx,agent] r1 x    ;
+// Message passing with P0's second store of order `order`, on locations `x` and `y`: with the
+// same locations, two tests of one space whose P0 code differs (a relaxed store, or a
+// release, which has a wait or a writeback before it); with others, lowered whole.
+litmus::Test mp(const std::string& order, const std::string& x, const std::string& y) {
+  return parse(fmt::format(R"(LISA MP-{0}-{1}{2}
+{{ {1}=0; {2}=0; }}
+ P0                           | P1                           ;
+ w[atomic,rlx,agent] {1} 1    | r[atomic,scacq,agent] r0 {2} ;
+ w[atomic,{0},agent] {2} 1    | r[atomic,rlx,agent] r1 {1}   ;
 scopes: (agent (wg 0) (wg 1))
 exists (1:r0=1 /\ 1:r1=0)
-)";
-const char* kRelease = R"(LISA MP-release
-{ x=0; y=0; }
- P0                         | P1                          ;
- w[atomic,rlx,agent] x 1    | r[atomic,scacq,agent] r0 y  ;
- w[atomic,screl,agent] y 1  | r[atomic,rlx,agent] r1 x    ;
-scopes: (agent (wg 0) (wg 1))
-exists (1:r0=1 /\ 1:r1=0)
-)";
-// Other locations: lowered whole.
-const char* kOtherLocations = R"(LISA MP-other
-{ a=0; b=0; }
- P0                         | P1                          ;
- w[atomic,rlx,agent] a 1    | r[atomic,scacq,agent] r0 b  ;
- w[atomic,screl,agent] b 1  | r[atomic,rlx,agent] r1 a    ;
-scopes: (agent (wg 0) (wg 1))
-exists (1:r0=1 /\ 1:r1=0)
-)";
+)",
+                           order, x, y));
+}
 
 class Relower : public ::testing::TestWithParam<std::string> {};
 
@@ -48,7 +37,7 @@ TEST_P(Relower, GivesTheProgramAWholeLoweringGives) {
   const codegen::TargetCatalog& catalog = codegen::TargetCatalog::builtin();
   const codegen::Target& target = catalog.get(GetParam());
   const codegen::MappingTable& table = codegen::MappingTable::builtin(target.mapping);
-  const litmus::Test relaxed = parse(kRelaxed), release = parse(kRelease), other = parse(kOtherLocations);
+  const litmus::Test relaxed = mp("rlx", "x", "y"), release = mp("screl", "x", "y"), other = mp("screl", "a", "b");
   codegen::CompiledTest compiled = test_support::compile_for(relaxed, GetParam());
   LoweredProgram lowered = lower_program(relaxed, compiled);
   const LoweredProgram before = lowered;  // shares the program: relower_thread copies it first
