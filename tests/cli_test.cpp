@@ -638,6 +638,31 @@ TEST_F(Cli, RunOnTheSimulatorPrintsAHistogramAndATrace) {
   EXPECT_EQ(hsalit({"run", "--backend", "opencl", mp.string()}).status, 2);
 }
 
+// tgsplit allocates no LDS: a bound takes global locations only and says so in its header,
+// with no test listed unsupported; a spec that names group locations is refused.
+TEST_F(Cli, VerifyMappingTakesGlobalLocationsOnlyWhereTheFlavourAllocatesNoLds) {
+  const std::vector<std::string> args = {"verify-mapping", "--target",    "gfx90a",    "--flavour",
+                                         "tgsplit",        "--sc-orders", "--generate"};
+  std::vector<std::string> bound = args, group = args;
+  bound.push_back("threads=2,accesses=1");
+  group.push_back("threads=2,accesses=1,segments=global+group");
+  Outcome r = hsalit(bound);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(segments=global: the tgsplit flavour on gfx90a allocates no LDS (AMDGPUUsage, Memory "
+                       "Model GFX90A))"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" 0 unsupported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sound up to the bound"), std::string::npos) << r.out;
+  Outcome refused = hsalit(group);
+  EXPECT_EQ(refused.status, 2) << refused.out;
+  EXPECT_NE(refused.err.find("asks for group locations, which no test compiles to"), std::string::npos) << refused.err;
+  // The hsa flavour allocates LDS: group locations stay in its bound.
+  bound[4] = "hsa";
+  Outcome hsa = hsalit(bound);
+  EXPECT_EQ(hsa.out.find("segments=global:"), std::string::npos) << hsa.out;
+}
+
 // A test with a barrier on a device that holds fewer work-groups than asked (here the
 // emulation limited to 3): `run` says how many instances each launch ran, of how many asked,
 // and makes as many runs as asked in more launches; --json says the same.

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "hsalit/codegen/memory_hierarchy.hpp"
 #include "hsalit/litmus/generate.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
@@ -124,6 +125,42 @@ class SpaceCostLog {
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups_;
 };
 
+// Whether a --generate spec names `key` (`segments=...`), rather than taking its default.
+bool spec_names(std::string_view spec, std::string_view key) {
+  for (std::size_t at = 0; at <= spec.size();) {
+    std::size_t comma = spec.find(',', at);
+    if (comma == std::string_view::npos) comma = spec.size();
+    const std::string_view item = spec.substr(at, comma - at);
+    if (item.substr(0, item.find('=')) == key) return true;
+    at = comma + 1;
+  }
+  return false;
+}
+
+// A flavour whose work-groups may span the agent (tgsplit) allocates no LDS, so no test with a
+// group location compiles (codegen's check_lds_allocated): a bound then takes global locations
+// only, and says so; a spec that names group locations is refused. nullopt: nothing to say;
+// an error: the refusal.
+struct SegmentsForFlavour {
+  std::string note, error;
+};
+SegmentsForFlavour global_segments_only(litmus::GenerateOptions& g, std::string_view spec,
+                                        const codegen::Target& target, const std::string& flavour) {
+  const codegen::MemoryHierarchy& caches = codegen::memory_hierarchy(target);
+  if (caches.workgroup_span(flavour) != codegen::WorkgroupSpan::Agent ||
+      std::find(g.segments.begin(), g.segments.end(), litmus::Segment::Group) == g.segments.end())
+    return {};
+  const std::string why =
+      fmt::format("the {} flavour on {} allocates no LDS (AMDGPUUsage, {})", flavour, target.name, caches.section());
+  if (spec_names(spec, "segments"))
+    return {{},
+            fmt::format("--generate '{}' asks for group locations, which no test compiles to: {}; generate "
+                        "with segments=global",
+                        spec, why)};
+  g.segments = {litmus::Segment::Global};
+  return {fmt::format(" (segments=global: {})", why), {}};
+}
+
 std::string bound_text(const litmus::GenerateOptions& o, std::string_view spec) {
   if (!o.cycles.empty()) return fmt::format("generated: {}", spec);
   return fmt::format("generated up to {} threads x {} accesses ({})", o.max_threads, o.max_accesses, spec);
@@ -169,10 +206,17 @@ int run_verify(const VerifyCommandOptions& opt) {
   try {
     if (!opt.run.generate.empty()) {
       generated = litmus::parse_generate_spec(opt.run.generate);
+      const SegmentsForFlavour segments = global_segments_only(*generated, opt.run.generate, *target, opt.flavour);
+      if (!segments.error.empty()) return bad(segments.error);
       const litmus::GenerateOptions& g = *generated;
-      bound = bound_text(g, opt.run.generate);
+      bound = bound_text(g, opt.run.generate) + segments.note;
       if (opt.mutate && (opt.larger.empty() ? g.cycles.empty() : true)) {
         larger_generated = opt.larger.empty() ? g : litmus::parse_generate_spec(opt.larger);
+        if (!opt.larger.empty()) {
+          const SegmentsForFlavour larger_segments =
+              global_segments_only(*larger_generated, opt.larger, *target, opt.flavour);
+          if (!larger_segments.error.empty()) return bad(larger_segments.error);
+        }
         if (opt.larger.empty()) ++larger_generated->max_accesses;
         larger_bound = opt.larger.empty() ? fmt::format("{} threads x {} accesses", larger_generated->max_threads,
                                                         larger_generated->max_accesses)
