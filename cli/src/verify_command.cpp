@@ -139,8 +139,8 @@ bool spec_names(std::string_view spec, std::string_view key) {
 
 // A flavour whose work-groups may span the agent (tgsplit) allocates no LDS, so no test with a
 // group location compiles (codegen's check_lds_allocated): a bound then takes global locations
-// only, and says so; a spec that names group locations is refused. nullopt: nothing to say;
-// an error: the refusal.
+// only, and `note` says so for its header; a spec that names group locations is refused with
+// `error`. Both empty: the bound stands as given.
 struct SegmentsForFlavour {
   std::string note, error;
 };
