@@ -1148,7 +1148,11 @@ int main(int argc, char** argv) {
       break;
     }
     if (c.shuffle && it > 0) {
+      // A shuffle moves instances, never the launch's size: the buffers, and the emulated GPU's
+      // threads, are sized for the first layout.
+      const int blocks = layout.blocks;
       hsalit_layout(c, warp, rng, layout, error);
+      if (layout.blocks != blocks) hsalit_fail("layout", "a shuffle changed the number of work-groups");
       hsalit_put(p.assign, layout.assign.data(), layout.assign.size());
       hsalit_put(p.slot, layout.slot.data(), layout.slot.size());
       hsalit_put(p.idle_barriers, layout.idle_barriers.data(), layout.idle_barriers.size());
