@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "differential.hpp"
 #include "hsalit/litmus/library.hpp"
 #include "hsalit/litmus/parser.hpp"
 #include "hsalit/model/checker.hpp"
@@ -24,11 +25,6 @@ litmus::Test read(const fs::path& path) {
   litmus::ParseResult r = litmus::parse_litmus_file(path);
   if (!r.ok()) ADD_FAILURE() << r.diagnostics.render(path.string());
   return r.ok() ? *r.test : litmus::Test{};
-}
-
-std::string verdict_word(const model::CheckResult& r) {
-  if (r.racy) return "racy";
-  return r.positive > 0 ? "allowed" : "forbidden";
 }
 
 TEST(CLibraryVerdicts, EachCTestBehavesAsItsLisaOriginal) {
@@ -59,7 +55,7 @@ TEST(CLibraryVerdicts, EachCTestBehavesAsItsLisaOriginal) {
         EXPECT_EQ(from_c.outcomes, from_lisa.outcomes);
         EXPECT_EQ(from_c.verdict, from_lisa.verdict);
         if (variant == model::ModelVariant::Hsa) {
-          EXPECT_EQ(verdict_word(from_c), e.by_model.at("hsa"));
+          EXPECT_EQ(library_verdict(from_c), e.by_model.at("hsa"));
         }
       }
     }

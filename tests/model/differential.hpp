@@ -1,6 +1,7 @@
 // Checking one test with both model engines (and against SC interleavings) and describing
 // any difference; shared by the model tests (differential_test.cpp, library_verdict_test.cpp,
-// hetero_library_test.cpp, sc_property_test.cpp) and the nightly driver (differential_main.cpp).
+// c_library_verdict_test.cpp, library_verdicts.hpp, sc_property_test.cpp) and the nightly driver
+// (differential_main.cpp).
 #pragma once
 
 #include <fmt/format.h>

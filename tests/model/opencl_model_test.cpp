@@ -17,23 +17,13 @@
 #include "hsalit/model/checker.hpp"
 #include "hsalit/model/execution.hpp"
 #include "hsalit/model/explain.hpp"
+#include "library_verdicts.hpp"
 #include "litmus_support.hpp"
 
 namespace hsalit::testing {
 namespace {
 
 using test_support::parse;
-
-// racy, allowed or forbidden (the condition is an `exists`).
-std::string verdict(const litmus::Test& test, model::Engine engine, model::ModelVariant variant) {
-  model::CheckOptions o;
-  o.variant = variant;
-  o.engine = engine;
-  const model::CheckResult r = model::check(test, o);
-  if (r.unknown()) return "unknown: " + *r.unknown_reason;
-  if (r.racy) return "racy";
-  return r.positive > 0 ? "allowed" : "forbidden";
-}
 
 struct Case {
   const char* name;
@@ -257,8 +247,8 @@ TEST(OpenClModel, CanonicalVerdictsUnderBothEngines) {
     const litmus::Test test = parse(c.text);
     for (model::Engine engine : {model::Engine::Enum, model::Engine::Z3}) {
       SCOPED_TRACE(engine == model::Engine::Enum ? "enum" : "z3");
-      EXPECT_EQ(verdict(test, engine, model::ModelVariant::OpenCl), c.opencl);
-      EXPECT_EQ(verdict(test, engine, model::ModelVariant::Hsa), c.hsa);
+      EXPECT_EQ(engine_verdict(test, engine, model::ModelVariant::OpenCl), c.opencl);
+      EXPECT_EQ(engine_verdict(test, engine, model::ModelVariant::Hsa), c.hsa);
     }
   }
 }
@@ -323,10 +313,10 @@ exists (1:r0=0)
   EXPECT_NE(litmus::print_litmus(local).find("barrier[group]"), std::string::npos) << litmus::print_litmus(local);
   for (model::Engine engine : {model::Engine::Enum, model::Engine::Z3}) {
     SCOPED_TRACE(engine == model::Engine::Enum ? "enum" : "z3");
-    EXPECT_EQ(verdict(both, engine, model::ModelVariant::OpenCl), "forbidden");
-    EXPECT_EQ(verdict(global, engine, model::ModelVariant::OpenCl), "forbidden");
-    EXPECT_EQ(verdict(local, engine, model::ModelVariant::OpenCl), "racy");
-    EXPECT_EQ(verdict(both, engine, model::ModelVariant::Hsa), "racy");
+    EXPECT_EQ(engine_verdict(both, engine, model::ModelVariant::OpenCl), "forbidden");
+    EXPECT_EQ(engine_verdict(global, engine, model::ModelVariant::OpenCl), "forbidden");
+    EXPECT_EQ(engine_verdict(local, engine, model::ModelVariant::OpenCl), "racy");
+    EXPECT_EQ(engine_verdict(both, engine, model::ModelVariant::Hsa), "racy");
   }
   EXPECT_FALSE(litmus::parse_litmus("C t\n{ x = 0; }\nP0(atomic_int* x) {\n  work_group_barrier(CLK_LOCAL_MEM_FENCE, "
                                     "memory_scope_device);\n}\nexists (x=0)\n")
@@ -357,30 +347,25 @@ TEST(OpenClModel, SeqCstAndFenceSegmentsRoundTripThroughLisa) {
 // The OpenCL library (litmus/library-opencl): every test has the verdict its sidecar argues,
 // under the OpenCL model with both engines, and under HSA the one its sidecar records.
 TEST(OpenClModel, LibraryVerdicts) {
-  const std::filesystem::path folder = std::filesystem::path(HSALIT_SOURCE_DIR) / "litmus" / "library-opencl";
-  const auto expected = litmus::read_expected_verdicts(folder);
-  const std::vector<std::filesystem::path> files = litmus::collect_litmus_files({folder});
-  ASSERT_GE(files.size(), 40u);
-  ASSERT_EQ(files.size(), expected.size()) << "every test has an expected verdict, and only they";
-  std::map<std::string, int> verdicts;
-  for (const std::filesystem::path& file : files) {
-    const std::string name = file.filename().string();
-    SCOPED_TRACE(name);
-    ASSERT_TRUE(expected.count(name));
-    const litmus::ParseResult r = litmus::parse_litmus_file(file);
-    ASSERT_TRUE(r.ok()) << r.diagnostics.render(file.string());
-    const auto& by_model = expected.at(name).by_model;
-    ASSERT_TRUE(by_model.count("opencl"));
-    for (model::Engine engine : {model::Engine::Enum, model::Engine::Z3})
-      EXPECT_EQ(verdict(*r.test, engine, model::ModelVariant::OpenCl), by_model.at("opencl"))
-          << (engine == model::Engine::Enum ? "enum" : "z3");
-    EXPECT_EQ(verdict(*r.test, model::Engine::Enum, model::ModelVariant::Hsa), by_model.at("hsa"));
-    ++verdicts[by_model.at("opencl")];
-  }
+  LibraryVerdicts found;
+  walk_verdict_library(
+      std::filesystem::path(HSALIT_SOURCE_DIR) / "litmus" / "library-opencl",
+      [](const litmus::Test& test, const litmus::ExpectedVerdict& expected) {
+        const auto& by_model = expected.by_model;
+        EXPECT_TRUE(by_model.count("opencl"));
+        if (!by_model.count("opencl")) return std::string("missing");
+        for (model::Engine engine : {model::Engine::Enum, model::Engine::Z3})
+          EXPECT_EQ(engine_verdict(test, engine, model::ModelVariant::OpenCl), by_model.at("opencl"))
+              << (engine == model::Engine::Enum ? "enum" : "z3");
+        EXPECT_EQ(engine_verdict(test, model::Engine::Enum, model::ModelVariant::Hsa), by_model.at("hsa"));
+        return by_model.at("opencl");
+      },
+      found);
+  EXPECT_GE(found.tests, 40u);
   // The library holds every kind of verdict.
-  EXPECT_GT(verdicts["allowed"], 5);
-  EXPECT_GT(verdicts["forbidden"], 5);
-  EXPECT_GT(verdicts["racy"], 5);
+  EXPECT_GT(found.counts["allowed"], 5);
+  EXPECT_GT(found.counts["forbidden"], 5);
+  EXPECT_GT(found.counts["racy"], 5);
 }
 
 // Writing C (litmus::print_c, gen --emit c, parse --print-c): a test written in herd's C
