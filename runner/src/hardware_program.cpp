@@ -221,25 +221,20 @@ std::string memory_statement(const litmus::Instruction& ins, const Access& a, Di
       case Dialect::Cuda: break;
     }
   }
-  if (dialect == Dialect::Emulation) {
-    std::string_view fn = shape.kind == K::Exchange ? "exchange"
-                          : shape.kind == K::Add    ? "fetch_add"
-                          : shape.kind == K::Sub    ? "fetch_sub"
-                          : shape.kind == K::And    ? "fetch_and"
-                          : shape.kind == K::Or     ? "fetch_or"
-                                                    : "fetch_xor";
-    return fmt::format("{} = (long long)std::atomic_ref<{}>(*{}).{}({}, {});", reg, a.type, a.pointer, fn, operand,
+  // C++'s name of the operation: std::atomic_ref's member, and after `__atomic_` GCC's builtin
+  // (whose exchange is `__atomic_exchange_n`).
+  const std::string_view cpp_fn = shape.kind == K::Exchange ? "exchange"
+                                  : shape.kind == K::Add    ? "fetch_add"
+                                  : shape.kind == K::Sub    ? "fetch_sub"
+                                  : shape.kind == K::And    ? "fetch_and"
+                                  : shape.kind == K::Or     ? "fetch_or"
+                                                            : "fetch_xor";
+  if (dialect == Dialect::Emulation)
+    return fmt::format("{} = (long long)std::atomic_ref<{}>(*{}).{}({}, {});", reg, a.type, a.pointer, cpp_fn, operand,
                        cpp_order(an.order));
-  }
-  if (dialect == Dialect::Host) {
-    std::string_view fn = shape.kind == K::Exchange ? "__atomic_exchange_n"
-                          : shape.kind == K::Add    ? "__atomic_fetch_add"
-                          : shape.kind == K::Sub    ? "__atomic_fetch_sub"
-                          : shape.kind == K::And    ? "__atomic_fetch_and"
-                          : shape.kind == K::Or     ? "__atomic_fetch_or"
-                                                    : "__atomic_fetch_xor";
-    return fmt::format("{} = (long long){}({}, {}, {});", reg, fn, a.pointer, operand, hip_order(an.order));
-  }
+  if (dialect == Dialect::Host)
+    return fmt::format("{} = (long long)__atomic_{}{}({}, {}, {});", reg, cpp_fn, shape.kind == K::Exchange ? "_n" : "",
+                       a.pointer, operand, hip_order(an.order));
   if (dialect == Dialect::HipBuiltins) {
     std::string_view fn = shape.kind == K::Exchange ? "__hip_atomic_exchange"
                           : shape.kind == K::And    ? "__hip_atomic_fetch_and"
